@@ -1,0 +1,73 @@
+import type { IssuedKey } from '../../lambda/auth/keys.js';
+import type { RuntimeConfig } from '../../lambda/config/env.js';
+import { runningServer, type ServerNote } from '../../lambda/dev/data-dir.js';
+import type { ApiKey } from '../../lambda/ports/key-store.js';
+import { UsageError } from './args.js';
+import { withContainer } from './open.js';
+
+/** Key commands go through the running local server when there is one, else open the database. */
+async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${note.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-naaba-admin': note.adminSecret },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = (await response.json()) as T & { message?: string };
+  if (!response.ok) throw new UsageError(answer.message ?? `server answered ${response.status}`);
+  return answer;
+}
+
+function localServer(config: RuntimeConfig): ServerNote | undefined {
+  return config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
+}
+
+export async function issueKey(config: RuntimeConfig, name: string, userId: string | undefined, json: boolean): Promise<void> {
+  const note = localServer(config);
+  const key = note
+    ? await viaServer<IssuedKey>(note, 'POST', '/admin/keys', { name, region: config.region, userId })
+    : await withContainer(config, async (c) => (await c.keys()).issue(name, config.region, userId));
+  if (json) {
+    console.log(JSON.stringify({ token: key.token, key_id: key.keyId, user_id: key.userId, region: key.region, name: key.name }));
+    return;
+  }
+  const url = note ? `${note.url}/mcp` : `http://${config.listen.host}:${config.listen.port}/mcp`;
+  console.log(`Key "${key.name}" issued in region ${key.region}.
+  key id:  ${key.keyId}
+  user id: ${key.userId}
+  token:   ${key.token}
+
+The token is shown once; only its SHA-256 is stored. Give your MCP client:
+  URL:     ${url}
+  header:  Authorization: Bearer ${key.token}`);
+}
+
+export async function revokeKey(config: RuntimeConfig, keyId: string): Promise<void> {
+  const note = localServer(config);
+  if (note) await viaServer(note, 'DELETE', `/admin/keys/${encodeURIComponent(keyId)}`);
+  else await withContainer(config, async (c) => (await c.keys()).revoke(keyId));
+  console.log(`key ${keyId} revoked`);
+}
+
+export async function listKeys(config: RuntimeConfig, json: boolean): Promise<void> {
+  const note = localServer(config);
+  const keys = note
+    ? await viaServer<ApiKey[]>(note, 'GET', '/admin/keys')
+    : await withContainer(config, async (c) => (await c.keys()).list());
+  if (json) {
+    const rows = keys.map((k) => ({
+      key_id: k.keyId,
+      name: k.name,
+      user_id: k.userId,
+      region: k.region,
+      created_at: new Date(k.createdAt).toISOString(),
+      revoked_at: k.revokedAt ? new Date(k.revokedAt).toISOString() : null,
+    }));
+    console.log(JSON.stringify(rows));
+    return;
+  }
+  if (keys.length === 0) return console.log('no keys yet; issue one with: npx naaba issue-key NAME');
+  for (const k of keys) {
+    const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
+    console.log(`${k.keyId}  ${k.region.padEnd(14)} ${state.padEnd(32)} user ${k.userId}  ${k.name}`);
+  }
+}

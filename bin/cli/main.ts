@@ -1,0 +1,85 @@
+import { environment, loadConfig } from '../../lambda/config/env.js';
+import { ConfigError } from '../../lambda/config/errors.js';
+import { KeyError } from '../../lambda/auth/keys.js';
+import { DataDirBusyError } from '../../lambda/dev/data-dir.js';
+import { SchemaError } from '../../lambda/adapters/pg/schema.js';
+import { MemoryError } from '../../lambda/memory/errors.js';
+import { parseArgs, UsageError } from './args.js';
+import { check, embed } from './check.js';
+import { migrateCommand, sweepCommand } from './db.js';
+import { issueKey, listKeys, revokeKey } from './keys.js';
+import { serve } from './serve.js';
+
+const USAGE = `naaba: agent memory that forgets on purpose
+
+usage:
+  naaba serve [--port 8000] [--host 127.0.0.1] [--data DIR] [--region R] [--config FILE]
+  naaba issue-key NAME [--region R] [--data DIR] [--user USER_ID] [--json]
+  naaba revoke-key KEY_ID [--data DIR]
+  naaba list-keys [--json] [--data DIR]
+  naaba check
+  naaba embed "text"
+  naaba migrate [--data DIR | --url URL]
+  naaba sweep [--data DIR] [--region R]
+
+Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,
+NAABA_CONFIG, NAABA_DATABASE_URL); see docs/configuration.md.`;
+
+function one(positionals: string[], what: string): string {
+  if (positionals.length !== 1 || !positionals[0]) throw new UsageError(`expected exactly one ${what}`);
+  return positionals[0];
+}
+
+async function run(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const args = parseArgs(rest, ['json', 'probe', 'help']);
+  const { user, ...settings } = args.settings;
+  const config = () => loadConfig(environment(), settings);
+  switch (command) {
+    case 'serve':
+      await serve(config());
+      return 0;
+    case 'issue-key':
+      await issueKey(config(), one(args.positionals, 'key NAME'), user, args.switches.has('json'));
+      return 0;
+    case 'revoke-key':
+      await revokeKey(config(), one(args.positionals, 'KEY_ID'));
+      return 0;
+    case 'list-keys':
+      await listKeys(config(), args.switches.has('json'));
+      return 0;
+    case 'check':
+      return check(settings) ? 0 : 1;
+    case 'embed':
+      await embed(config(), one(args.positionals, 'quoted text'));
+      return 0;
+    case 'migrate':
+      await migrateCommand(config());
+      return 0;
+    case 'sweep':
+      await sweepCommand(config());
+      return 0;
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return 0;
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** Runs one CLI command; returns the process exit code. Known errors print one clear line. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`naaba: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    const known = [ConfigError, KeyError, DataDirBusyError, SchemaError, MemoryError].some((E) => error instanceof E);
+    console.error(`naaba: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}`);
+    return 1;
+  }
+}

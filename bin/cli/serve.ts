@@ -1,0 +1,35 @@
+import { Container } from '../../lambda/composition.js';
+import type { RuntimeConfig } from '../../lambda/config/env.js';
+import { lockDataDir, newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
+import { startLocalServer } from '../../lambda/dev/server.js';
+
+/** `naaba serve`: the local endpoint over the embedded database, until interrupted. */
+export async function serve(config: RuntimeConfig): Promise<void> {
+  const local = config.database.kind === 'pglite';
+  const release = local ? lockDataDir(config.dataDir) : () => undefined;
+  const container = new Container(config);
+  try {
+    if (local) console.log(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
+    await container.memory();
+    const adminSecret = newAdminSecret();
+    const server = await startLocalServer({ host: config.listen.host, port: config.listen.port, container, adminSecret });
+    if (local) writeServerNote(config.dataDir, server.url, adminSecret);
+    const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
+    console.log(`naaba: listening on ${server.url} (region ${config.region})`);
+    console.log(`  MCP endpoint for your client: ${server.url}/mcp   health: ${server.url}/healthz`);
+    if (keys.length === 0) {
+      console.log('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
+      console.log('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');
+    }
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    console.log('naaba: shutting down');
+    await server.close();
+  } finally {
+    if (local) removeServerNote(config.dataDir);
+    await container.close();
+    release();
+  }
+}

@@ -1,0 +1,80 @@
+import type { ApiKey, KeyStore, NewApiKey } from '../../ports/key-store.js';
+import { type RetryPolicy, withRetry } from './retry.js';
+import type { SqlClient } from './sql-client.js';
+
+interface KeyRow {
+  key_id: string;
+  name: string;
+  user_id: string;
+  region: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'key_id::text AS key_id, name, user_id::text AS user_id, region, created_at, revoked_at';
+
+const toKey = (row: KeyRow): ApiKey => ({
+  keyId: row.key_id,
+  name: row.name,
+  userId: row.user_id,
+  region: row.region,
+  createdAt: new Date(row.created_at),
+  revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
+});
+
+/** API keys over SQL. The token hash is written once and only ever compared. */
+export class SqlKeyStore implements KeyStore {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly retry?: RetryPolicy,
+  ) {}
+
+  async findByHash(tokenSha256: string): Promise<ApiKey | undefined> {
+    const rows = await withRetry(
+      () => this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE token_sha256 = $1`, [tokenSha256]),
+      this.retry,
+    );
+    return rows[0] ? toKey(rows[0]) : undefined;
+  }
+
+  async insert(key: NewApiKey): Promise<void> {
+    await withRetry(
+      () =>
+        this.db.query(
+          `INSERT INTO api_keys (key_id, token_sha256, name, user_id, region, created_at, revoked_at)
+           VALUES ($1::uuid, $2, $3, $4::uuid, $5, $6::timestamptz, NULL)`,
+          [key.keyId, key.tokenSha256, key.name, key.userId, key.region, key.createdAt],
+        ),
+      this.retry,
+    );
+  }
+
+  async revoke(keyId: string, at: Date): Promise<boolean> {
+    const rows = await withRetry(
+      () =>
+        this.db.query(
+          `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz) WHERE key_id = $1::uuid
+           RETURNING key_id`,
+          [keyId, at],
+        ),
+      this.retry,
+    );
+    return rows.length === 1;
+  }
+
+  async list(): Promise<ApiKey[]> {
+    const rows = await withRetry(
+      () => this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, key_id`),
+      this.retry,
+    );
+    return rows.map(toKey);
+  }
+
+  async userExists(userId: string, region: string): Promise<boolean> {
+    const rows = await withRetry(
+      () => this.db.query(`SELECT 1 FROM api_keys WHERE user_id = $1::uuid AND region = $2 LIMIT 1`, [userId, region]),
+      this.retry,
+    );
+    return rows.length > 0;
+  }
+}

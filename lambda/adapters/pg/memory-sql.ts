@@ -1,0 +1,231 @@
+/**
+ * The runtime SQL of the memory store, in the subset PostgreSQL and CockroachDB both accept.
+ * Every statement is one round trip and atomic on its own. Vector reads carry only prefix
+ * equality (region, user, kind) so that CockroachDB's vector index applies; every other check
+ * runs on the rows they return.
+ */
+
+/** Nearest memory of the same (region, user, kind), and any exact restatement (same fingerprint). */
+export const NEIGHBOURS = `
+SELECT 'nearest' AS role, n.id::text AS id, n.content, n.distance
+  FROM (SELECT id, content, embedding <=> $4::vector AS distance
+          FROM memories
+         WHERE region = $1 AND user_id = $2::uuid AND kind = $3
+         ORDER BY embedding <=> $4::vector
+         LIMIT 1) AS n
+UNION ALL
+SELECT 'exact' AS role, id::text AS id, NULL AS content, NULL AS distance
+  FROM memories
+ WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND fingerprint = $5`;
+
+/** Prepends one source to a bounded newest-first JSONB list (`jsonb - int` drops the overflow). */
+const RESTATED_BY_PUSH = (target: string, source: string, keep: string) =>
+  `(jsonb_build_array(${source}::jsonb) || ${target}.restated_by) - ${keep}::int4`;
+
+/**
+ * Insert one memory, evict past the ceiling, journal each eviction, link a conflict: one statement.
+ * $1 region, $2 user, $3 kind, $4 id, $5 content, $6 fingerprint, $7 embedding, $8 pinned,
+ * $9 now, $10 origin, $11 agent, $12 client, $13 source json, $14 sources kept, $15 ceiling,
+ * $16 pin limit, $17 conflicting memory id (or null).
+ * The victims come from the statement's snapshot, which cannot see the new row: the excess is
+ * `rows + 1 - ceiling`, taken from the least recently useful non-pinned rows other than the one
+ * the new memory conflicts with (both stay, so the agent can resolve the conflict). If a concurrent call
+ * stored the same fingerprint first, the insert becomes a merge into that row instead.
+ */
+export const INSERT = `
+WITH kind_rows AS (
+  SELECT id, pinned, last_useful_at FROM memories
+   WHERE region = $1 AND user_id = $2::uuid AND kind = $3
+), excess AS (
+  SELECT GREATEST(0, (SELECT count(*) FROM kind_rows) + 1 - $15::int4) AS n
+), victims AS (
+  SELECT id FROM (
+    SELECT id, row_number() OVER (ORDER BY last_useful_at, id) AS rank
+      FROM kind_rows WHERE NOT pinned AND ($17::uuid IS NULL OR id <> $17::uuid)
+  ) AS ranked WHERE rank <= (SELECT n FROM excess)
+), allowed AS (
+  SELECT (NOT $8::bool OR (SELECT count(*) FROM memories
+                            WHERE region = $1 AND user_id = $2::uuid AND pinned) < $16::int4) AS pin_ok,
+         (SELECT count(*) FROM victims) >= (SELECT n FROM excess) AS room_ok
+), written AS (
+  INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, pinned,
+                             created_at, last_useful_at, origin, agent, client)
+  SELECT $4::uuid, $1, $2::uuid, $3, $5, $6, $7::vector, $8::bool, $9::timestamptz, $9::timestamptz, $10, $11, $12
+    FROM allowed WHERE pin_ok AND room_ok
+  ON CONFLICT (region, user_id, kind, fingerprint) DO UPDATE
+     SET restatements = m.restatements + 1,
+         last_useful_at = excluded.last_useful_at,
+         pinned = m.pinned OR excluded.pinned,
+         restated_by = ${RESTATED_BY_PUSH('m', '$13', '$14')}
+  RETURNING m.id, m.created_at, m.recall_count
+), evicted AS (
+  DELETE FROM memories
+   WHERE region = $1 AND user_id = $2::uuid AND id IN (SELECT id FROM victims)
+     AND EXISTS (SELECT 1 FROM written WHERE written.id = $4::uuid)
+  RETURNING created_at, recall_count
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  SELECT gen_random_uuid(), $1, $2::uuid, $9::timestamptz, $3, 'ceiling',
+         CAST(extract(epoch FROM $9::timestamptz - created_at) AS INT8), recall_count FROM evicted
+  UNION ALL
+  SELECT gen_random_uuid(), $1, $2::uuid, $9::timestamptz, $3, 'duplicate',
+         CAST(extract(epoch FROM $9::timestamptz - created_at) AS INT8), recall_count
+    FROM written WHERE written.id <> $4::uuid
+  RETURNING 1
+), linked AS (
+  INSERT INTO memory_links (memory_id, linked_id, region, user_id)
+  SELECT pair.a, pair.b, $1, $2::uuid
+    FROM written, (SELECT $4::uuid AS a, $17::uuid AS b UNION ALL SELECT $17::uuid, $4::uuid) AS pair
+   WHERE written.id = $4::uuid AND $17::uuid IS NOT NULL
+  RETURNING 1
+)
+SELECT (SELECT id::text FROM written) AS id,
+       (SELECT pin_ok FROM allowed) AS pin_ok,
+       (SELECT room_ok FROM allowed) AS room_ok,
+       (SELECT count(*) FROM evicted)::int4 AS evicted,
+       (SELECT count(*) FROM journaled)::int4 AS journaled,
+       (SELECT count(*) FROM linked)::int4 AS linked`;
+
+/**
+ * Absorb a restatement into an existing memory and journal the merge: one statement.
+ * $1 region, $2 user, $3 target id, $4 pin, $5 now, $6 source json, $7 sources kept, $8 pin limit.
+ */
+export const MERGE = `
+WITH target AS (
+  SELECT id, pinned FROM memories WHERE region = $1 AND user_id = $2::uuid AND id = $3::uuid
+), allowed AS (
+  SELECT (NOT $4::bool OR t.pinned
+          OR (SELECT count(*) FROM memories WHERE region = $1 AND user_id = $2::uuid AND pinned) < $8::int4) AS pin_ok
+    FROM target AS t
+), updated AS (
+  UPDATE memories AS m
+     SET restatements = m.restatements + 1,
+         last_useful_at = GREATEST(m.last_useful_at, $5::timestamptz),
+         pinned = m.pinned OR $4::bool,
+         restated_by = ${RESTATED_BY_PUSH('m', '$6', '$7')}
+   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = $3::uuid AND (SELECT pin_ok FROM allowed)
+  RETURNING m.kind, m.created_at, m.recall_count
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  SELECT gen_random_uuid(), $1, $2::uuid, $5::timestamptz, kind, 'duplicate',
+         CAST(extract(epoch FROM $5::timestamptz - created_at) AS INT8), recall_count FROM updated
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM target)::int4 AS found,
+       (SELECT pin_ok FROM allowed) AS pin_ok,
+       (SELECT count(*) FROM updated)::int4 AS updated`;
+
+/**
+ * A predicate that is true for rows not expired: pinned, of a kind without TTL, or useful since
+ * the kind's cutoff. Cutoffs arrive as parameters starting at `$first`, paired with their kind.
+ */
+export function unexpired(ttlKinds: number, first: number, alias: string): string {
+  if (ttlKinds === 0) return 'true';
+  const arms = Array.from({ length: ttlKinds }, (_, i) => {
+    const kind = first + 2 * i;
+    return `WHEN $${kind} THEN ${alias}.last_useful_at >= $${kind + 1}::timestamptz`;
+  });
+  return `(${alias}.pinned OR CASE ${alias}.kind ${arms.join(' ')} ELSE true END)`;
+}
+
+/**
+ * Nearest unexpired memories first, marking each returned one useful: one statement.
+ * $1 region, $2 user, $3 embedding, $4 candidates, $5 limit, $6 now, then the kinds searched
+ * ($7…), then (kind, cutoff) pairs for kinds with a TTL.
+ */
+export function recallSql(kinds: number, ttlKinds: number): string {
+  const prefixes = Array.from({ length: kinds }, (_, i) => `($1, $2::uuid, $${7 + i})`).join(', ');
+  return `
+WITH candidates AS (
+  SELECT id, kind, pinned, last_useful_at, embedding <=> $3::vector AS distance
+    FROM memories
+   WHERE (region, user_id, kind) IN (${prefixes})
+   ORDER BY embedding <=> $3::vector
+   LIMIT $4::int4
+), hits AS (
+  SELECT c.id, c.distance FROM candidates AS c
+   WHERE ${unexpired(ttlKinds, 7 + kinds, 'c')}
+   ORDER BY c.distance, c.id
+   LIMIT $5::int4
+), touched AS (
+  UPDATE memories AS m
+     SET recall_count = m.recall_count + 1,
+         last_useful_at = GREATEST(m.last_useful_at, $6::timestamptz)
+    FROM hits
+   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = hits.id
+  RETURNING m.id, m.kind, m.content, m.pinned, m.created_at, m.last_useful_at, m.recall_count,
+            m.restatements, m.origin, m.agent, m.client, m.restated_by, hits.distance
+)
+SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
+       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance,
+       ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.memory_id = t.id ORDER BY 1) AS conflicts
+  FROM touched AS t
+ ORDER BY t.distance, t.id`;
+}
+
+/** $1 region, $2 user, $3 ids. */
+export const FORGET_IDS = `
+DELETE FROM memories WHERE region = $1 AND user_id = $2::uuid AND id = ANY($3::uuid[])
+RETURNING id::text AS id`;
+
+/** $1 region, $2 user, $3 kind or null for every kind. */
+export const FORGET_ALL = `
+WITH gone AS (
+  DELETE FROM memories WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
+  RETURNING 1
+), lines AS (
+  DELETE FROM journal WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int4 AS memories, (SELECT count(*) FROM lines)::int4 AS journal_lines`;
+
+/** Live memories per kind and pinned: $1 region, $2 user, then (kind, cutoff) pairs. */
+export function countsSql(ttlKinds: number): string {
+  return `
+SELECT m.kind, count(*)::int4 AS total, sum(CASE WHEN m.pinned THEN 1 ELSE 0 END)::int4 AS pinned
+  FROM memories AS m
+ WHERE m.region = $1 AND m.user_id = $2::uuid AND ${unexpired(ttlKinds, 3, 'm')}
+ GROUP BY m.kind`;
+}
+
+/** Newest journal lines first, keyset-paged: $1 region, $2 user, $3 page size + 1, $4/$5 cursor. */
+export const JOURNAL_PAGE = `
+SELECT id::text AS id, at, kind, rule, age_s, recall_count
+  FROM journal
+ WHERE region = $1 AND user_id = $2::uuid
+   AND ($4::timestamptz IS NULL OR (at, id) < ($4::timestamptz, $5::uuid))
+ ORDER BY at DESC, id DESC
+ LIMIT $3::int4`;
+
+/**
+ * One bounded batch of expired memories of one kind in one region, journaled: $1 region,
+ * $2 kind, $3 expired-before, $4 batch, $5 now. The DELETE re-checks expiry, so a memory recalled
+ * meanwhile survives, and a row two sweepers both picked is deleted (and journaled) once.
+ */
+export const SWEEP_EXPIRED = `
+WITH victims AS (
+  SELECT id FROM memories
+   WHERE region = $1 AND kind = $2 AND last_useful_at < $3::timestamptz AND NOT pinned
+   ORDER BY last_useful_at
+   LIMIT $4::int4
+), gone AS (
+  DELETE FROM memories
+   WHERE region = $1 AND id IN (SELECT id FROM victims)
+     AND last_useful_at < $3::timestamptz AND NOT pinned
+  RETURNING user_id, kind, created_at, recall_count
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  SELECT gen_random_uuid(), $1, user_id, $5::timestamptz, kind, 'expiry',
+         CAST(extract(epoch FROM $5::timestamptz - created_at) AS INT8), recall_count FROM gone
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int4 AS expired`;
+
+/** One bounded batch of journal lines past retention: $1 region, $2 older-than, $3 batch. */
+export const TRIM_JOURNAL = `
+WITH old AS (
+  SELECT id FROM journal WHERE region = $1 AND at < $2::timestamptz ORDER BY at LIMIT $3::int4
+), gone AS (
+  DELETE FROM journal WHERE region = $1 AND id IN (SELECT id FROM old) RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int4 AS trimmed`;

@@ -1,0 +1,217 @@
+import type { RecalledMemory, Source } from '../../memory/model.js';
+import type {
+  ExpiryCutoff,
+  InsertPlan,
+  InsertResult,
+  JournalPage,
+  MemoryStore,
+  MergePlan,
+  MergeResult,
+  Neighbours,
+  RecallQuery,
+  Scope,
+} from '../../ports/memory-store.js';
+import * as sql from './memory-sql.js';
+import { type RetryPolicy, withRetry } from './retry.js';
+import type { SqlClient } from './sql-client.js';
+import { toVectorLiteral } from './vector.js';
+
+interface SourceJson {
+  agent: string;
+  client: string;
+  origin: string | null;
+  at: string;
+}
+
+interface MemoryRow {
+  id: string;
+  kind: string;
+  content: string;
+  pinned: boolean;
+  created_at: Date;
+  last_useful_at: Date;
+  recall_count: number;
+  restatements: number;
+  origin: string | null;
+  agent: string;
+  client: string;
+  restated_by: SourceJson[] | string;
+  distance: number;
+  conflicts: string[];
+}
+
+const sourceJson = (source: Source): string =>
+  JSON.stringify({ agent: source.agent, client: source.client, origin: source.origin, at: source.at.toISOString() });
+
+function toRecalled(row: MemoryRow): RecalledMemory {
+  const restatedBy = typeof row.restated_by === 'string' ? (JSON.parse(row.restated_by) as SourceJson[]) : row.restated_by;
+  return {
+    id: row.id,
+    kind: row.kind,
+    content: row.content,
+    pinned: row.pinned,
+    createdAt: new Date(row.created_at),
+    lastUsefulAt: new Date(row.last_useful_at),
+    recallCount: row.recall_count,
+    restatements: row.restatements,
+    source: { agent: row.agent, client: row.client, origin: row.origin, at: new Date(row.created_at) },
+    restatedBy: restatedBy.map((s) => ({ agent: s.agent, client: s.client, origin: s.origin, at: new Date(s.at) })),
+    conflicts: row.conflicts ?? [],
+    distance: Number(row.distance),
+  };
+}
+
+const cursorOf = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
+
+function parseCursor(cursor: string | undefined): [Date | null, string | null] {
+  if (!cursor) return [null, null];
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const when = new Date(at ?? '');
+  if (!id || Number.isNaN(when.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) return [null, null];
+  return [when, id];
+}
+
+/** The memory store over any SQL client: PGlite in-process, PGlite over a socket, PostgreSQL, CockroachDB. */
+export class SqlMemoryStore implements MemoryStore {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly retry?: RetryPolicy,
+  ) {}
+
+  private run<R>(text: string, params: readonly unknown[]): Promise<R[]> {
+    return withRetry(() => this.db.query<R>(text, params), this.retry);
+  }
+
+  async neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours> {
+    const rows = await this.run<{ role: string; id: string; content: string | null; distance: number | null }>(sql.NEIGHBOURS, [
+      scope.region,
+      scope.userId,
+      kind,
+      toVectorLiteral(embedding),
+      fingerprint,
+    ]);
+    const nearest = rows.find((r) => r.role === 'nearest');
+    const exact = rows.find((r) => r.role === 'exact');
+    return {
+      nearest: nearest ? { id: nearest.id, content: nearest.content ?? '', distance: Number(nearest.distance) } : undefined,
+      exact: exact ? { id: exact.id } : undefined,
+    };
+  }
+
+  async insert(plan: InsertPlan, now: Date): Promise<InsertResult> {
+    const [row] = await this.run<{ id: string | null; pin_ok: boolean; room_ok: boolean; evicted: number }>(sql.INSERT, [
+      plan.scope.region,
+      plan.scope.userId,
+      plan.kind,
+      plan.id,
+      plan.content,
+      plan.fingerprint,
+      toVectorLiteral(plan.embedding),
+      plan.pinned,
+      now,
+      plan.source.origin,
+      plan.source.agent,
+      plan.source.client,
+      sourceJson(plan.source),
+      plan.sourcesKept,
+      plan.ceiling,
+      plan.pinLimit,
+      plan.conflictsWith ?? null,
+    ]);
+    if (!row?.pin_ok) return { status: 'pin_limit' };
+    if (!row.room_ok) return { status: 'kind_full' };
+    if (row.id === null) throw new Error('insert wrote no row');
+    return row.id === plan.id ? { status: 'inserted', id: row.id, evicted: row.evicted } : { status: 'merged', id: row.id };
+  }
+
+  async merge(plan: MergePlan, now: Date): Promise<MergeResult> {
+    const [row] = await this.run<{ found: number; pin_ok: boolean | null; updated: number }>(sql.MERGE, [
+      plan.scope.region,
+      plan.scope.userId,
+      plan.targetId,
+      plan.pin,
+      now,
+      sourceJson(plan.source),
+      plan.sourcesKept,
+      plan.pinLimit,
+    ]);
+    if (!row || row.found === 0) return { status: 'gone' };
+    if (!row.pin_ok) return { status: 'pin_limit' };
+    return row.updated === 1 ? { status: 'merged', id: plan.targetId } : { status: 'gone' };
+  }
+
+  async recall(query: RecallQuery): Promise<RecalledMemory[]> {
+    const ttl = query.kinds.filter((k) => k.expiredBefore !== null);
+    const params: unknown[] = [
+      query.scope.region,
+      query.scope.userId,
+      toVectorLiteral(query.embedding),
+      query.candidates,
+      query.limit,
+      query.now,
+      ...query.kinds.map((k) => k.kind),
+      ...ttl.flatMap((k) => [k.kind, k.expiredBefore]),
+    ];
+    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length), params);
+    return rows.map(toRecalled);
+  }
+
+  async forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(sql.FORGET_IDS, [scope.region, scope.userId, [...ids]]);
+    return rows.map((r) => r.id);
+  }
+
+  async forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }> {
+    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.FORGET_ALL, [
+      scope.region,
+      scope.userId,
+      kind ?? null,
+    ]);
+    return { memories: row?.memories ?? 0, journalLines: row?.journal_lines ?? 0 };
+  }
+
+  async counts(scope: Scope, expiry: readonly ExpiryCutoff[]): Promise<{ perKind: Record<string, number>; pinned: number }> {
+    const rows = await this.run<{ kind: string; total: number; pinned: number }>(sql.countsSql(expiry.length), [
+      scope.region,
+      scope.userId,
+      ...expiry.flatMap((e) => [e.kind, e.expiredBefore]),
+    ]);
+    const perKind: Record<string, number> = {};
+    for (const row of rows) perKind[row.kind] = row.total;
+    return { perKind, pinned: rows.reduce((sum, r) => sum + r.pinned, 0) };
+  }
+
+  async journal(scope: Scope, pageSize: number, cursor: string | undefined): Promise<JournalPage> {
+    const [at, id] = parseCursor(cursor);
+    const rows = await this.run<{
+      id: string;
+      at: Date;
+      kind: string;
+      rule: string;
+      age_s: number | string;
+      recall_count: number;
+    }>(sql.JOURNAL_PAGE, [scope.region, scope.userId, pageSize + 1, at, id]);
+    const page = rows.slice(0, pageSize);
+    const last = page.at(-1);
+    return {
+      lines: page.map((r) => ({
+        at: new Date(r.at),
+        kind: r.kind,
+        rule: r.rule as 'ceiling' | 'expiry' | 'duplicate',
+        ageSeconds: Number(r.age_s),
+        recallCount: r.recall_count,
+      })),
+      nextCursor: rows.length > pageSize && last ? cursorOf(new Date(last.at), last.id) : undefined,
+    };
+  }
+
+  async sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number> {
+    const [row] = await this.run<{ expired: number }>(sql.SWEEP_EXPIRED, [region, kind, expiredBefore, batch, now]);
+    return row?.expired ?? 0;
+  }
+
+  async trimJournal(region: string, olderThan: Date, batch: number): Promise<number> {
+    const [row] = await this.run<{ trimmed: number }>(sql.TRIM_JOURNAL, [region, olderThan, batch]);
+    return row?.trimmed ?? 0;
+  }
+}

@@ -1,0 +1,26 @@
+import type { Principal } from '../memory/model.js';
+import type { KeyStore } from '../ports/key-store.js';
+import { bearerToken, hashToken } from './token.js';
+
+/** What the authorizer decides: a principal, a 403 for a key of another region, or a 401. */
+export type AuthorizationDecision =
+  | { readonly effect: 'allow'; readonly principal: Principal }
+  | { readonly effect: 'wrong_region'; readonly keyRegion: string }
+  | { readonly effect: 'unauthorized' };
+
+/**
+ * Resolves a bearer token to a principal. The token is hashed and looked up; nothing here
+ * logs or returns the token or its hash.
+ */
+export async function authorize(
+  authorization: string | undefined,
+  endpointRegion: string,
+  keys: KeyStore,
+): Promise<AuthorizationDecision> {
+  const token = bearerToken(authorization);
+  if (!token) return { effect: 'unauthorized' };
+  const key = await keys.findByHash(hashToken(token));
+  if (!key || key.revokedAt !== null) return { effect: 'unauthorized' };
+  if (key.region !== endpointRegion) return { effect: 'wrong_region', keyRegion: key.region };
+  return { effect: 'allow', principal: { userId: key.userId, region: key.region, agent: key.name, keyId: key.keyId } };
+}

@@ -1,0 +1,129 @@
+import { join } from 'node:path';
+import { SqlKeyStore } from './adapters/pg/key-store.js';
+import { SqlMemoryStore } from './adapters/pg/memory-store.js';
+import { schemaDimensions } from './adapters/pg/schema.js';
+import { PgSqlClient } from './adapters/pg/pg-client.js';
+import type { SqlClient } from './adapters/pg/sql-client.js';
+import { KeyService } from './auth/keys.js';
+import { type RuntimeConfig, loadConfig } from './config/env.js';
+import { readDatabaseUrl } from './config/secrets.js';
+import { makeEmbedder, makeJudge } from './providers.js';
+import { EmbeddingDimensionError } from './memory/errors.js';
+import { MemoryService } from './memory/service.js';
+import { Sweeper } from './memory/sweeper.js';
+import { type Clock, systemClock } from './ports/clock.js';
+import type { Embedder } from './ports/embedder.js';
+import type { Judge } from './ports/judge.js';
+import type { KeyStore } from './ports/key-store.js';
+
+/** Parts a caller may supply instead of the configured ones (tests, benchmarks, the local server). */
+export interface ContainerParts {
+  readonly sql?: SqlClient;
+  readonly clock?: Clock;
+  readonly embedder?: Embedder;
+  readonly judge?: Judge;
+}
+
+/** The PGlite folder inside a naaba data folder. */
+export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
+
+async function openSql(config: RuntimeConfig): Promise<SqlClient> {
+  const db = config.database;
+  if (db.kind === 'pglite') {
+    // Imported on demand: the Lambda bundle never carries PGlite.
+    const [{ PgliteSqlClient }, { migrate }] = await Promise.all([
+      import('./adapters/pg/pglite-client.js'),
+      import('./adapters/pg/migrate.js'),
+    ]);
+    const client = await PgliteSqlClient.open(pgliteDir(db.dataDir));
+    await migrate(client, { embeddingDimensions: config.embedder.dimensions });
+    return client;
+  }
+  const url = db.kind === 'url' ? db.url : await readDatabaseUrl(db.secretId);
+  return PgSqlClient.connect({ url, ...db.pool });
+}
+
+/**
+ * The composition root: the one place that builds adapters. Each part is built once per
+ * container (a Lambda container, or the local process) and shared by every request.
+ */
+export class Container {
+  private readonly parts = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly config: RuntimeConfig,
+    private readonly supplied: ContainerParts = {},
+  ) {}
+
+  /** Builds a part once; a failed build is forgotten so the next request tries again. */
+  private once<T>(name: string, build: () => Promise<T>): Promise<T> {
+    let part = this.parts.get(name) as Promise<T> | undefined;
+    if (!part) {
+      part = build();
+      this.parts.set(name, part);
+      part.catch(() => this.parts.delete(name));
+    }
+    return part;
+  }
+
+  get clock(): Clock {
+    return this.supplied.clock ?? systemClock;
+  }
+
+  sql(): Promise<SqlClient> {
+    return this.once('sql', async () => this.supplied.sql ?? openSql(this.config));
+  }
+
+  keyStore(): Promise<KeyStore> {
+    return this.once('keyStore', async () => new SqlKeyStore(await this.sql()));
+  }
+
+  keys(): Promise<KeyService> {
+    return this.once('keys', async () => new KeyService(await this.keyStore(), this.clock));
+  }
+
+  embedder(): Promise<Embedder> {
+    return this.once('embedder', async () => this.supplied.embedder ?? makeEmbedder(this.config));
+  }
+
+  /** The memory service, after checking the embedder's dimension against the schema's. */
+  memory(): Promise<MemoryService> {
+    return this.once('memory', async () => {
+      const [sql, embedder] = await Promise.all([this.sql(), this.embedder()]);
+      const schema = await schemaDimensions(sql);
+      if (schema !== embedder.dimensions) {
+        throw new EmbeddingDimensionError(schema, embedder.dimensions, `between the schema and embedder ${embedder.name}`);
+      }
+      return new MemoryService({
+        store: new SqlMemoryStore(sql),
+        embedder,
+        judge: this.supplied.judge ?? makeJudge(this.config),
+        clock: this.clock,
+        rules: this.config.rules,
+      });
+    });
+  }
+
+  sweeper(): Promise<Sweeper> {
+    return this.once('sweeper', async () => new Sweeper(new SqlMemoryStore(await this.sql()), this.config.rules, this.clock));
+  }
+
+  async close(): Promise<void> {
+    const sql = this.parts.get('sql') as Promise<SqlClient> | undefined;
+    this.parts.clear();
+    if (sql && !this.supplied.sql) await (await sql).close();
+  }
+}
+
+let current: Container | undefined;
+
+/** The process-wide container the exported handlers use: from the environment unless one was installed. */
+export function container(): Container {
+  current ??= new Container(loadConfig());
+  return current;
+}
+
+/** Installs the container the exported handlers will use (the local server, tests). */
+export function installContainer(next: Container | undefined): void {
+  current = next;
+}

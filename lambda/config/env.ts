@@ -1,0 +1,202 @@
+import type { SqlEngine } from '../adapters/pg/sql-client.js';
+import type { CurationRules } from '../memory/model.js';
+import { DEFAULT_RULES } from '../memory/rules.js';
+import { parseCuration, readCurationFile } from './curation-file.js';
+import { ConfigError } from './errors.js';
+import { type SettingReport, Settings } from './settings.js';
+
+export type DatabaseConfig =
+  | { readonly kind: 'pglite'; readonly dataDir: string }
+  | { readonly kind: 'url'; readonly url: string; readonly pool: PoolConfig }
+  | { readonly kind: 'secret'; readonly secretId: string; readonly pool: PoolConfig };
+
+export interface PoolConfig {
+  readonly engine: SqlEngine | undefined;
+  readonly maxConnections: number;
+  readonly statementTimeoutMs: number;
+}
+
+export interface BedrockConfig {
+  readonly region: string;
+  /** A local stand-in speaking Bedrock's wire format (tests); the real service when absent. */
+  readonly endpoint: string | undefined;
+}
+
+export interface OpenAiConfig {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+}
+
+export type EmbedderConfig =
+  | { readonly provider: 'local'; readonly dimensions: number }
+  | {
+      readonly provider: 'bedrock';
+      readonly dimensions: number;
+      readonly modelId: string;
+      readonly bedrock: BedrockConfig;
+      readonly timeoutMs: number;
+    }
+  | {
+      readonly provider: 'openai';
+      readonly dimensions: number;
+      readonly model: string;
+      readonly openai: OpenAiConfig;
+      readonly timeoutMs: number;
+    };
+
+export type JudgeConfig =
+  | { readonly provider: 'local' }
+  | { readonly provider: 'bedrock'; readonly modelId: string; readonly bedrock: BedrockConfig; readonly timeoutMs: number }
+  | { readonly provider: 'openai'; readonly model: string; readonly openai: OpenAiConfig; readonly timeoutMs: number };
+
+export interface RuntimeConfig {
+  /** The region this endpoint serves; keys of other regions are refused. */
+  readonly region: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly dataDir: string;
+  readonly database: DatabaseConfig;
+  readonly embedder: EmbedderConfig;
+  readonly judge: JudgeConfig;
+  readonly rules: CurationRules;
+  /** The curation config file, or `defaults`. */
+  readonly rulesSource: string;
+  readonly logLevel: string;
+  readonly sweep: { readonly batchSize: number; readonly maxBatches: number };
+}
+
+type Source = Readonly<Record<string, string | undefined>>;
+
+/** The only reader of `process.env` in the project. */
+export function environment(): Source {
+  return { ...process.env };
+}
+
+/** Titan V2 accepts 256, 512 or 1024; the local embedder defaults to 256 to keep the laptop database small. */
+const DEFAULT_DIMENSIONS = { local: 256, bedrock: 1024, openai: 1536 } as const;
+
+/** The geography inference profile of Nova Micro for an AWS region: processing stays in that geography. */
+export function novaMicroProfile(awsRegion: string): string {
+  const geography = awsRegion.startsWith('eu-') ? 'eu' : awsRegion.startsWith('ap-') ? 'apac' : 'us';
+  return `${geography}.amazon.nova-micro-v1:0`;
+}
+
+function readProviders(s: Settings): { embedder: EmbedderConfig; judge: JudgeConfig } {
+  const embedderKind = s.choice('NAABA_EMBEDDER', ['local', 'bedrock', 'openai'], 'local');
+  const judgeKind = s.choice('NAABA_JUDGE', ['local', 'bedrock', 'openai'], 'local');
+  const usesBedrock = embedderKind === 'bedrock' || judgeKind === 'bedrock';
+  const usesOpenAi = embedderKind === 'openai' || judgeKind === 'openai';
+  const awsRegion = usesBedrock
+    ? (s.string('NAABA_BEDROCK_REGION') ?? s.required('AWS_REGION', 'for Bedrock (or NAABA_BEDROCK_REGION)'))
+    : '';
+  const bedrock: BedrockConfig = { region: awsRegion, endpoint: usesBedrock ? s.string('NAABA_BEDROCK_ENDPOINT') : undefined };
+  const openai: OpenAiConfig = usesOpenAi
+    ? {
+        baseUrl: s.required('NAABA_OPENAI_BASE_URL', 'for OpenAI-compatible providers'),
+        apiKey: s.string('NAABA_OPENAI_API_KEY', undefined, { secret: true }),
+      }
+    : { baseUrl: '', apiKey: undefined };
+  const dimensions = s.integer('NAABA_EMBEDDING_DIMENSIONS', DEFAULT_DIMENSIONS[embedderKind], 8, 4096);
+  const embedTimeoutMs = s.integer('NAABA_EMBEDDER_TIMEOUT_MS', 5000, 100, 60_000);
+  const judgeTimeoutMs = s.integer('NAABA_JUDGE_TIMEOUT_MS', 5000, 100, 60_000);
+  if (embedderKind === 'bedrock' && ![256, 512, 1024].includes(dimensions)) {
+    s.problems.push(`NAABA_EMBEDDING_DIMENSIONS=${dimensions}: Titan Text Embeddings V2 offers 256, 512 or 1024`);
+  }
+  const embedder: EmbedderConfig =
+    embedderKind === 'local'
+      ? { provider: 'local', dimensions }
+      : embedderKind === 'bedrock'
+        ? {
+            provider: 'bedrock',
+            dimensions,
+            modelId: s.string('NAABA_BEDROCK_EMBEDDING_MODEL', 'amazon.titan-embed-text-v2:0'),
+            bedrock,
+            timeoutMs: embedTimeoutMs,
+          }
+        : {
+            provider: 'openai',
+            dimensions,
+            model: s.required('NAABA_OPENAI_EMBEDDING_MODEL', 'for NAABA_EMBEDDER=openai'),
+            openai,
+            timeoutMs: embedTimeoutMs,
+          };
+  const judge: JudgeConfig =
+    judgeKind === 'local'
+      ? { provider: 'local' }
+      : judgeKind === 'bedrock'
+        ? {
+            provider: 'bedrock',
+            modelId: s.string('NAABA_BEDROCK_JUDGE_MODEL', novaMicroProfile(awsRegion)),
+            bedrock,
+            timeoutMs: judgeTimeoutMs,
+          }
+        : {
+            provider: 'openai',
+            model: s.required('NAABA_OPENAI_JUDGE_MODEL', 'for NAABA_JUDGE=openai'),
+            openai,
+            timeoutMs: judgeTimeoutMs,
+          };
+  return { embedder, judge };
+}
+
+function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
+  const url = s.string('NAABA_DATABASE_URL', undefined, { secret: true });
+  const secretId = s.string('NAABA_DATABASE_SECRET_ID');
+  if (!url && !secretId) return { kind: 'pglite', dataDir };
+  const engine = s.string('NAABA_DB_ENGINE');
+  if (engine !== undefined && engine !== 'postgres' && engine !== 'cockroach') {
+    s.problems.push(`NAABA_DB_ENGINE="${engine}": expected postgres or cockroach`);
+  }
+  const pool: PoolConfig = {
+    engine: engine === 'postgres' || engine === 'cockroach' ? engine : undefined,
+    maxConnections: s.integer('NAABA_DB_POOL_MAX', 2, 1, 20),
+    statementTimeoutMs: s.integer('NAABA_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+  };
+  return url ? { kind: 'url', url, pool } : { kind: 'secret', secretId: secretId ?? '', pool };
+}
+
+/** Curation rules from a file (NAABA_CONFIG), inline JSON (NAABA_CURATION, as Lambda gets them) or the defaults. */
+function readRules(s: Settings): { rules: CurationRules; rulesSource: string } {
+  const file = s.string('NAABA_CONFIG');
+  const inline = file ? undefined : s.string('NAABA_CURATION');
+  const source = file ?? (inline ? 'NAABA_CURATION' : 'defaults');
+  try {
+    if (file) return { rules: readCurationFile(file), rulesSource: source };
+    if (inline) return { rules: parseCuration(inline, 'NAABA_CURATION'), rulesSource: source };
+  } catch (error) {
+    s.problems.push((error as Error).message);
+  }
+  return { rules: DEFAULT_RULES, rulesSource: source };
+}
+
+/** Reads every setting, and every problem with them, without connecting to anything. */
+export function describeConfig(
+  env: Source,
+  flags: Source = {},
+): { config: RuntimeConfig; report: SettingReport[]; problems: string[] } {
+  const s = new Settings(env, flags);
+  const dataDir = s.string('NAABA_DATA_DIR', '.naaba');
+  const region = s.string('NAABA_REGION', 'local');
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(region))
+    s.problems.push(`NAABA_REGION="${region}": lowercase letters, digits and dashes`);
+  const config: RuntimeConfig = {
+    region,
+    listen: { host: s.string('NAABA_HOST', '127.0.0.1'), port: s.integer('NAABA_PORT', 8000, 0, 65535) },
+    dataDir,
+    database: readDatabase(s, dataDir),
+    ...readProviders(s),
+    ...readRules(s),
+    logLevel: s.choice('NAABA_LOG_LEVEL', ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'], 'INFO'),
+    sweep: {
+      batchSize: s.integer('NAABA_SWEEP_BATCH', 500, 1, 10_000),
+      maxBatches: s.integer('NAABA_SWEEP_MAX_BATCHES', 200, 1, 100_000),
+    },
+  };
+  return { config, report: s.report, problems: s.problems };
+}
+
+/** The configuration in force, or a ConfigError naming every problem. */
+export function loadConfig(env: Source = environment(), flags: Source = {}): RuntimeConfig {
+  const { config, problems } = describeConfig(env, flags);
+  if (problems.length > 0) throw new ConfigError(`configuration problems:\n  ${problems.join('\n  ')}`);
+  return config;
+}

@@ -1,0 +1,46 @@
+import { timingSafeEqual } from 'node:crypto';
+import { KeyError, type KeyService } from '../auth/keys.js';
+
+/**
+ * Key administration through a running local server, for the CLI: the embedded database belongs
+ * to the server process while it runs. Authenticated with the secret in the data folder's note.
+ */
+
+export interface AdminRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly secret: string | undefined;
+  readonly body: string;
+}
+
+export interface AdminResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function handleAdmin(request: AdminRequest, secret: string, keys: KeyService): Promise<AdminResponse> {
+  if (!sameSecret(request.secret, secret)) return { status: 401, body: { message: 'admin secret required' } };
+  try {
+    if (request.method === 'GET' && request.path === '/admin/keys') return { status: 200, body: await keys.list() };
+    if (request.method === 'POST' && request.path === '/admin/keys') {
+      const { name, region, userId } = JSON.parse(request.body || '{}') as { name?: string; region?: string; userId?: string };
+      return { status: 201, body: await keys.issue(name ?? '', region ?? '', userId) };
+    }
+    const revoke = /^\/admin\/keys\/([^/]+)$/.exec(request.path);
+    if (request.method === 'DELETE' && revoke?.[1]) {
+      await keys.revoke(decodeURIComponent(revoke[1]));
+      return { status: 200, body: { revoked: revoke[1] } };
+    }
+    return { status: 404, body: { message: 'unknown admin route' } };
+  } catch (error) {
+    if (error instanceof KeyError || error instanceof SyntaxError) return { status: 400, body: { message: error.message } };
+    throw error;
+  }
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * An embedded database admits one process at a time. The process that opens a data folder holds
+ * its lock file; a running server also leaves a note (URL and an admin secret, readable by the
+ * folder's owner only) so that key commands can go through it instead of opening the folder.
+ */
+
+const LOCK = 'naaba.lock';
+const SERVER_NOTE = 'server.json';
+
+export class DataDirBusyError extends Error {
+  override name = 'DataDirBusyError';
+}
+
+export interface ServerNote {
+  readonly url: string;
+  readonly adminSecret: string;
+  readonly pid: number;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readJson<T>(path: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes the folder's lock (clearing a stale one left by a dead process); returns its release. */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, LOCK);
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeFileSync(fd, JSON.stringify({ pid: process.pid }));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readJson<{ pid?: number }>(path);
+      if (holder?.pid && alive(holder.pid)) {
+        throw new DataDirBusyError(`data folder ${dataDir} is in use by process ${holder.pid}`);
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new DataDirBusyError(`could not lock data folder ${dataDir}`);
+}
+
+export const newAdminSecret = () => randomBytes(32).toString('base64url');
+
+/** Leaves the note that lets key commands reach this server (owner-readable only). */
+export function writeServerNote(dataDir: string, url: string, adminSecret: string): void {
+  const note: ServerNote = { url, adminSecret, pid: process.pid };
+  writeFileSync(join(dataDir, SERVER_NOTE), JSON.stringify(note), { mode: 0o600 });
+}
+
+export function removeServerNote(dataDir: string): void {
+  rmSync(join(dataDir, SERVER_NOTE), { force: true });
+}
+
+/** The server running on this folder, if one is. */
+export function runningServer(dataDir: string): ServerNote | undefined {
+  const note = readJson<ServerNote>(join(dataDir, SERVER_NOTE));
+  return note && alive(note.pid) ? note : undefined;
+}

@@ -1,0 +1,17 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { container } from '../composition.js';
+import type { SweepReport } from '../memory/sweeper.js';
+import { logger } from '../observability.js';
+
+/** The scheduled sweeper: deletes this region's expired memories and trims its journal, in bounded batches. */
+async function handleSweep(_event: ScheduledEvent, _context: Context): Promise<SweepReport> {
+  const runtime = container();
+  const sweeper = await runtime.sweeper();
+  const report = await sweeper.run(runtime.config.region, runtime.config.sweep);
+  logger.info('sweep finished', { ...report });
+  return report;
+}
+
+export const handler = middy(handleSweep).use(injectLambdaContext(logger, { resetKeys: true }));

@@ -1,0 +1,173 @@
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+} from 'aws-lambda';
+import type { AuthorizationDecision } from '../auth/authorize.js';
+import type { Principal } from '../memory/model.js';
+
+/**
+ * The one module that knows API Gateway's shapes (REST API, Lambda proxy integration, TOKEN
+ * authorizer): events to web-standard Requests and back, authorizer decisions to policies, and the
+ * gateway responses for 401 and 403. The local server uses the builders here to produce the very
+ * events API Gateway would send.
+ */
+
+export type ProxyEvent = APIGatewayProxyEvent;
+export type ProxyResult = APIGatewayProxyResult;
+export type TokenAuthorizerEvent = APIGatewayTokenAuthorizerEvent;
+export type AuthorizerResult = APIGatewayAuthorizerResult;
+
+/** What a TOKEN authorizer throws to make API Gateway answer 401. */
+export const UNAUTHORIZED = 'Unauthorized';
+
+/**
+ * Bodies of the gateway responses. The CDK stack declares the same ones as API Gateway
+ * gateway responses (UNAUTHORIZED, ACCESS_DENIED); a test keeps the two in step.
+ */
+export const GATEWAY_RESPONSES = {
+  unauthorized: {
+    status: 401,
+    headers: { 'WWW-Authenticate': 'Bearer' },
+    body: '{"message":"missing, malformed, unknown or revoked bearer token"}',
+  },
+  accessDenied: {
+    status: 403,
+    headers: {},
+    /** `$context.authorizer.keyRegion` is filled in from the authorizer's deny context. */
+    body: '{"message":"this key belongs to region $context.authorizer.keyRegion; call that region\'s endpoint"}',
+  },
+} as const;
+
+/** Converts a proxy event to a web-standard Request. */
+export function toRequest(event: ProxyEvent): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
+  const method = event.httpMethod.toUpperCase();
+  const body =
+    event.body === null || method === 'GET' || method === 'HEAD'
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64')
+        : event.body;
+  return new Request(`https://${headers.get('host') ?? 'api.local'}${event.path}`, { method, headers, body });
+}
+
+/** Converts a web-standard Response to a proxy result. */
+export async function toResult(response: Response): Promise<ProxyResult> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { statusCode: response.status, headers, body: await response.text() };
+}
+
+/** The principal the authorizer put in the request context, or undefined when there is none. */
+export function principalOf(event: ProxyEvent): Principal | undefined {
+  const context = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const { userId, region, agent, keyId } = context ?? {};
+  if ([userId, region, agent, keyId].some((v) => typeof v !== 'string' || v === '')) return undefined;
+  return { userId: userId as string, region: region as string, agent: agent as string, keyId: keyId as string };
+}
+
+/** Every method and path of the API's stage: an allow is cached per token, so it must cover them all. */
+function stageWildcard(methodArn: string): string {
+  const [arnPrefix, apiId, stage] = methodArn.split('/');
+  return `${arnPrefix}/${apiId}/${stage}/*`;
+}
+
+function policy(effect: 'Allow' | 'Deny', resource: string) {
+  return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: resource }] };
+}
+
+/** The authorizer's answer in API Gateway's terms; throws {@link UNAUTHORIZED} for a 401. */
+export function authorizerResult(decision: AuthorizationDecision, methodArn: string): AuthorizerResult {
+  switch (decision.effect) {
+    case 'unauthorized':
+      throw new Error(UNAUTHORIZED);
+    case 'wrong_region':
+      return {
+        principalId: 'wrong-region',
+        policyDocument: policy('Deny', methodArn),
+        context: { keyRegion: decision.keyRegion },
+      };
+    case 'allow': {
+      const { userId, region, agent, keyId } = decision.principal;
+      return {
+        principalId: userId,
+        policyDocument: policy('Allow', stageWildcard(methodArn)),
+        context: { userId, region, agent, keyId },
+      };
+    }
+  }
+}
+
+/* ---- Builders for the local server: the events and answers API Gateway itself would produce. ---- */
+
+export interface LocalRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | null;
+  readonly requestId: string;
+}
+
+export const LOCAL_METHOD_ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:naaba-local/local';
+
+export function tokenAuthorizerEvent(authorization: string, request: LocalRequest): TokenAuthorizerEvent {
+  return {
+    type: 'TOKEN',
+    authorizationToken: authorization,
+    methodArn: `${LOCAL_METHOD_ARN_PREFIX}/${request.method}${request.path}`,
+  };
+}
+
+export function proxyEvent(request: LocalRequest, authorizer: AuthorizerResult | undefined): ProxyEvent {
+  return {
+    body: request.body,
+    headers: request.headers,
+    multiValueHeaders: {},
+    httpMethod: request.method,
+    isBase64Encoded: false,
+    path: request.path,
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    resource: request.path,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'naaba-local',
+      authorizer: authorizer ? { principalId: authorizer.principalId, ...authorizer.context } : null,
+      httpMethod: request.method,
+      identity: {} as ProxyEvent['requestContext']['identity'],
+      path: `/local${request.path}`,
+      protocol: 'HTTP/1.1',
+      requestId: request.requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: request.path,
+      stage: 'local',
+    },
+  };
+}
+
+/** The gateway response API Gateway sends when the authorizer refuses: 401 on a throw, 403 on a deny. */
+export function refusal(result: AuthorizerResult | 'unauthorized'): ProxyResult {
+  if (result === 'unauthorized') {
+    const r = GATEWAY_RESPONSES.unauthorized;
+    return { statusCode: r.status, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body };
+  }
+  const keyRegion = String(result.context?.keyRegion ?? '');
+  const r = GATEWAY_RESPONSES.accessDenied;
+  return {
+    statusCode: r.status,
+    headers: { 'content-type': 'application/json' },
+    body: r.body.replace('$context.authorizer.keyRegion', keyRegion),
+  };
+}
+
+export function isAllowed(result: AuthorizerResult): boolean {
+  return result.policyDocument.Statement.every((s) => s.Effect === 'Allow');
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { LIMITS } from '../memory/limits.js';
+import type { CurationRules } from '../memory/model.js';
+
+/** The kinds the rules define, as an enum the client can read in the tool's input schema. */
+export function kindEnum(rules: CurationRules) {
+  const [first, ...rest] = Object.keys(rules.kinds);
+  return z.enum([first ?? 'fact', ...rest]);
+}
+
+export const memoryId = z.guid().describe('a memory id, as returned by remember or recall');
+
+const sourceSchema = z.object({
+  agent: z.string(),
+  client: z.string(),
+  origin: z.string().nullable(),
+  at: z.string().describe('ISO 8601'),
+});
+
+export const recalledSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  content: z.string(),
+  distance: z.number().describe('cosine distance to the query: 0 is identical'),
+  created_at: z.string(),
+  last_useful_at: z.string(),
+  recall_count: z.number().int(),
+  restatements: z.number().int(),
+  pinned: z.boolean(),
+  origin: z.string().nullable(),
+  agent: z.string().describe('the key name that wrote it'),
+  client: z.string().describe('the MCP client name/version that wrote it'),
+  restated_by: z.array(sourceSchema).describe('latest restatements, newest first'),
+  conflicts: z.array(z.string()).describe('ids of memories the judge said contradict this one'),
+});
+
+export const journalLineSchema = z.object({
+  at: z.string(),
+  kind: z.string(),
+  rule: z.enum(['ceiling', 'expiry', 'duplicate']),
+  age_s: z.number().int(),
+  recall_count: z.number().int(),
+});
+
+export const text = (what: string, maxBytes: number) =>
+  z.string().min(1).max(maxBytes).describe(`${what} (at most ${maxBytes} bytes of UTF-8)`);
+
+export { LIMITS };

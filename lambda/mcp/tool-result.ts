@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MemoryError } from '../memory/errors.js';
+import type { ToolContext } from './context.js';
+
+/** A successful tool result: structured content for programs, a short text rendering for people. */
+export function success(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/**
+ * A tool error. Domain errors marked safe keep their message; anything else becomes a generic
+ * message with a correlation id, and the real error is logged under that id (never the content).
+ */
+export function failure(error: unknown, context: ToolContext, tool: string): CallToolResult {
+  if (error instanceof MemoryError && error.expose) {
+    const retry = error.retryable ? ' (retryable)' : '';
+    return { content: [{ type: 'text', text: `${error.message}${retry}` }], isError: true };
+  }
+  const correlationId = randomUUID();
+  context.log.error('tool failed', {
+    tool,
+    correlationId,
+    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+  });
+  return {
+    content: [{ type: 'text', text: `internal error; nothing more is shown here (correlation id ${correlationId})` }],
+    isError: true,
+  };
+}
+
+/** Runs a tool body, turning every throw into a safe tool error: the SDK would otherwise show raw messages. */
+export async function guarded(context: ToolContext, tool: string, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  const started = Date.now();
+  try {
+    const result = await body();
+    context.log.info('tool call', { tool, ok: true, latencyMs: Date.now() - started });
+    return result;
+  } catch (error) {
+    context.log.info('tool call', { tool, ok: false, latencyMs: Date.now() - started });
+    return failure(error, context, tool);
+  }
+}

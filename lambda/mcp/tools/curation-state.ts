@@ -1,0 +1,92 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { CurationState } from '../../memory/service-types.js';
+import type { ToolContext } from '../context.js';
+import { journalLineSchema, LIMITS } from '../schemas.js';
+import { guarded, success } from '../tool-result.js';
+
+const outputSchema = {
+  rules: z.object({
+    kinds: z.record(z.string(), z.object({ ceiling: z.number().int(), ttl_s: z.number().int().nullable() })),
+    pin_limit: z.number().int(),
+    journal_retention_s: z.number().int(),
+    judge: z.object({ provider: z.string(), last_call_ok: z.boolean().nullable(), last_call_at: z.string().nullable() }),
+    embedder: z.string(),
+  }),
+  counts: z.object({ per_kind: z.record(z.string(), z.number().int()), pinned: z.number().int(), total: z.number().int() }),
+  journal: z.object({ lines: z.array(journalLineSchema), next_cursor: z.string().optional() }),
+};
+
+function structured(state: CurationState) {
+  const total = Object.values(state.counts.perKind).reduce((a, b) => a + b, 0);
+  return {
+    rules: {
+      kinds: Object.fromEntries(
+        Object.entries(state.rules.kinds).map(([kind, rule]) => [kind, { ceiling: rule.ceiling, ttl_s: rule.ttlSeconds }]),
+      ),
+      pin_limit: state.rules.pinLimit,
+      journal_retention_s: state.rules.journalRetentionSeconds,
+      judge: {
+        provider: state.judge.provider,
+        last_call_ok: state.judge.lastCallOk,
+        last_call_at: state.judge.lastCallAt?.toISOString() ?? null,
+      },
+      embedder: state.embedder,
+    },
+    counts: { per_kind: state.counts.perKind, pinned: state.counts.pinned, total },
+    journal: {
+      lines: state.journal.lines.map((l) => ({
+        at: l.at.toISOString(),
+        kind: l.kind,
+        rule: l.rule,
+        age_s: l.ageSeconds,
+        recall_count: l.recallCount,
+      })),
+      ...(state.journal.nextCursor ? { next_cursor: state.journal.nextCursor } : {}),
+    },
+  };
+}
+
+function render(s: ReturnType<typeof structured>): string {
+  const counts = Object.entries(s.counts.per_kind).map(([k, n]) => `${k} ${n}/${s.rules.kinds[k]?.ceiling}`);
+  const journal = s.journal.lines.map((l) => `${l.at} ${l.rule} ${l.kind} age ${l.age_s}s recalled ${l.recall_count}x`);
+  return [
+    `memories: ${counts.join(', ')}; pinned ${s.counts.pinned}/${s.rules.pin_limit}`,
+    `judge: ${s.rules.judge.provider}; embedder: ${s.rules.embedder}`,
+    journal.length > 0 ? `journal (newest first):\n${journal.join('\n')}` : 'journal: empty',
+  ].join('\n');
+}
+
+export function registerCurationState(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'curation_state',
+    {
+      title: 'Curation state',
+      description:
+        'The curation rules in force (ceiling and expiry per kind, pin limit, journal retention, judge), the ' +
+        "caller's memory counts per kind, and the journal of automatic deletions and merges, newest first. " +
+        'The journal never holds content.',
+      inputSchema: {
+        cursor: z.string().max(200).optional().describe('next_cursor from a previous page'),
+        page_size: z
+          .number()
+          .int()
+          .min(1)
+          .max(LIMITS.journalPageMax)
+          .optional()
+          .describe(`journal lines per page (default ${LIMITS.journalPageDefault})`),
+      },
+      outputSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(context, 'curation_state', async () => {
+        const state = await context.memory.curationState(context.principal, {
+          ...(args.cursor ? { cursor: args.cursor } : {}),
+          ...(args.page_size ? { pageSize: args.page_size } : {}),
+        });
+        const out = structured(state);
+        return success(out, render(out));
+      }),
+  );
+}

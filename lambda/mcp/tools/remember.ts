@@ -1,0 +1,68 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { RememberResult } from '../../memory/service-types.js';
+import { clientFromMeta } from '../client-info.js';
+import type { ToolContext } from '../context.js';
+import { kindEnum, LIMITS, text } from '../schemas.js';
+import { guarded, success } from '../tool-result.js';
+
+const outputSchema = {
+  id: z.string().describe('the stored memory, or the one this restatement merged into'),
+  kind: z.string(),
+  outcome: z.enum(['stored', 'merged', 'conflict']),
+  merged_into: z.string().optional(),
+  conflicts_with: z.string().optional(),
+  evicted: z.number().int().describe('least-recently-useful memories evicted to keep the kind under its ceiling'),
+  judge: z.enum(['exact', 'same', 'different', 'contradicts', 'unavailable', 'not_asked']),
+};
+
+function render(r: RememberResult): string {
+  const evicted =
+    r.evicted > 0 ? `; evicted ${r.evicted} least-recently-useful ${r.kind} memor${r.evicted === 1 ? 'y' : 'ies'}` : '';
+  switch (r.outcome) {
+    case 'merged':
+      return `merged into existing memory ${r.mergedInto} (${r.judge === 'exact' ? 'exact restatement' : 'judged the same claim'})`;
+    case 'conflict':
+      return `stored ${r.id} (${r.kind}); it contradicts ${r.conflictsWith}: both are kept and linked${evicted}`;
+    case 'stored':
+      return `stored ${r.id} (${r.kind})${evicted}`;
+  }
+}
+
+export function registerRemember(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember',
+      description:
+        'Store one memory for the calling user. A restatement of an existing memory is merged into it; ' +
+        'a contradiction is stored and linked to what it contradicts. Each kind has a ceiling: at the ' +
+        'ceiling the least-recently-useful unpinned memory of that kind is evicted.',
+      inputSchema: {
+        content: text('the memory, one claim in plain text', LIMITS.contentBytes),
+        kind: kindEnum(context.memory.rules).describe('what sort of memory this is; decides ceiling and expiry'),
+        pinned: z.boolean().optional().describe('pinned memories never expire and are never evicted (capped per user)'),
+        origin: z.string().max(LIMITS.originChars).optional().describe('where this came from: conversation, URL, turn'),
+      },
+      outputSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    (args, extra) =>
+      guarded(context, 'remember', async () => {
+        const client = clientFromMeta(extra._meta) ?? context.client;
+        const result = await context.memory.remember(context.principal, client, args);
+        return success(
+          {
+            id: result.id,
+            kind: result.kind,
+            outcome: result.outcome,
+            ...(result.mergedInto ? { merged_into: result.mergedInto } : {}),
+            ...(result.conflictsWith ? { conflicts_with: result.conflictsWith } : {}),
+            evicted: result.evicted,
+            judge: result.judge,
+          },
+          render(result),
+        );
+      }),
+  );
+}

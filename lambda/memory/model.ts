@@ -1,0 +1,72 @@
+/** Value types of the memory domain. Nothing here knows about SQL, MCP, HTTP or AWS. */
+
+/** Who is calling: resolved from the bearer token by the authorizer, never from tool input. */
+export interface Principal {
+  readonly userId: string;
+  readonly region: string;
+  /** The key's name: which agent acts for the user. */
+  readonly agent: string;
+  readonly keyId: string;
+}
+
+/** Self-declared MCP client name and version. Provenance, never identity. */
+export interface ClientInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** Where a memory came from: the acting key, the client software and the caller's own origin text. */
+export interface Source {
+  readonly agent: string;
+  readonly client: string;
+  readonly origin: string | null;
+  readonly at: Date;
+}
+
+export type Verdict = 'same' | 'different' | 'contradicts';
+/** What the judge said, or `unavailable` when it timed out, failed or answered out of form. */
+export type JudgeOutcome = Verdict | 'unavailable';
+
+export interface KindRule {
+  readonly ceiling: number;
+  /** Seconds after last usefulness at which a memory of this kind expires; null never. */
+  readonly ttlSeconds: number | null;
+}
+
+/** The curation rules in force: the readable policy of what is kept and what is dropped. */
+export interface CurationRules {
+  readonly kinds: Readonly<Record<string, KindRule>>;
+  readonly pinLimit: number;
+  readonly journalRetentionSeconds: number;
+}
+
+export interface Memory {
+  readonly id: string;
+  readonly kind: string;
+  readonly content: string;
+  readonly pinned: boolean;
+  readonly createdAt: Date;
+  readonly lastUsefulAt: Date;
+  readonly recallCount: number;
+  readonly restatements: number;
+  readonly source: Source;
+  /** The latest sources that restated this memory, newest first (bounded). */
+  readonly restatedBy: readonly Source[];
+  /** Ids of memories the judge said contradict this one. */
+  readonly conflicts: readonly string[];
+}
+
+export interface RecalledMemory extends Memory {
+  readonly distance: number;
+}
+
+export type JournalRule = 'ceiling' | 'expiry' | 'duplicate';
+
+/** One automatic loss, explained without anything that could be joined back to content. */
+export interface JournalLine {
+  readonly at: Date;
+  readonly kind: string;
+  readonly rule: JournalRule;
+  readonly ageSeconds: number;
+  readonly recallCount: number;
+}

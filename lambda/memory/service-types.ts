@@ -1,0 +1,46 @@
+import type { JudgeStatus } from './judge-health.js';
+import type { CurationRules, JudgeOutcome } from './model.js';
+import type { JournalPage } from '../ports/memory-store.js';
+
+export interface RememberInput {
+  readonly content: string;
+  readonly kind: string;
+  readonly pinned?: boolean;
+  readonly origin?: string;
+}
+
+export interface RememberResult {
+  readonly id: string;
+  readonly kind: string;
+  readonly outcome: 'stored' | 'merged' | 'conflict';
+  /** On `merged`: the existing memory that absorbed this restatement. */
+  readonly mergedInto?: string;
+  /** On `conflict`: the memory the judge said this one contradicts. */
+  readonly conflictsWith?: string;
+  /** Memories evicted to keep the kind under its ceiling. */
+  readonly evicted: number;
+  /** How the duplicate check decided: exact restatement, the judge's answer, or no neighbour to ask about. */
+  readonly judge: JudgeOutcome | 'exact' | 'not_asked';
+}
+
+export interface RecallInput {
+  readonly query: string;
+  readonly kinds?: readonly string[];
+  readonly limit?: number;
+}
+
+export type ForgetInput = { readonly ids: readonly string[] } | { readonly all: true; readonly kind?: string };
+
+export interface ForgetResult {
+  readonly deleted: readonly string[];
+  readonly count: number;
+  readonly journalLinesRemoved: number;
+}
+
+export interface CurationState {
+  readonly rules: CurationRules;
+  readonly judge: JudgeStatus;
+  readonly embedder: string;
+  readonly counts: { readonly perKind: Record<string, number>; readonly pinned: number };
+  readonly journal: JournalPage;
+}

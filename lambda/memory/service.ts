@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../ports/clock.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { Judge } from '../ports/judge.js';
+import type { MemoryStore, Scope } from '../ports/memory-store.js';
+import { fingerprint } from './canonical.js';
+import { EmbedderError, EmbeddingDimensionError, InvalidInputError, KindFullError, PinLimitError } from './errors.js';
+import { JudgeHealth } from './judge-health.js';
+import { checkText, LIMITS } from './limits.js';
+import type { ClientInfo, CurationRules, JudgeOutcome, Principal, RecalledMemory, Source } from './model.js';
+import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
+import type { CurationState, ForgetInput, ForgetResult, RecallInput, RememberInput, RememberResult } from './service-types.js';
+
+export interface MemoryServiceDeps {
+  readonly store: MemoryStore;
+  readonly embedder: Embedder;
+  readonly judge: Judge;
+  readonly clock: Clock;
+  readonly rules: CurationRules;
+  readonly newId?: () => string;
+}
+
+/** How often a remember re-reads after its target vanished between the read and the write. */
+const REMEMBER_ATTEMPTS = 3;
+
+const scopeOf = (p: Principal): Scope => ({ region: p.region, userId: p.userId });
+const clientLabel = (c: ClientInfo) => `${c.name}/${c.version}`;
+
+/**
+ * The one business entry point: remember, recall, forget and curation state, with the curation
+ * policy of DESIGN §4 applied over the ports.
+ */
+export class MemoryService {
+  readonly judgeHealth: JudgeHealth;
+  private readonly newId: () => string;
+
+  constructor(private readonly deps: MemoryServiceDeps) {
+    this.judgeHealth = new JudgeHealth(deps.judge.name);
+    this.newId = deps.newId ?? randomUUID;
+  }
+
+  get rules(): CurationRules {
+    return this.deps.rules;
+  }
+
+  async remember(principal: Principal, client: ClientInfo, input: RememberInput): Promise<RememberResult> {
+    checkText('content', input.content, LIMITS.contentBytes);
+    const rule = kindRule(this.deps.rules, input.kind);
+    const origin = input.origin?.trim() ? input.origin.trim() : null;
+    if (origin !== null) checkText('origin', origin, LIMITS.originChars);
+    const embedding = await this.embed(input.content);
+    const print = fingerprint(input.content);
+    const scope = scopeOf(principal);
+    const pinned = input.pinned ?? false;
+    const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
+
+    let verdict: JudgeOutcome | 'exact' | 'not_asked' = 'not_asked';
+    for (let attempt = 1; attempt <= REMEMBER_ATTEMPTS; attempt += 1) {
+      const near = await this.deps.store.neighbours(scope, input.kind, embedding, print);
+      let target = near.exact?.id;
+      let conflictsWith: string | undefined;
+      if (target) verdict = 'exact';
+      else if (near.nearest) {
+        verdict = await this.ask(near.nearest.content, input.content);
+        if (verdict === 'same') target = near.nearest.id;
+        if (verdict === 'contradicts') conflictsWith = near.nearest.id;
+      }
+      const now = this.deps.clock.now();
+      if (target) {
+        const merged = await this.deps.store.merge(
+          {
+            scope,
+            targetId: target,
+            kind: input.kind,
+            pin: pinned,
+            source,
+            pinLimit: this.deps.rules.pinLimit,
+            sourcesKept: LIMITS.sourcesKept,
+          },
+          now,
+        );
+        if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
+        if (merged.status === 'gone') continue;
+        return { id: merged.id, kind: input.kind, outcome: 'merged', mergedInto: merged.id, evicted: 0, judge: verdict };
+      }
+      const id = this.newId();
+      const inserted = await this.deps.store.insert(
+        {
+          scope,
+          id,
+          kind: input.kind,
+          content: input.content,
+          fingerprint: print,
+          embedding,
+          pinned,
+          source,
+          conflictsWith,
+          ceiling: rule.ceiling,
+          pinLimit: this.deps.rules.pinLimit,
+          sourcesKept: LIMITS.sourcesKept,
+        },
+        now,
+      );
+      switch (inserted.status) {
+        case 'pin_limit':
+          throw new PinLimitError(this.deps.rules.pinLimit);
+        case 'kind_full':
+          throw new KindFullError(input.kind, rule.ceiling);
+        case 'merged':
+          return { id: inserted.id, kind: input.kind, outcome: 'merged', mergedInto: inserted.id, evicted: 0, judge: 'exact' };
+        case 'inserted':
+          return {
+            id,
+            kind: input.kind,
+            outcome: conflictsWith ? 'conflict' : 'stored',
+            conflictsWith,
+            evicted: inserted.evicted,
+            judge: verdict,
+          };
+      }
+    }
+    throw new InvalidInputError('the memory to merge into kept disappearing; retry the call', { retryable: true });
+  }
+
+  async recall(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
+    checkText('query', input.query, LIMITS.queryBytes);
+    const kinds = input.kinds && input.kinds.length > 0 ? [...new Set(input.kinds)] : Object.keys(this.deps.rules.kinds);
+    const limit = input.limit ?? LIMITS.recallDefault;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.recallMax) {
+      throw new InvalidInputError(`limit must be an integer from 1 to ${LIMITS.recallMax}`);
+    }
+    const now = this.deps.clock.now();
+    const searched = kinds.map((kind) => ({ kind, expiredBefore: expiredBefore(kindRule(this.deps.rules, kind), now) }));
+    const embedding = await this.embed(input.query);
+    return this.deps.store.recall({
+      scope: scopeOf(principal),
+      embedding,
+      kinds: searched,
+      limit,
+      candidates: recallCandidates(this.deps.rules, kinds, limit),
+      now,
+    });
+  }
+
+  async forget(principal: Principal, input: ForgetInput): Promise<ForgetResult> {
+    const scope = scopeOf(principal);
+    if ('all' in input) {
+      if (input.kind !== undefined) kindRule(this.deps.rules, input.kind);
+      const gone = await this.deps.store.forgetAll(scope, input.kind);
+      return { deleted: [], count: gone.memories, journalLinesRemoved: gone.journalLines };
+    }
+    if (input.ids.length === 0) throw new InvalidInputError('give at least one id, or all: true');
+    if (input.ids.length > LIMITS.forgetIdsMax) {
+      throw new InvalidInputError(`at most ${LIMITS.forgetIdsMax} ids per call; got ${input.ids.length}`);
+    }
+    const deleted = await this.deps.store.forgetIds(scope, [...new Set(input.ids)]);
+    return { deleted, count: deleted.length, journalLinesRemoved: 0 };
+  }
+
+  async curationState(principal: Principal, page: { cursor?: string; pageSize?: number }): Promise<CurationState> {
+    const scope = scopeOf(principal);
+    const now = this.deps.clock.now();
+    const pageSize = page.pageSize ?? LIMITS.journalPageDefault;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > LIMITS.journalPageMax) {
+      throw new InvalidInputError(`page_size must be an integer from 1 to ${LIMITS.journalPageMax}`);
+    }
+    const kinds = Object.keys(this.deps.rules.kinds);
+    const counts = await this.deps.store.counts(scope, expiryCutoffs(this.deps.rules, kinds, now));
+    const journal = await this.deps.store.journal(scope, pageSize, page.cursor);
+    return {
+      rules: this.deps.rules,
+      judge: this.judgeHealth.snapshot(),
+      embedder: this.deps.embedder.name,
+      counts: { perKind: Object.fromEntries(kinds.map((k) => [k, counts.perKind[k] ?? 0])), pinned: counts.pinned },
+      journal,
+    };
+  }
+
+  /** Embeds and checks the response against the dimension invariant; any failure stores nothing. */
+  private async embed(text: string): Promise<number[]> {
+    let vector: number[];
+    try {
+      vector = await this.deps.embedder.embed(text);
+    } catch (error) {
+      if (error instanceof EmbedderError) throw error;
+      throw new EmbedderError('the embedding provider failed; nothing was stored, retry later', {
+        cause: error,
+        retryable: true,
+      });
+    }
+    if (vector.length !== this.deps.embedder.dimensions) {
+      throw new EmbeddingDimensionError(this.deps.embedder.dimensions, vector.length, 'in an embedder response');
+    }
+    if (!vector.every(Number.isFinite)) throw new EmbedderError('the embedder returned a non-finite value; nothing was stored');
+    return vector;
+  }
+
+  /** Asks the judge; a throw counts as unavailable, so the memory is stored and nothing merged. */
+  private async ask(existing: string, incoming: string): Promise<JudgeOutcome> {
+    let outcome: JudgeOutcome;
+    try {
+      outcome = await this.deps.judge.compare(existing, incoming);
+    } catch {
+      outcome = 'unavailable';
+    }
+    this.judgeHealth.record(outcome, this.deps.clock.now());
+    return outcome;
+  }
+}

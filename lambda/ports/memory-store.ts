@@ -1,0 +1,95 @@
+import type { JournalLine, Principal, RecalledMemory, Source } from '../memory/model.js';
+
+/** The (region, user) partition every store call is confined to. */
+export type Scope = Pick<Principal, 'region' | 'userId'>;
+
+/** The nearest neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
+export interface Neighbours {
+  readonly nearest: { readonly id: string; readonly content: string; readonly distance: number } | undefined;
+  readonly exact: { readonly id: string } | undefined;
+}
+
+export interface InsertPlan {
+  readonly scope: Scope;
+  readonly id: string;
+  readonly kind: string;
+  readonly content: string;
+  readonly fingerprint: string;
+  readonly embedding: readonly number[];
+  readonly pinned: boolean;
+  readonly source: Source;
+  /** The memory the judge said this one contradicts: both get linked. */
+  readonly conflictsWith: string | undefined;
+  readonly ceiling: number;
+  readonly pinLimit: number;
+  /** How many latest restatement sources a memory keeps. */
+  readonly sourcesKept: number;
+}
+
+export type InsertResult =
+  | { readonly status: 'inserted'; readonly id: string; readonly evicted: number }
+  /** A concurrent call stored the same fingerprint first; this one was absorbed into it. */
+  | { readonly status: 'merged'; readonly id: string }
+  | { readonly status: 'pin_limit' }
+  | { readonly status: 'kind_full' };
+
+export interface MergePlan {
+  readonly scope: Scope;
+  readonly targetId: string;
+  readonly kind: string;
+  readonly pin: boolean;
+  readonly source: Source;
+  readonly pinLimit: number;
+  readonly sourcesKept: number;
+}
+
+export type MergeResult =
+  | { readonly status: 'merged'; readonly id: string }
+  | { readonly status: 'pin_limit' }
+  /** The target disappeared (forgotten or evicted) between the read and the write. */
+  | { readonly status: 'gone' };
+
+export interface RecallQuery {
+  readonly scope: Scope;
+  readonly embedding: readonly number[];
+  /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
+  readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
+  readonly limit: number;
+  /** Rows asked of the vector search so that expiry checks on the returned rows cannot starve the result. */
+  readonly candidates: number;
+  readonly now: Date;
+}
+
+export interface JournalPage {
+  readonly lines: readonly JournalLine[];
+  readonly nextCursor: string | undefined;
+}
+
+/** A kind with a TTL and the instant before which its non-pinned memories count as expired. */
+export interface ExpiryCutoff {
+  readonly kind: string;
+  readonly expiredBefore: Date;
+}
+
+/** Storage of memories and the forgetting journal. Every method is one atomic round trip. */
+export interface MemoryStore {
+  /** Reads the nearest memory of the same kind and any exact restatement of it. */
+  neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours>;
+  /** Stores a new memory, links a conflict and evicts past the ceiling, journaling each eviction. */
+  insert(plan: InsertPlan, now: Date): Promise<InsertResult>;
+  /** Absorbs a restatement into an existing memory and journals the merge. */
+  merge(plan: MergePlan, now: Date): Promise<MergeResult>;
+  /** Nearest unexpired memories first; marks the returned ones useful. */
+  recall(query: RecallQuery): Promise<RecalledMemory[]>;
+  /** Deletes the caller's memories among `ids`; returns the ids actually deleted. */
+  forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]>;
+  /** Deletes all the caller's memories (of one kind, or all) and the matching journal lines. */
+  forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }>;
+  /** Live (unexpired) memories per kind, and how many of them are pinned. */
+  counts(scope: Scope, expiry: readonly ExpiryCutoff[]): Promise<{ perKind: Record<string, number>; pinned: number }>;
+  journal(scope: Scope, pageSize: number, cursor: string | undefined): Promise<JournalPage>;
+  /** Deletes one bounded batch of a region's expired memories of one kind, journaling each (rule `expiry`). */
+  sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;
+  /** Deletes one bounded batch of a region's journal lines older than the cutoff. */
+  trimJournal(region: string, olderThan: Date, batch: number): Promise<number>;
+}
