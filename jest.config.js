@@ -1,3 +1,6 @@
+// Handlers log JSON lines; tests that read logs raise the level themselves.
+process.env.NAABA_LOG_LEVEL ??= 'SILENT';
+
 /** Jest runs the TypeScript sources as ES modules; type checking is `npm run typecheck`. */
 export default {
   testEnvironment: 'node',
