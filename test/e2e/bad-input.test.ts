@@ -1,0 +1,93 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connect, startTestEndpoint, type TestEndpoint, textOf } from '../support/endpoint.js';
+
+let endpoint: TestEndpoint;
+let client: Client;
+let token: string;
+
+const rows = async () => {
+  const [m] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories');
+  const [j] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM journal');
+  return { memories: m?.n, journal: j?.n };
+};
+
+beforeAll(async () => {
+  endpoint = await startTestEndpoint();
+  token = (await endpoint.issueKey('alice')).token;
+  client = await connect(endpoint.mcpUrl, token);
+  await client.callTool({ name: 'remember', arguments: { content: 'A memory that must survive bad input.', kind: 'fact' } });
+});
+afterAll(async () => {
+  await client.close();
+  await endpoint.close();
+});
+
+const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+const toolCases: [string, string, Record<string, unknown>, RegExp][] = [
+  ['empty content', 'remember', { content: '', kind: 'fact' }, /content/i],
+  ['blank content', 'remember', { content: '   \n ', kind: 'fact' }, /content must not be empty/],
+  ['content over 8 KiB of UTF-8', 'remember', { content: 'é'.repeat(4200), kind: 'fact' }, /8400 bytes; the limit is 8192/],
+  ['content over 8 KiB of characters', 'remember', { content: 'x'.repeat(9000), kind: 'fact' }, /8192/],
+  ['unknown kind', 'remember', { content: 'fine', kind: 'gossip' }, /fact.*preference.*instruction.*event.*session/],
+  ['NUL byte in content', 'remember', { content: 'before\u0000after', kind: 'fact' }, /control characters/],
+  ['NUL byte in origin', 'remember', { content: 'fine', kind: 'fact', origin: 'a\u0000b' }, /control characters/],
+  ['content of the wrong type', 'remember', { content: 42, kind: 'fact' }, /content/],
+  ['pinned of the wrong type', 'remember', { content: 'fine', kind: 'fact', pinned: 'yes' }, /pinned/],
+  ['missing kind', 'remember', { content: 'fine' }, /kind/],
+  ['limit zero', 'recall', { query: 'x', limit: 0 }, /limit/],
+  ['limit over the maximum', 'recall', { query: 'x', limit: 51 }, /limit/],
+  ['limit not an integer', 'recall', { query: 'x', limit: 2.5 }, /limit/],
+  ['unknown kind in recall', 'recall', { query: 'x', kinds: ['gossip'] }, /fact/],
+  ['empty query', 'recall', { query: '' }, /query/],
+  ['forget with neither ids nor all', 'forget', {}, /either ids, or all/],
+  ['forget with both ids and all', 'forget', { ids: [uuid(1)], all: true }, /either ids, or all/],
+  ['forget all: false', 'forget', { all: false }, /all/],
+  ['a malformed id', 'forget', { ids: ['not-a-uuid'] }, /ids/],
+  ['101 ids', 'forget', { ids: Array.from({ length: 101 }, (_, i) => uuid(i)) }, /ids/],
+  ['a huge list of ids', 'forget', { ids: Array.from({ length: 5000 }, (_, i) => uuid(i)) }, /elements|ids/],
+  ['page size out of range', 'curation_state', { page_size: 1000 }, /page_size/],
+];
+
+test.each(toolCases)('%s: a clear tool error and nothing written', async (_label, name, args, message) => {
+  const before = await rows();
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError).toBe(true);
+  expect(textOf(result as never)).toMatch(message);
+  expect(await rows()).toEqual(before);
+});
+
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(endpoint.mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+
+const rpcCases: [string, string, number, number][] = [
+  ['malformed JSON', '{"jsonrpc": "2.0", "method": ', 400, -32700],
+  ['not JSON-RPC', '{"hello": "world"}', 400, -32700],
+  ['an array of junk', '[1, 2, 3]', 400, -32700],
+];
+
+test.each(rpcCases)('%s gets a JSON-RPC error and writes nothing', async (_label, body, status, code) => {
+  const before = await rows();
+  const response = await post(body);
+  expect(response.status).toBe(status);
+  expect(((await response.json()) as { error: { code: number } }).error.code).toBe(code);
+  expect(await rows()).toEqual(before);
+});
+
+test('an unknown method is a JSON-RPC method-not-found error', async () => {
+  const response = await post('{"jsonrpc":"2.0","id":7,"method":"memories/dump","params":{}}');
+  const body = (await response.json()) as { id: number; error: { code: number } };
+  expect(body).toMatchObject({ id: 7, error: { code: -32601 } });
+});
+
+test('a tool call may arrive without initialize (stateless) and still works', async () => {
+  const response = await post(
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"survive bad input"}}}',
+  );
+  const body = (await response.json()) as { result: { structuredContent: { memories: unknown[] } } };
+  expect(body.result.structuredContent.memories).toHaveLength(1);
+});

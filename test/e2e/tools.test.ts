@@ -1,0 +1,69 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { call, connect, startTestEndpoint, type TestEndpoint, textOf } from '../support/endpoint.js';
+
+/** Every property name anywhere in a JSON schema. */
+function propertyNames(schema: unknown): string[] {
+  if (!schema || typeof schema !== 'object') return [];
+  const node = schema as { properties?: Record<string, unknown>; items?: unknown };
+  const own = Object.entries(node.properties ?? {}).flatMap(([name, child]) => [name, ...propertyNames(child)]);
+  return [...own, ...propertyNames(node.items)];
+}
+
+let endpoint: TestEndpoint;
+let client: Client;
+
+beforeAll(async () => {
+  endpoint = await startTestEndpoint();
+  client = await connect(endpoint.mcpUrl, (await endpoint.issueKey('alice')).token);
+});
+afterAll(async () => {
+  await client.close();
+  await endpoint.close();
+});
+
+test('tools/list returns exactly the four tools, none with an identity-like input', async () => {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(['curation_state', 'forget', 'recall', 'remember']);
+  const names = tools.flatMap((t) => propertyNames(t.inputSchema));
+  expect(names.length).toBeGreaterThan(5);
+  expect(names.filter((n) => /user|owner|tenant|account|region|principal|identity/i.test(n))).toEqual([]);
+});
+
+test('annotations tell the truth: curation_state read-only, recall not destructive, forget destructive', async () => {
+  const { tools } = await client.listTools();
+  const by = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+  expect(by.curation_state).toMatchObject({ readOnlyHint: true });
+  expect(by.recall).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+  expect(by.forget).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  expect(by.remember).toMatchObject({ readOnlyHint: false });
+  expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true);
+});
+
+test('every tool answers with structured content and a short text rendering', async () => {
+  const remembered = await call(client, 'remember', { content: 'Tea is served at four.', kind: 'fact' });
+  const recalled = await call(client, 'recall', { query: 'tea time' });
+  const state = await call(client, 'curation_state', {});
+  const forgotten = await call(client, 'forget', { ids: [remembered.structuredContent.id] });
+  for (const result of [remembered, recalled, state, forgotten]) {
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toBeDefined();
+    expect(textOf(result).length).toBeGreaterThan(0);
+    expect(textOf(result).length).toBeLessThan(2000);
+  }
+  expect(forgotten.structuredContent).toMatchObject({ count: 1 });
+});
+
+test('recall returns nearest first and marks the returned memories useful', async () => {
+  await call(client, 'remember', { content: 'The ferry leaves from pier seven.', kind: 'event' });
+  await call(client, 'remember', { content: 'Bread is baked on Mondays.', kind: 'event' });
+  const first = await call<{ memories: { content: string; recall_count: number; distance: number }[] }>(client, 'recall', {
+    query: 'which pier does the ferry leave from',
+    kinds: ['event'],
+    limit: 2,
+  });
+  const [nearest, next] = first.structuredContent.memories;
+  expect(nearest?.content).toBe('The ferry leaves from pier seven.');
+  expect(nearest?.distance).toBeLessThan(next?.distance ?? 0);
+  const again = await call<{ memories: { recall_count: number }[] }>(client, 'recall', { query: 'ferry pier', kinds: ['event'], limit: 1 });
+  expect(again.structuredContent.memories[0]?.recall_count).toBe(2);
+});

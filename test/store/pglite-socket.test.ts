@@ -1,0 +1,27 @@
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
+import { freshDatabase, truncateAll } from '../support/database.js';
+import { freePort } from '../support/ports.js';
+import { storeSuite } from './suite.js';
+
+/** The same suite over the `pg` driver, through PGlite served on a local socket. */
+storeSuite('PGlite over a socket, with pg', async () => {
+  const db = await freshDatabase();
+  const port = await freePort();
+  const server = new PGLiteSocketServer({ db: db.db, host: '127.0.0.1', port, maxConnections: 4 });
+  await server.start();
+  const sql = await PgSqlClient.connect({
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    maxConnections: 2,
+    statementTimeoutMs: 10_000,
+  });
+  return {
+    sql,
+    reset: () => truncateAll(db),
+    close: async () => {
+      await sql.close();
+      await server.stop();
+      await db.close();
+    },
+  };
+});

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { Source } from '../../lambda/memory/model.js';
+import type { InsertPlan, Scope } from '../../lambda/ports/memory-store.js';
+import { axis, lean } from '../support/vectors.js';
+
+/**
+ * The store conformance suite: every engine the store runs on must pass it unchanged
+ * (PGlite in-process, PGlite over a socket with `pg`, and any PostgreSQL-wire URL given).
+ */
+export interface StoreHarness {
+  readonly sql: SqlClient;
+  /** Empties every naaba table, keeping the schema. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const T0 = new Date('2026-03-01T00:00:00Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const source = (origin: string | null = null, when = T0): Source => ({ agent: 'agent-a', client: 'tests/1', origin, at: when });
+
+export function storeSuite(name: string, open: () => Promise<StoreHarness>): void {
+  describe(`store conformance: ${name}`, () => {
+    let harness: StoreHarness;
+    let counted: CountingSqlClient;
+    let store: SqlMemoryStore;
+    let keys: SqlKeyStore;
+    let alice: Scope;
+    let bob: Scope;
+
+    const plan = (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>): InsertPlan => ({
+      scope: alice,
+      id: randomUUID(),
+      kind: 'fact',
+      fingerprint: over.content,
+      pinned: false,
+      source: source(),
+      conflictsWith: undefined,
+      ceiling: 100,
+      pinLimit: 10,
+      sourcesKept: 3,
+      ...over,
+    });
+
+    const count = async (table: string) =>
+      (await harness.sql.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n ?? -1;
+
+    beforeAll(async () => {
+      harness = await open();
+      counted = new CountingSqlClient(harness.sql);
+      store = new SqlMemoryStore(counted);
+      keys = new SqlKeyStore(harness.sql);
+    });
+    afterAll(async () => harness.close());
+    beforeEach(async () => {
+      await harness.reset();
+      alice = { region: 'eu-central-1', userId: randomUUID() };
+      bob = { region: 'eu-central-1', userId: randomUUID() };
+      counted.roundTrips = 0;
+    });
+
+    test('api keys: stored by hash, found, revoked, listed', async () => {
+      const key = { keyId: randomUUID(), name: 'agent', userId: alice.userId, region: 'eu-central-1', createdAt: T0, revokedAt: null };
+      await keys.insert({ ...key, tokenSha256: 'ab'.repeat(32) });
+      expect(await keys.findByHash('ab'.repeat(32))).toEqual(key);
+      expect(await keys.findByHash('cd'.repeat(32))).toBeUndefined();
+      expect(await keys.userExists(alice.userId, 'eu-central-1')).toBe(true);
+      expect(await keys.userExists(alice.userId, 'us-east-1')).toBe(false);
+      expect(await keys.revoke(key.keyId, at(5))).toBe(true);
+      expect(await keys.revoke(randomUUID(), at(5))).toBe(false);
+      expect((await keys.list()).map((k) => k.revokedAt)).toEqual([at(5)]);
+    });
+
+    test('neighbours: the nearest of the same user and kind, and the exact restatement', async () => {
+      await store.insert(plan({ content: 'a', embedding: axis(0) }), T0);
+      await store.insert(plan({ content: 'b', embedding: axis(1) }), T0);
+      await store.insert(plan({ content: 'c', embedding: axis(2), kind: 'event' }), T0);
+      await store.insert(plan({ scope: bob, content: 'd', embedding: lean(1, 0, 0.01) }), T0);
+      counted.roundTrips = 0;
+      const near = await store.neighbours(alice, 'fact', lean(1, 0, 0.2), 'a');
+      expect(counted.roundTrips).toBe(1);
+      expect(near.nearest?.content).toBe('b');
+      expect(near.nearest?.distance).toBeCloseTo(1 - 1 / Math.hypot(1, 0.2), 5);
+      expect(near.exact).toBeDefined();
+      expect(await store.neighbours(bob, 'event', axis(2), 'x')).toEqual({ nearest: undefined, exact: undefined });
+    });
+
+    test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {
+      const old = await store.insert(plan({ content: 'old but recalled', embedding: axis(0) }), at(0));
+      await store.insert(plan({ content: 'newer never recalled', embedding: axis(1) }), at(10));
+      await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 1, candidates: 1, now: at(20) });
+      counted.roundTrips = 0;
+      const result = await store.insert(plan({ content: 'newest', embedding: axis(2), ceiling: 2 }), at(30));
+      expect(counted.roundTrips).toBe(1);
+      expect(result).toMatchObject({ status: 'inserted', evicted: 1 });
+      const left = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 10, candidates: 10, now: at(31) });
+      expect(left.map((m) => m.content).sort()).toEqual(['newest', 'old but recalled']);
+      expect(old.status).toBe('inserted');
+      const lines = await harness.sql.query<Record<string, unknown>>('SELECT * FROM journal');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ kind: 'fact', rule: 'ceiling', recall_count: 0 });
+      expect(Number(lines[0]?.age_s)).toBe(20);
+      expect(Object.keys(lines[0] ?? {}).sort()).toEqual(['age_s', 'at', 'id', 'kind', 'recall_count', 'region', 'rule', 'user_id']);
+    });
+
+    test('pinned memories are never evicted; a kind full of pins refuses the write', async () => {
+      await store.insert(plan({ content: 'pinned', embedding: axis(0), pinned: true }), at(0));
+      await store.insert(plan({ content: 'loose', embedding: axis(1) }), at(1));
+      expect(await store.insert(plan({ content: 'third', embedding: axis(2), ceiling: 2 }), at(2))).toMatchObject({ evicted: 1 });
+      const full = plan({ content: 'fourth', embedding: axis(3), ceiling: 1 });
+      expect(await store.insert(full, at(3))).toEqual({ status: 'kind_full' });
+      expect(await count('memories')).toBe(2);
+    });
+
+    test('the pin limit holds on insert and on merge, and nothing is written past it', async () => {
+      await store.insert(plan({ content: 'p1', embedding: axis(0), pinned: true, pinLimit: 1 }), T0);
+      expect(await store.insert(plan({ content: 'p2', embedding: axis(1), pinned: true, pinLimit: 1 }), T0)).toEqual({ status: 'pin_limit' });
+      const loose = await store.insert(plan({ content: 'l', embedding: axis(2) }), T0);
+      if (loose.status !== 'inserted') throw new Error('setup');
+      const merge = { scope: alice, targetId: loose.id, kind: 'fact', pin: true, source: source('x'), pinLimit: 1, sourcesKept: 3 };
+      expect(await store.merge(merge, at(1))).toEqual({ status: 'pin_limit' });
+      expect(await count('memories')).toBe(2);
+      expect(await count('journal')).toBe(0);
+    });
+
+    test('merge absorbs a restatement: count, bounded newest-first sources, usefulness, journal line', async () => {
+      const first = await store.insert(plan({ content: 'fact', embedding: axis(0), source: source('o0') }), T0);
+      if (first.status !== 'inserted') throw new Error('setup');
+      counted.roundTrips = 0;
+      for (let i = 1; i <= 4; i += 1) {
+        const merged = await store.merge(
+          { scope: alice, targetId: first.id, kind: 'fact', pin: i === 4, source: source(`o${i}`, at(i)), pinLimit: 10, sourcesKept: 3 },
+          at(i),
+        );
+        expect(merged).toEqual({ status: 'merged', id: first.id });
+      }
+      expect(counted.roundTrips).toBe(4);
+      const [m] = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 1, candidates: 1, now: at(9) });
+      expect(m).toMatchObject({ restatements: 5, pinned: true, source: { origin: 'o0' } });
+      expect(m?.restatedBy.map((s) => s.origin)).toEqual(['o4', 'o3', 'o2']);
+      expect(await count('journal')).toBe(4);
+      expect(await store.merge({ scope: bob, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 }, at(10))).toEqual({
+        status: 'gone',
+      });
+    });
+
+    test('an insert that races an equal fingerprint becomes a merge into it', async () => {
+      const first = await store.insert(plan({ content: 'same', embedding: axis(0) }), T0);
+      const second = await store.insert(plan({ content: 'same', embedding: axis(0), source: source('later') }), at(1));
+      expect(second).toEqual({ status: 'merged', id: first.status === 'inserted' ? first.id : '' });
+      expect(await count('memories')).toBe(1);
+    });
+
+    test('a conflict links both memories; recall shows the link on both; forgetting one removes it', async () => {
+      const a = await store.insert(plan({ content: 'morning', embedding: axis(0) }), T0);
+      if (a.status !== 'inserted') throw new Error('setup');
+      const b = await store.insert(plan({ content: 'evening', embedding: lean(0, 1, 0.3), conflictsWith: a.id }), at(1));
+      if (b.status !== 'inserted') throw new Error('setup');
+      const both = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 5, candidates: 5, now: at(2) });
+      expect(both.map((m) => [m.content, m.conflicts])).toEqual([
+        ['morning', [b.id]],
+        ['evening', [a.id]],
+      ]);
+      expect(await store.forgetIds(alice, [a.id])).toEqual([a.id]);
+      const left = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 5, candidates: 5, now: at(3) });
+      expect(left.map((m) => m.conflicts)).toEqual([[]]);
+    });
+
+    test('recall: nearest first, one round trip, marks what it returns useful, skips expired but never pinned', async () => {
+      await store.insert(plan({ content: 'fresh', embedding: lean(0, 1, 0.5), kind: 'session' }), at(100));
+      await store.insert(plan({ content: 'stale', embedding: axis(0), kind: 'session' }), at(0));
+      await store.insert(plan({ content: 'stale pinned', embedding: lean(0, 2, 0.1), kind: 'session', pinned: true }), at(0));
+      await store.insert(plan({ content: 'other kind', embedding: lean(0, 3, 0.2) }), at(0));
+      counted.roundTrips = 0;
+      const kinds = [{ kind: 'session', expiredBefore: at(50) }];
+      const found = await store.recall({ scope: alice, embedding: axis(0), kinds, limit: 2, candidates: 5, now: at(200) });
+      expect(counted.roundTrips).toBe(1);
+      expect(found.map((m) => m.content)).toEqual(['stale pinned', 'fresh']);
+      expect(found.every((m) => m.recallCount === 1 && m.lastUsefulAt.getTime() === at(200).getTime())).toBe(true);
+      expect(found[0]?.distance).toBeLessThan(found[1]?.distance ?? 0);
+      const all = await store.recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds: [...kinds, { kind: 'fact', expiredBefore: null }],
+        limit: 10,
+        candidates: 10,
+        now: at(201),
+      });
+      expect(all.map((m) => m.content)).toEqual(['stale pinned', 'other kind', 'fresh']);
+    });
+
+    test('forget by id deletes only the caller’s; forget all removes the caller’s journal lines too', async () => {
+      const mine = await store.insert(plan({ content: 'mine', embedding: axis(0), ceiling: 1 }), T0);
+      await store.insert(plan({ content: 'mine 2', embedding: axis(1), ceiling: 1 }), at(1));
+      const theirs = await store.insert(plan({ scope: bob, content: 'theirs', embedding: axis(0), ceiling: 1 }), T0);
+      await store.insert(plan({ scope: bob, content: 'theirs 2', embedding: axis(1), ceiling: 1 }), at(1));
+      if (mine.status !== 'inserted' || theirs.status !== 'inserted') throw new Error('setup');
+      counted.roundTrips = 0;
+      expect(await store.forgetIds(alice, [theirs.id, randomUUID()])).toEqual([]);
+      expect(counted.roundTrips).toBe(1);
+      expect(await count('journal')).toBe(2);
+      expect(await store.forgetAll(alice, undefined)).toEqual({ memories: 1, journalLines: 1 });
+      expect(await count('memories')).toBe(1);
+      expect(await count('journal')).toBe(1);
+    });
+
+    test('counts per kind leave out expired memories; pinned are counted', async () => {
+      await store.insert(plan({ content: 's1', embedding: axis(0), kind: 'session' }), at(0));
+      await store.insert(plan({ content: 's2', embedding: axis(1), kind: 'session', pinned: true }), at(0));
+      await store.insert(plan({ content: 'f1', embedding: axis(2) }), at(0));
+      await store.insert(plan({ scope: bob, content: 'f2', embedding: axis(2) }), at(0));
+      expect(await store.counts(alice, [{ kind: 'session', expiredBefore: at(10) }])).toEqual({ perKind: { session: 1, fact: 1 }, pinned: 1 });
+      expect(await store.counts(alice, [])).toEqual({ perKind: { session: 2, fact: 1 }, pinned: 1 });
+    });
+
+    test('journal pages newest first with an opaque cursor', async () => {
+      const first = await store.insert(plan({ content: 'x', embedding: axis(0) }), T0);
+      if (first.status !== 'inserted') throw new Error('setup');
+      for (let i = 1; i <= 5; i += 1) {
+        await store.merge({ scope: alice, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 }, at(i));
+      }
+      const page1 = await store.journal(alice, 2, undefined);
+      const page2 = await store.journal(alice, 2, page1.nextCursor);
+      const page3 = await store.journal(alice, 2, page2.nextCursor);
+      const times = [...page1.lines, ...page2.lines, ...page3.lines].map((l) => l.at.getTime());
+      expect(times).toEqual([5, 4, 3, 2, 1].map((s) => at(s).getTime()));
+      expect(page3.nextCursor).toBeUndefined();
+      expect((await store.journal(bob, 10, undefined)).lines).toEqual([]);
+    });
+
+    test('the sweeper deletes expired memories of its region in bounded batches, journaling each once', async () => {
+      for (let i = 0; i < 5; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(i));
+      await store.insert(plan({ content: 'pinned', embedding: axis(9), kind: 'session', pinned: true }), at(0));
+      await store.insert(plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), kind: 'session' }), at(0));
+      expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(2);
+      expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(1);
+      expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(0);
+      expect(await count('memories')).toBe(4);
+      const rules = await harness.sql.query<{ rule: string; n: number }>('SELECT rule, count(*)::int4 AS n FROM journal GROUP BY rule');
+      expect(rules).toEqual([{ rule: 'expiry', n: 3 }]);
+      expect(await store.trimJournal('eu-central-1', at(101), 2)).toBe(2);
+      expect(await store.trimJournal('eu-central-1', at(101), 2)).toBe(1);
+      expect(await count('journal')).toBe(0);
+    });
+
+    test('two sweepers at once delete and journal each expired memory once', async () => {
+      for (let i = 0; i < 6; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(0));
+      const runs = await Promise.all([1, 2].map(() => store.sweepExpired('eu-central-1', 'session', at(5), 10, at(10))));
+      expect(runs.reduce((a, b) => a + b, 0)).toBe(6);
+      expect(await count('journal')).toBe(6);
+    });
+  });
+}
