@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'naaba-cmd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('check shows what is in force and where it came from, connecting to nothing', async () => {
+  const result = await runCli(['check', '--port', '9100'], { NAABA_REGION: 'eu-central-1', NAABA_DATA_DIR: join(dir, 'never-created') });
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/NAABA_PORT\s+9100\s+\[flag\]/);
+  expect(result.stdout).toMatch(/NAABA_REGION\s+eu-central-1\s+\[env\]/);
+  expect(result.stdout).toMatch(/NAABA_EMBEDDER\s+local\s+\[default\]/);
+  expect(result.stdout).toContain('embedded PGlite');
+  expect(result.stdout).toContain('no problems found');
+});
+
+test('check names what is missing or wrong, and exits 1', async () => {
+  const result = await runCli(['check'], { NAABA_EMBEDDER: 'openai', NAABA_PORT: 'eighty' });
+  expect(result.code).toBe(1);
+  expect(result.stdout).toContain('NAABA_OPENAI_BASE_URL is required');
+  expect(result.stdout).toContain('NAABA_PORT="eighty"');
+});
+
+test('an invalid curation config stops start-up naming the bad field', async () => {
+  const file = join(dir, 'curation.json');
+  writeFileSync(file, JSON.stringify({ kinds: { fact: { ceiling: 0 }, session: { ceiling: 5, ttl: 'tomorrow' } } }));
+  const result = await runCli(['serve', '--config', file, '--data', join(dir, 'data')]);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain('kinds.fact.ceiling');
+  expect(result.stderr).toContain('kinds.session.ttl');
+});
+
+test('embed shows provider, dimension and norm', async () => {
+  const result = await runCli(['embed', 'Le siège est à Ouagadougou.']);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/provider\s+local-lexical-v1\/256/);
+  expect(result.stdout).toMatch(/dimension\s+256/);
+  expect(result.stdout).toMatch(/norm\s+1\.000000/);
+});
+
+test('migrate creates the schema once, then reports it up to date', async () => {
+  const data = ['--data', join(dir, 'migrated')];
+  const first = await runCli(['migrate', ...data]);
+  const second = await runCli(['migrate', ...data]);
+  expect(first.code).toBe(0);
+  expect(second.stdout).toContain('schema is up to date');
+});
+
+test('an unknown command or option is a usage error', async () => {
+  expect(await runCli(['frobnicate'])).toMatchObject({ code: 2 });
+  expect((await runCli(['serve', '--colour', 'red'])).stderr).toContain('unknown option --colour');
+});
