@@ -1,8 +1,13 @@
+import { isExplaining } from '../../lambda/adapters/judge-protocol.js';
 import { Container } from '../../lambda/composition.js';
 import { describeConfig, environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import { makeEmbedder, makeJudge } from '../../lambda/providers.js';
 
-/** `naaba check`: the configuration in force, where each value came from, and what is missing. Connects to nothing. */
-export function check(flags: Record<string, string>): boolean {
+/**
+ * `naaba check`: the configuration in force, where each value came from, and what is missing.
+ * Connects to nothing, unless `probe` asks for one real call to each configured provider.
+ */
+export async function check(flags: Record<string, string>, options: { probe?: boolean } = {}): Promise<boolean> {
   const { config, report, problems } = describeConfig(environment(), flags);
   console.log('settings (flag > environment > default):');
   for (const r of report) console.log(`  ${r.name.padEnd(32)} ${r.value}  [${r.origin}]`);
@@ -15,7 +20,7 @@ export function check(flags: Record<string, string>): boolean {
   console.log(`  judge      ${describeJudge(config)}`);
   console.log(
     `  curation   ${config.rulesSource}: ${Object.entries(config.rules.kinds)
-      .map(([k, r]) => `${k} ${r.ceiling}${r.ttlSeconds ? ` ttl ${r.ttlSeconds}s` : ''}`)
+      .map(([k, r]) => `${k} ${r.ceiling}${r.ttlSeconds ? ` ttl ${r.ttlSeconds}s` : ''}${r.dedup === false ? ' no-dedup' : ''}`)
       .join(', ')}; pins ${config.rules.pinLimit}`,
   );
   console.log(`  region     ${config.region}`);
@@ -25,23 +30,76 @@ export function check(flags: Record<string, string>): boolean {
     return false;
   }
   console.log('\nno problems found');
-  return true;
+  return options.probe ? probe(config) : true;
 }
+
+/** Fixed, content-free probe texts: a probe never sends anything a user wrote. */
+const PROBE = { stored: 'The probe says the sky is blue.', incoming: 'The probe says the sky is green.' } as const;
+
+/** The error's message, then the provider's own words if it gave any (already redacted by the adapter). */
+function failureText(error: unknown): string {
+  const lines = [error instanceof Error ? error.message : String(error)];
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const detail = (e as { detail?: unknown }).detail;
+    if (typeof detail === 'string' && detail !== '') {
+      lines.push(`provider said: ${detail}`);
+      break;
+    }
+  }
+  return lines.join('\n             ');
+}
+
+async function timed(label: string, call: () => Promise<string>): Promise<boolean> {
+  const started = performance.now();
+  try {
+    const what = await call();
+    console.log(`  ${label.padEnd(10)} ok in ${Math.round(performance.now() - started)} ms (${what})`);
+    return true;
+  } catch (error) {
+    console.log(`  ${label.padEnd(10)} FAILED after ${Math.round(performance.now() - started)} ms: ${failureText(error)}`);
+    return false;
+  }
+}
+
+/** `naaba check --probe`: one real call to the embedder and one to the judge, with latency or the reason it failed. */
+async function probe(config: RuntimeConfig): Promise<boolean> {
+  console.log('\nprobe (one real call to each provider):');
+  const embedder = makeEmbedder(config);
+  const judge = makeJudge(config);
+  const embedded = await timed('embedder', async () => {
+    const vector = await embedder.embed(PROBE.stored);
+    if (vector.length !== embedder.dimensions)
+      throw new Error(`got ${vector.length} dimensions, configured ${embedder.dimensions}`);
+    return `${vector.length} dimensions from ${embedder.name}`;
+  });
+  const judged = await timed('judge', async () => {
+    const verdict = isExplaining(judge)
+      ? await judge.verdict(PROBE.stored, PROBE.incoming)
+      : await judge.compare(PROBE.stored, PROBE.incoming);
+    if (verdict === 'unavailable') throw new Error('the judge was unavailable');
+    return `verdict "${verdict}" from ${judge.name}`;
+  });
+  return embedded && judged;
+}
+
+/** How a remote call is bounded, as `naaba check` shows it. */
+const bounds = (p: { timeoutMs: number; retry: { maxAttempts: number; budgetMs: number } }) =>
+  `; ${p.timeoutMs} ms per attempt, up to ${p.retry.maxAttempts} attempts within ${p.retry.budgetMs} ms`;
 
 function describeEmbedder(config: RuntimeConfig): string {
   const e = config.embedder;
   if (e.provider === 'local') return `local lexical embedder, ${e.dimensions} dimensions (offline)`;
   if (e.provider === 'bedrock')
-    return `Bedrock ${e.modelId} in ${e.bedrock.region}, ${e.dimensions} dimensions${e.bedrock.endpoint ? ` via ${e.bedrock.endpoint}` : ''}`;
-  return `OpenAI-compatible ${e.model} at ${e.openai.baseUrl}, ${e.dimensions} dimensions`;
+    return `Bedrock ${e.modelId} in ${e.bedrock.region}, ${e.dimensions} dimensions${e.bedrock.endpoint ? ` via ${e.bedrock.endpoint}` : ''}${bounds(e)}`;
+  return `OpenAI-compatible ${e.model} at ${e.openai.baseUrl}, ${e.dimensions} dimensions${bounds(e)}`;
 }
 
 function describeJudge(config: RuntimeConfig): string {
   const j = config.judge;
   if (j.provider === 'local') return 'local exact-restatement rule only (never merges anything else)';
   if (j.provider === 'bedrock')
-    return `Bedrock ${j.modelId} in ${j.bedrock.region}${j.bedrock.endpoint ? ` via ${j.bedrock.endpoint}` : ''}`;
-  return `OpenAI-compatible ${j.model} at ${j.openai.baseUrl}`;
+    return `Bedrock ${j.modelId} in ${j.bedrock.region}${j.bedrock.endpoint ? ` via ${j.bedrock.endpoint}` : ''}${bounds(j)}`;
+  return `OpenAI-compatible ${j.model} at ${j.openai.baseUrl}${bounds(j)}`;
 }
 
 /** `naaba embed "text"`: what the configured embedder makes of a text. */

@@ -12,6 +12,7 @@ const duration = z.string().refine((s) => parseDuration(s) !== undefined, {
 const kindSchema = z.strictObject({
   ceiling: z.number().int().min(1).max(100_000),
   ttl: duration.nullable().optional(),
+  dedup: z.boolean().optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -56,7 +57,11 @@ export function parseCuration(text: string, label: string): CurationRules {
     ? Object.fromEntries(
         Object.entries(file.kinds).map(([kind, rule]) => [
           kind,
-          { ceiling: rule.ceiling, ttlSeconds: rule.ttl ? (parseDuration(rule.ttl) ?? null) : null },
+          {
+            ceiling: rule.ceiling,
+            ttlSeconds: rule.ttl ? (parseDuration(rule.ttl) ?? null) : null,
+            ...(rule.dedup === false ? { dedup: false } : {}),
+          },
         ]),
       )
     : DEFAULT_RULES.kinds;

@@ -31,6 +31,8 @@ export interface KindRule {
   readonly ceiling: number;
   /** Seconds after last usefulness at which a memory of this kind expires; null never. */
   readonly ttlSeconds: number | null;
+  /** False turns duplicate merging off for the kind (append-only, e.g. for raw event logs); default true. */
+  readonly dedup?: boolean;
 }
 
 /** The curation rules in force: the readable policy of what is kept and what is dropped. */

@@ -7,7 +7,7 @@ import { fingerprint } from './canonical.js';
 import { EmbedderError, EmbeddingDimensionError, InvalidInputError, KindFullError, PinLimitError } from './errors.js';
 import { JudgeHealth } from './judge-health.js';
 import { checkText, LIMITS } from './limits.js';
-import type { ClientInfo, CurationRules, JudgeOutcome, Principal, RecalledMemory, Source } from './model.js';
+import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type { CurationState, ForgetInput, ForgetResult, RecallInput, RememberInput, RememberResult } from './service-types.js';
 
@@ -24,6 +24,23 @@ export interface MemoryServiceDeps {
 const REMEMBER_ATTEMPTS = 3;
 
 const scopeOf = (p: Principal): Scope => ({ region: p.region, userId: p.userId });
+
+/** A remember call, checked and embedded, ready to be written. */
+interface Draft {
+  readonly scope: Scope;
+  readonly input: RememberInput;
+  readonly rule: KindRule;
+  readonly embedding: number[];
+  readonly source: Source;
+  readonly fingerprint: string;
+}
+
+/** What the duplicate check decided: merge into `target`, link to `conflictsWith`, or store. */
+interface Decision {
+  readonly verdict: JudgeOutcome | 'exact' | 'not_asked';
+  readonly target?: string;
+  readonly conflictsWith?: string;
+}
 const clientLabel = (c: ClientInfo) => `${c.name}/${c.version}`;
 
 /**
@@ -44,82 +61,90 @@ export class MemoryService {
   }
 
   async remember(principal: Principal, client: ClientInfo, input: RememberInput): Promise<RememberResult> {
+    const draft = await this.draft(principal, client, input);
+    for (let attempt = 1; attempt <= REMEMBER_ATTEMPTS; attempt += 1) {
+      const decision = draft.rule.dedup === false ? { verdict: 'not_asked' as const } : await this.decide(draft);
+      const result = decision.target
+        ? await this.mergeInto(draft, decision.target, decision.verdict)
+        : await this.insert(draft, decision);
+      if (result) return result;
+    }
+    throw new InvalidInputError('the memory to merge into kept disappearing; retry the call', { retryable: true });
+  }
+
+  /** Checks the input and prepares everything a write needs; embeds once, before any database call. */
+  private async draft(principal: Principal, client: ClientInfo, input: RememberInput): Promise<Draft> {
     checkText('content', input.content, LIMITS.contentBytes);
     const rule = kindRule(this.deps.rules, input.kind);
     const origin = input.origin?.trim() ? input.origin.trim() : null;
     if (origin !== null) checkText('origin', origin, LIMITS.originChars);
     const embedding = await this.embed(input.content);
-    const print = fingerprint(input.content);
-    const scope = scopeOf(principal);
-    const pinned = input.pinned ?? false;
     const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
+    return { scope: scopeOf(principal), input, rule, embedding, source, fingerprint: fingerprint(input.content) };
+  }
 
-    let verdict: JudgeOutcome | 'exact' | 'not_asked' = 'not_asked';
-    for (let attempt = 1; attempt <= REMEMBER_ATTEMPTS; attempt += 1) {
-      const near = await this.deps.store.neighbours(scope, input.kind, embedding, print);
-      let target = near.exact?.id;
-      let conflictsWith: string | undefined;
-      if (target) verdict = 'exact';
-      else if (near.nearest) {
-        verdict = await this.ask(near.nearest.content, input.content);
-        if (verdict === 'same') target = near.nearest.id;
-        if (verdict === 'contradicts') conflictsWith = near.nearest.id;
-      }
-      const now = this.deps.clock.now();
-      if (target) {
-        const merged = await this.deps.store.merge(
-          {
-            scope,
-            targetId: target,
-            kind: input.kind,
-            pin: pinned,
-            source,
-            pinLimit: this.deps.rules.pinLimit,
-            sourcesKept: LIMITS.sourcesKept,
-          },
-          now,
-        );
-        if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
-        if (merged.status === 'gone') continue;
-        return { id: merged.id, kind: input.kind, outcome: 'merged', mergedInto: merged.id, evicted: 0, judge: verdict };
-      }
-      const id = this.newId();
-      const inserted = await this.deps.store.insert(
-        {
-          scope,
-          id,
-          kind: input.kind,
-          content: input.content,
-          fingerprint: print,
-          embedding,
-          pinned,
-          source,
-          conflictsWith,
-          ceiling: rule.ceiling,
-          pinLimit: this.deps.rules.pinLimit,
-          sourcesKept: LIMITS.sourcesKept,
-        },
-        now,
-      );
-      switch (inserted.status) {
-        case 'pin_limit':
-          throw new PinLimitError(this.deps.rules.pinLimit);
-        case 'kind_full':
-          throw new KindFullError(input.kind, rule.ceiling);
-        case 'merged':
-          return { id: inserted.id, kind: input.kind, outcome: 'merged', mergedInto: inserted.id, evicted: 0, judge: 'exact' };
-        case 'inserted':
-          return {
-            id,
-            kind: input.kind,
-            outcome: conflictsWith ? 'conflict' : 'stored',
-            conflictsWith,
-            evicted: inserted.evicted,
-            judge: verdict,
-          };
+  /** The duplicate check: an exact restatement merges without a judge; otherwise the judge decides about the nearest. */
+  private async decide(draft: Draft): Promise<Decision> {
+    const near = await this.deps.store.neighbours(draft.scope, draft.input.kind, draft.embedding, draft.fingerprint);
+    if (near.exact) return { verdict: 'exact', target: near.exact.id };
+    if (!near.nearest) return { verdict: 'not_asked' };
+    const verdict = await this.ask(near.nearest.content, draft.input.content);
+    if (verdict === 'same') return { verdict, target: near.nearest.id };
+    return verdict === 'contradicts' ? { verdict, conflictsWith: near.nearest.id } : { verdict };
+  }
+
+  /** Resolves undefined when the target vanished since it was read, so the caller decides again. */
+  private async mergeInto(draft: Draft, target: string, verdict: Decision['verdict']): Promise<RememberResult | undefined> {
+    const merged = await this.deps.store.merge(
+      {
+        scope: draft.scope,
+        targetId: target,
+        kind: draft.input.kind,
+        pin: draft.input.pinned ?? false,
+        source: draft.source,
+        pinLimit: this.deps.rules.pinLimit,
+        sourcesKept: LIMITS.sourcesKept,
+      },
+      this.deps.clock.now(),
+    );
+    if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
+    if (merged.status === 'gone') return undefined;
+    return { id: merged.id, kind: draft.input.kind, outcome: 'merged', mergedInto: merged.id, evicted: 0, judge: verdict };
+  }
+
+  private async insert(draft: Draft, decision: Decision): Promise<RememberResult> {
+    const id = this.newId();
+    const inserted = await this.deps.store.insert(
+      {
+        scope: draft.scope,
+        id,
+        kind: draft.input.kind,
+        content: draft.input.content,
+        // Without dedup every memory is its own: a fingerprint no other row can share.
+        fingerprint: draft.rule.dedup === false ? `${draft.fingerprint}#${id}` : draft.fingerprint,
+        embedding: draft.embedding,
+        pinned: draft.input.pinned ?? false,
+        source: draft.source,
+        conflictsWith: decision.conflictsWith,
+        ceiling: draft.rule.ceiling,
+        pinLimit: this.deps.rules.pinLimit,
+        sourcesKept: LIMITS.sourcesKept,
+      },
+      this.deps.clock.now(),
+    );
+    const kind = draft.input.kind;
+    switch (inserted.status) {
+      case 'pin_limit':
+        throw new PinLimitError(this.deps.rules.pinLimit);
+      case 'kind_full':
+        throw new KindFullError(kind, draft.rule.ceiling);
+      case 'merged':
+        return { id: inserted.id, kind, outcome: 'merged', mergedInto: inserted.id, evicted: 0, judge: 'exact' };
+      case 'inserted': {
+        const outcome = decision.conflictsWith ? 'conflict' : 'stored';
+        return { id, kind, outcome, conflictsWith: decision.conflictsWith, evicted: inserted.evicted, judge: decision.verdict };
       }
     }
-    throw new InvalidInputError('the memory to merge into kept disappearing; retry the call', { retryable: true });
   }
 
   async recall(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {

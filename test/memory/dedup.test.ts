@@ -16,9 +16,18 @@ test('same: the existing memory absorbs the restatement, and the reply names it'
   const judge = new ScriptedJudge(() => 'same');
   const { service, clock } = serviceOver(db, { judge });
   const me = principal();
-  const first = await service.remember(me, CLIENT, { content: 'Amina prefers tea to coffee.', kind: 'preference', origin: 'chat 1' });
+  const first = await service.remember(me, CLIENT, {
+    content: 'Amina prefers tea to coffee.',
+    kind: 'preference',
+    origin: 'chat 1',
+  });
   clock.advance(3600);
-  const second = await service.remember(me, CLIENT, { content: 'Amina likes tea better than coffee.', kind: 'preference', origin: 'chat 2', pinned: true });
+  const second = await service.remember(me, CLIENT, {
+    content: 'Amina likes tea better than coffee.',
+    kind: 'preference',
+    origin: 'chat 2',
+    pinned: true,
+  });
   expect(second).toMatchObject({ outcome: 'merged', mergedInto: first.id, judge: 'same' });
   expect(judge.calls).toEqual([['Amina prefers tea to coffee.', 'Amina likes tea better than coffee.']]);
   const [m] = await service.recall(me, { query: 'tea or coffee', kinds: ['preference'] });

@@ -1,6 +1,7 @@
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { KindFullError, PinLimitError, UnknownKindError } from '../../lambda/memory/errors.js';
 import { freshDatabase, truncateAll } from '../support/database.js';
+import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
 
 let db: PgliteSqlClient;
@@ -12,7 +13,8 @@ afterAll(async () => db.close());
 
 const contents = async () =>
   (await db.query<{ content: string }>('SELECT content FROM memories ORDER BY content')).map((r) => r.content);
-const journal = async () => db.query<{ rule: string; kind: string; age_s: string; recall_count: number }>('SELECT * FROM journal ORDER BY at');
+const journal = async () =>
+  db.query<{ rule: string; kind: string; age_s: string; recall_count: number }>('SELECT * FROM journal ORDER BY at');
 
 test('an unknown kind is rejected with the list of valid kinds', async () => {
   const { service } = serviceOver(db);
@@ -54,7 +56,9 @@ test('pins are capped per user: past the cap, a clear error and nothing written'
   await service.remember(me, CLIENT, { content: 'pin two', kind: 'event', pinned: true });
   const loose = await service.remember(me, CLIENT, { content: 'loose', kind: 'fact' });
   await expect(service.remember(me, CLIENT, { content: 'pin three', kind: 'fact', pinned: true })).rejects.toThrow(PinLimitError);
-  await expect(service.remember(me, CLIENT, { content: 'loose', kind: 'fact', pinned: true })).rejects.toThrow('pin limit reached');
+  await expect(service.remember(me, CLIENT, { content: 'loose', kind: 'fact', pinned: true })).rejects.toThrow(
+    'pin limit reached',
+  );
   expect(await contents()).toEqual(['loose', 'pin one', 'pin two']);
   expect((await service.curationState(me, {})).counts.pinned).toBe(2);
   expect(loose.outcome).toBe('stored');
@@ -118,7 +122,9 @@ test('forget leaves no journal line; forgetting everything also removes the call
 });
 
 test('curation_state reports the rules in force, counts per kind and pinned, and the journal newest first with paging', async () => {
-  const { service, clock } = serviceOver(db, { rules: { kinds: { note: { ceiling: 1, ttlSeconds: null }, session: { ceiling: 5, ttlSeconds: 60 } } } });
+  const { service, clock } = serviceOver(db, {
+    rules: { kinds: { note: { ceiling: 1, ttlSeconds: null }, session: { ceiling: 5, ttlSeconds: 60 } } },
+  });
   const me = principal();
   for (let i = 0; i < 4; i += 1) {
     await service.remember(me, CLIENT, { content: `note ${i}`, kind: 'note' });
@@ -128,8 +134,25 @@ test('curation_state reports the rules in force, counts per kind and pinned, and
   const page1 = await service.curationState(me, { pageSize: 2 });
   expect(page1.rules.kinds).toEqual({ note: { ceiling: 1, ttlSeconds: null }, session: { ceiling: 5, ttlSeconds: 60 } });
   expect(page1.counts).toEqual({ perKind: { note: 1, session: 1 }, pinned: 1 });
-  expect(page1.journal.lines.map((l) => l.at.getTime())).toEqual([30, 20].map((s) => Date.parse('2026-01-01T00:00:00Z') + s * 1000));
-  const page2 = await service.curationState(me, { pageSize: 2, ...(page1.journal.nextCursor ? { cursor: page1.journal.nextCursor } : {}) });
+  expect(page1.journal.lines.map((l) => l.at.getTime())).toEqual(
+    [30, 20].map((s) => Date.parse('2026-01-01T00:00:00Z') + s * 1000),
+  );
+  const page2 = await service.curationState(me, {
+    pageSize: 2,
+    ...(page1.journal.nextCursor ? { cursor: page1.journal.nextCursor } : {}),
+  });
   expect(page2.journal.lines.map((l) => l.rule)).toEqual(['ceiling']);
   expect(page2.journal.nextCursor).toBeUndefined();
+});
+
+test('a kind with dedup off is append-only: restatements are stored and the judge is never asked', async () => {
+  const judge = new ScriptedJudge(() => 'same');
+  const { service } = serviceOver(db, { judge, rules: { kinds: { log: { ceiling: 10, ttlSeconds: null, dedup: false } } } });
+  const me = principal();
+  const outcomes = [];
+  for (const content of ['Door opened.', 'door opened', 'Door opened.'])
+    outcomes.push((await service.remember(me, CLIENT, { content, kind: 'log' })).outcome);
+  expect(outcomes).toEqual(['stored', 'stored', 'stored']);
+  expect(judge.calls).toEqual([]);
+  expect(await contents()).toEqual(['Door opened.', 'Door opened.', 'door opened']);
 });

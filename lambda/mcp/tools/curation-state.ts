@@ -7,7 +7,7 @@ import { guarded, success } from '../tool-result.js';
 
 const outputSchema = {
   rules: z.object({
-    kinds: z.record(z.string(), z.object({ ceiling: z.number().int(), ttl_s: z.number().int().nullable() })),
+    kinds: z.record(z.string(), z.object({ ceiling: z.number().int(), ttl_s: z.number().int().nullable(), dedup: z.boolean() })),
     pin_limit: z.number().int(),
     journal_retention_s: z.number().int(),
     judge: z.object({ provider: z.string(), last_call_ok: z.boolean().nullable(), last_call_at: z.string().nullable() }),
@@ -22,7 +22,10 @@ function structured(state: CurationState) {
   return {
     rules: {
       kinds: Object.fromEntries(
-        Object.entries(state.rules.kinds).map(([kind, rule]) => [kind, { ceiling: rule.ceiling, ttl_s: rule.ttlSeconds }]),
+        Object.entries(state.rules.kinds).map(([kind, rule]) => [
+          kind,
+          { ceiling: rule.ceiling, ttl_s: rule.ttlSeconds, dedup: rule.dedup !== false },
+        ]),
       ),
       pin_limit: state.rules.pinLimit,
       journal_retention_s: state.rules.journalRetentionSeconds,
