@@ -52,3 +52,17 @@ test('an unknown command or option is a usage error', async () => {
   expect(await runCli(['frobnicate'])).toMatchObject({ code: 2 });
   expect((await runCli(['serve', '--colour', 'red'])).stderr).toContain('unknown option --colour');
 });
+
+test('sweep reports what it expired and trimmed', async () => {
+  const result = await runCli(['sweep', '--data', join(dir, 'swept')]);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/sweep of region local: expired session 0; journal lines trimmed 0/);
+});
+
+test('serve refuses an embedder whose dimension differs from the data folder’s schema', async () => {
+  const data = join(dir, 'dims');
+  expect((await runCli(['migrate', '--data', data])).code).toBe(0);
+  const result = await runCli(['serve', '--data', data, '--port', '0'], { NAABA_EMBEDDING_DIMENSIONS: '128' });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain('embedding dimension mismatch between the schema and embedder local-lexical-v1/128: expected 256, got 128');
+});

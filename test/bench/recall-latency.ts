@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
+import { fingerprint } from '../../lambda/memory/canonical.js';
+import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
+import { MemoryService } from '../../lambda/memory/service.js';
+import { systemClock } from '../../lambda/ports/clock.js';
+import { ScriptedJudge } from '../support/judges.js';
+import { CLIENT } from '../support/memory.js';
+
+/**
+ * `npm run bench:recall [-- --per-user 500 --small 100 --large 1000 --queries 300]`: local recall
+ * latency (embedding + the one SQL statement) for the same users, first with `small` users in the
+ * database, then after growing it to `large` users of equal size. Search cost must not grow with
+ * other users' data: the figure that matters is the ratio of the two.
+ */
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const PER_USER = arg('per-user', 500);
+const SMALL = arg('small', 100);
+const LARGE = arg('large', 1000);
+const QUERIES = arg('queries', 300);
+const BATCH = 500;
+
+const TOPICS = ['river', 'market', 'school', 'harvest', 'clinic', 'bus', 'rain', 'music', 'tea', 'bread', 'bank', 'phone'];
+const PLACES = ['Ouagadougou', 'Koudougou', 'Banfora', 'Kaya', 'Dori', 'Fada', 'Gaoua', 'Tenkodogo'];
+const sentence = (u: number, i: number) =>
+  `User ${u} note ${i}: the ${TOPICS[i % TOPICS.length]} in ${PLACES[(u + i) % PLACES.length]} matters on day ${(i * 7) % 31}.`;
+
+const embedder = new LocalEmbedder(256);
+
+async function seedUsers(db: PgliteSqlClient, users: string[], offset: number): Promise<void> {
+  const rows: unknown[][] = [];
+  const flush = async () => {
+    if (rows.length === 0) return;
+    const columns = [0, 1, 2, 3].map((c) => rows.map((r) => r[c]));
+    await db.query(
+      `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, agent, client)
+       SELECT gen_random_uuid(), 'local', u, 'fact', c, f, e::vector, now(), now(), 'bench', 'bench/1'
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(u, c, f, e)`,
+      columns,
+    );
+    rows.length = 0;
+  };
+  for (const [n, user] of users.entries()) {
+    for (let i = 0; i < PER_USER; i += 1) {
+      const content = sentence(offset + n, i);
+      rows.push([user, content, fingerprint(content), toVectorLiteral(await embedder.embed(content))]);
+      if (rows.length >= BATCH) await flush();
+    }
+    if ((n + 1) % 50 === 0) process.stderr.write(`  seeded ${offset + n + 1} users (${(offset + n + 1) * PER_USER} memories)\n`);
+  }
+  await flush();
+  await db.exec('ANALYZE memories');
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+async function measure(service: MemoryService, users: string[]): Promise<{ p50: number; p95: number }> {
+  const times: number[] = [];
+  for (let q = 0; q < QUERIES + 20; q += 1) {
+    const u = q % users.length;
+    const principal = { userId: users[u] ?? '', region: 'local', agent: 'bench', keyId: 'bench' };
+    const started = performance.now();
+    await service.recall(principal, { query: `${TOPICS[q % TOPICS.length]} in ${PLACES[q % PLACES.length]}`, limit: 10 });
+    if (q >= 20) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'naaba-bench-'));
+const db = await PgliteSqlClient.open(dir);
+await migrate(db, { embeddingDimensions: 256 });
+const service = new MemoryService({
+  store: new SqlMemoryStore(db),
+  embedder,
+  judge: new ScriptedJudge(() => 'different'),
+  clock: systemClock,
+  rules: DEFAULT_RULES,
+});
+void CLIENT;
+const probeUsers = Array.from({ length: SMALL }, () => randomUUID());
+console.error(`seeding ${SMALL} users x ${PER_USER} memories`);
+await seedUsers(db, probeUsers, 0);
+const small = await measure(service, probeUsers);
+console.error(`seeding ${LARGE - SMALL} more users`);
+await seedUsers(
+  db,
+  Array.from({ length: LARGE - SMALL }, () => randomUUID()),
+  SMALL,
+);
+const large = await measure(service, probeUsers);
+await db.close();
+rmSync(dir, { recursive: true, force: true });
+
+console.log(`| users x memories | recall p50 (ms) | recall p95 (ms) |\n| --- | --- | --- |`);
+console.log(`| ${SMALL} x ${PER_USER} | ${small.p50.toFixed(2)} | ${small.p95.toFixed(2)} |`);
+console.log(`| ${LARGE} x ${PER_USER} | ${large.p50.toFixed(2)} | ${large.p95.toFixed(2)} |`);
+console.log(`ratio ${LARGE}/${SMALL} users: p50 ${(large.p50 / small.p50).toFixed(2)}, p95 ${(large.p95 / small.p95).toFixed(2)} (target: within 20 %)`);

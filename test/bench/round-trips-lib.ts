@@ -1,0 +1,56 @@
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { JudgeOutcome } from '../../lambda/memory/model.js';
+import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
+import { MemoryService } from '../../lambda/memory/service.js';
+import { ManualClock } from '../support/clock.js';
+import { ScriptedJudge } from '../support/judges.js';
+import { CLIENT, principal } from '../support/memory.js';
+
+export interface RoundTripRow {
+  readonly call: string;
+  readonly roundTrips: number;
+  readonly budget: number;
+}
+
+/**
+ * SQL round trips of each tool call path, counted at the driver (every `SqlClient.query` is one
+ * round trip). Deterministic: the same on every run and every machine.
+ */
+export async function measureRoundTrips(sql: SqlClient): Promise<RoundTripRow[]> {
+  const counted = new CountingSqlClient(sql);
+  let verdict: JudgeOutcome = 'different';
+  const rules = { ...DEFAULT_RULES, kinds: { ...DEFAULT_RULES.kinds, note: { ceiling: 2, ttlSeconds: null } } };
+  const service = new MemoryService({
+    store: new SqlMemoryStore(counted),
+    embedder: new LocalEmbedder(256),
+    judge: new ScriptedJudge(() => verdict),
+    clock: new ManualClock(),
+    rules,
+  });
+  const me = principal();
+  const rows: RoundTripRow[] = [];
+  const measure = async (call: string, budget: number, run: () => Promise<unknown>) => {
+    counted.roundTrips = 0;
+    await run();
+    rows.push({ call, roundTrips: counted.roundTrips, budget });
+  };
+  await measure('remember: first memory of its kind', 3, () => service.remember(me, CLIENT, { content: 'Tea at four.', kind: 'fact' }));
+  await measure('remember: new, judged different (common path)', 3, () => service.remember(me, CLIENT, { content: 'Lunch at one.', kind: 'fact' }));
+  await measure('remember: exact restatement, merged', 3, () => service.remember(me, CLIENT, { content: 'tea at FOUR', kind: 'fact' }));
+  verdict = 'same';
+  await measure('remember: judged the same, merged', 3, () => service.remember(me, CLIENT, { content: 'Tea is at 4pm.', kind: 'fact' }));
+  verdict = 'contradicts';
+  await measure('remember: judged a contradiction, linked', 3, () => service.remember(me, CLIENT, { content: 'Tea at five.', kind: 'fact' }));
+  verdict = 'different';
+  await service.remember(me, CLIENT, { content: 'Note one.', kind: 'note' });
+  await service.remember(me, CLIENT, { content: 'Note two.', kind: 'note' });
+  await measure('remember: at the ceiling, evicts (eviction path)', 3, () => service.remember(me, CLIENT, { content: 'Note three.', kind: 'note' }));
+  const [first] = await service.recall(me, { query: 'tea', limit: 1 });
+  await measure('recall', 1, () => service.recall(me, { query: 'what time is tea', limit: 10 }));
+  await measure('forget: by ids', 1, () => service.forget(me, { ids: [first?.id ?? ''] }));
+  await measure('curation_state', 2, () => service.curationState(me, {}));
+  await measure('forget: all', 1, () => service.forget(me, { all: true }));
+  return rows;
+}

@@ -1,0 +1,15 @@
+import { measureRoundTrips } from '../bench/round-trips-lib.js';
+import { freshDatabase } from '../support/database.js';
+
+test('every tool call stays within its SQL round-trip budget (recall 1, remember ≤ 3, forget 1)', async () => {
+  const db = await freshDatabase();
+  const rows = await measureRoundTrips(db);
+  await db.close();
+  expect(rows.length).toBe(10);
+  for (const row of rows)
+    expect({ call: row.call, within: row.roundTrips <= row.budget && row.roundTrips > 0 }).toEqual({
+      call: row.call,
+      within: true,
+    });
+  expect(rows.find((r) => r.call === 'recall')?.roundTrips).toBe(1);
+});
