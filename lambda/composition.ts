@@ -83,7 +83,7 @@ export class Container {
   }
 
   embedder(): Promise<Embedder> {
-    return this.once('embedder', async () => this.supplied.embedder ?? makeEmbedder(this.config));
+    return this.once('embedder', async () => this.supplied.embedder ?? (await makeEmbedder(this.config)));
   }
 
   /** The memory service, after checking the embedder's dimension against the schema's. */
@@ -97,7 +97,7 @@ export class Container {
       return new MemoryService({
         store: new SqlMemoryStore(sql),
         embedder,
-        judge: this.supplied.judge ?? makeJudge(this.config),
+        judge: this.supplied.judge ?? (await makeJudge(this.config)),
         clock: this.clock,
         rules: this.config.rules,
       });

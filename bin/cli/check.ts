@@ -64,8 +64,8 @@ async function timed(label: string, call: () => Promise<string>): Promise<boolea
 /** `naaba check --probe`: one real call to the embedder and one to the judge, with latency or the reason it failed. */
 async function probe(config: RuntimeConfig): Promise<boolean> {
   console.log('\nprobe (one real call to each provider):');
-  const embedder = makeEmbedder(config);
-  const judge = makeJudge(config);
+  const embedder = await makeEmbedder(config);
+  const judge = await makeJudge(config);
   const embedded = await timed('embedder', async () => {
     const vector = await embedder.embed(PROBE.stored);
     if (vector.length !== embedder.dimensions)

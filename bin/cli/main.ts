@@ -17,7 +17,7 @@ usage:
   naaba issue-key NAME [--region R] [--data DIR] [--user USER_ID] [--json]
   naaba revoke-key KEY_ID [--data DIR]
   naaba list-keys [--json] [--data DIR]
-  naaba check
+  naaba check [--probe]
   naaba embed "text"
   naaba migrate [--data DIR | --url URL]
   naaba sweep [--data DIR] [--region R]
@@ -49,7 +49,7 @@ async function run(argv: readonly string[]): Promise<number> {
       await listKeys(config(), args.switches.has('json'));
       return 0;
     case 'check':
-      return check(settings) ? 0 : 1;
+      return (await check(settings, { probe: args.switches.has('probe') })) ? 0 : 1;
     case 'embed':
       await embed(config(), one(args.positionals, 'quoted text'));
       return 0;
