@@ -18,6 +18,7 @@ const VALUE_FLAGS: Record<string, string> = {
   region: 'NAABA_REGION',
   config: 'NAABA_CONFIG',
   url: 'NAABA_DATABASE_URL',
+  'db-regions': 'NAABA_DB_REGIONS',
   user: 'user',
 };
 

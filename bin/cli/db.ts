@@ -6,7 +6,8 @@ import { withContainer } from './open.js';
 export async function migrateCommand(config: RuntimeConfig): Promise<void> {
   await withContainer(config, async (container) => {
     const sql = await container.sql();
-    const applied = await migrate(sql, { embeddingDimensions: config.embedder.dimensions });
+    const regions = config.database.kind === 'pglite' ? undefined : config.database.regions;
+    const applied = await migrate(sql, { embeddingDimensions: config.embedder.dimensions, regions });
     console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
   });
 }

@@ -19,7 +19,7 @@ usage:
   naaba list-keys [--json] [--data DIR]
   naaba check [--probe]
   naaba embed "text"
-  naaba migrate [--data DIR | --url URL]
+  naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...]]
   naaba sweep [--data DIR] [--region R]
 
 Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,

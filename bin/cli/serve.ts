@@ -15,8 +15,8 @@ export async function serve(config: RuntimeConfig): Promise<void> {
     const server = await startLocalServer({ host: config.listen.host, port: config.listen.port, container, adminSecret });
     if (local) writeServerNote(config.dataDir, server.url, adminSecret);
     const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
-    console.log(`naaba: listening on ${server.url} (region ${config.region})`);
-    console.log(`  MCP endpoint for your client: ${server.url}/mcp   health: ${server.url}/healthz`);
+    console.log(`naaba: listening on ${server.url} (region ${config.region}); MCP endpoint for your client: ${server.url}/mcp`);
+    console.log(`  health: ${server.url}/healthz   keys: npx naaba list-keys`);
     if (keys.length === 0) {
       console.log('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
       console.log('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');

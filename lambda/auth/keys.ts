@@ -33,6 +33,10 @@ export class KeyService {
       throw new KeyError('key name: 1-64 characters, letters, digits, space and ._@/- (starting with a letter or digit)');
     }
     if (!REGION_PATTERN.test(region)) throw new KeyError(`region "${region}": lowercase letters, digits and dashes`);
+    const regions = await this.store.regions();
+    if (regions && !regions.includes(region)) {
+      throw new KeyError(`region "${region}" is not a region of the database; its regions are: ${regions.join(', ')}`);
+    }
     if (userId !== undefined) {
       if (!UUID_PATTERN.test(userId)) throw new KeyError(`user "${userId}" is not a UUID`);
       if (!(await this.store.userExists(userId, region))) {

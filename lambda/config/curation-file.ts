@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurationRules, KindRule } from '../memory/model.js';
 import { DEFAULT_RULES } from '../memory/rules.js';
 import { ConfigError } from './errors.js';

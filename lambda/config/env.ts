@@ -1,3 +1,4 @@
+import type { DatabaseRegions } from '../adapters/pg/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
 import type { CurationRules } from '../memory/model.js';
 import { DEFAULT_RULES } from '../memory/rules.js';
@@ -7,8 +8,13 @@ import { type SettingReport, Settings } from './settings.js';
 
 export type DatabaseConfig =
   | { readonly kind: 'pglite'; readonly dataDir: string }
-  | { readonly kind: 'url'; readonly url: string; readonly pool: PoolConfig }
-  | { readonly kind: 'secret'; readonly secretId: string; readonly pool: PoolConfig };
+  | { readonly kind: 'url'; readonly url: string; readonly pool: PoolConfig; readonly regions: DatabaseRegions | undefined }
+  | {
+      readonly kind: 'secret';
+      readonly secretId: string;
+      readonly pool: PoolConfig;
+      readonly regions: DatabaseRegions | undefined;
+    };
 
 export interface PoolConfig {
   readonly engine: SqlEngine | undefined;
@@ -27,6 +33,12 @@ export interface OpenAiConfig {
   readonly apiKey: string | undefined;
 }
 
+/** How a remote provider call is retried: at most `maxAttempts` attempts, all within `budgetMs`. */
+export interface RetryConfig {
+  readonly maxAttempts: number;
+  readonly budgetMs: number;
+}
+
 export type EmbedderConfig =
   | { readonly provider: 'local'; readonly dimensions: number }
   | {
@@ -35,6 +47,7 @@ export type EmbedderConfig =
       readonly modelId: string;
       readonly bedrock: BedrockConfig;
       readonly timeoutMs: number;
+      readonly retry: RetryConfig;
     }
   | {
       readonly provider: 'openai';
@@ -42,12 +55,25 @@ export type EmbedderConfig =
       readonly model: string;
       readonly openai: OpenAiConfig;
       readonly timeoutMs: number;
+      readonly retry: RetryConfig;
     };
 
 export type JudgeConfig =
   | { readonly provider: 'local' }
-  | { readonly provider: 'bedrock'; readonly modelId: string; readonly bedrock: BedrockConfig; readonly timeoutMs: number }
-  | { readonly provider: 'openai'; readonly model: string; readonly openai: OpenAiConfig; readonly timeoutMs: number };
+  | {
+      readonly provider: 'bedrock';
+      readonly modelId: string;
+      readonly bedrock: BedrockConfig;
+      readonly timeoutMs: number;
+      readonly retry: RetryConfig;
+    }
+  | {
+      readonly provider: 'openai';
+      readonly model: string;
+      readonly openai: OpenAiConfig;
+      readonly timeoutMs: number;
+      readonly retry: RetryConfig;
+    };
 
 export interface RuntimeConfig {
   /** The region this endpoint serves; keys of other regions are refused. */
@@ -98,6 +124,17 @@ function readProviders(s: Settings): { embedder: EmbedderConfig; judge: JudgeCon
   const dimensions = s.integer('NAABA_EMBEDDING_DIMENSIONS', DEFAULT_DIMENSIONS[embedderKind], 8, 4096);
   const embedTimeoutMs = s.integer('NAABA_EMBEDDER_TIMEOUT_MS', 5000, 100, 60_000);
   const judgeTimeoutMs = s.integer('NAABA_JUDGE_TIMEOUT_MS', 5000, 100, 60_000);
+  // Read only when a remote provider is configured, so the offline report stays short.
+  const maxAttempts = usesBedrock || usesOpenAi ? s.integer('NAABA_PROVIDER_MAX_ATTEMPTS', 3, 1, 10) : 1;
+  // Budgets leave room for the database inside API Gateway's 29 s: embed 10 s + judge 8 s at most.
+  const embedRetry: RetryConfig = {
+    maxAttempts,
+    budgetMs: embedderKind === 'local' ? 0 : s.integer('NAABA_EMBEDDER_BUDGET_MS', 10_000, 100, 120_000),
+  };
+  const judgeRetry: RetryConfig = {
+    maxAttempts,
+    budgetMs: judgeKind === 'local' ? 0 : s.integer('NAABA_JUDGE_BUDGET_MS', 8000, 100, 120_000),
+  };
   if (embedderKind === 'bedrock' && ![256, 512, 1024].includes(dimensions)) {
     s.problems.push(`NAABA_EMBEDDING_DIMENSIONS=${dimensions}: Titan Text Embeddings V2 offers 256, 512 or 1024`);
   }
@@ -111,6 +148,7 @@ function readProviders(s: Settings): { embedder: EmbedderConfig; judge: JudgeCon
             modelId: s.string('NAABA_BEDROCK_EMBEDDING_MODEL', 'amazon.titan-embed-text-v2:0'),
             bedrock,
             timeoutMs: embedTimeoutMs,
+            retry: embedRetry,
           }
         : {
             provider: 'openai',
@@ -118,6 +156,7 @@ function readProviders(s: Settings): { embedder: EmbedderConfig; judge: JudgeCon
             model: s.required('NAABA_OPENAI_EMBEDDING_MODEL', 'for NAABA_EMBEDDER=openai'),
             openai,
             timeoutMs: embedTimeoutMs,
+            retry: embedRetry,
           };
   const judge: JudgeConfig =
     judgeKind === 'local'
@@ -128,12 +167,14 @@ function readProviders(s: Settings): { embedder: EmbedderConfig; judge: JudgeCon
             modelId: s.string('NAABA_BEDROCK_JUDGE_MODEL', novaMicroProfile(awsRegion)),
             bedrock,
             timeoutMs: judgeTimeoutMs,
+            retry: judgeRetry,
           }
         : {
             provider: 'openai',
             model: s.required('NAABA_OPENAI_JUDGE_MODEL', 'for NAABA_JUDGE=openai'),
             openai,
             timeoutMs: judgeTimeoutMs,
+            retry: judgeRetry,
           };
   return { embedder, judge };
 }
@@ -151,7 +192,25 @@ function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
     maxConnections: s.integer('NAABA_DB_POOL_MAX', 2, 1, 20),
     statementTimeoutMs: s.integer('NAABA_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
   };
-  return url ? { kind: 'url', url, pool } : { kind: 'secret', secretId: secretId ?? '', pool };
+  const regions = readRegions(s);
+  return url ? { kind: 'url', url, pool, regions } : { kind: 'secret', secretId: secretId ?? '', pool, regions };
+}
+
+/**
+ * NAABA_DB_REGIONS: the CockroachDB database's regions, primary first (`eu-central-1,us-east-1`).
+ * Read for migrations only; each must be a region of the cluster (SHOW REGIONS FROM CLUSTER).
+ */
+function readRegions(s: Settings): DatabaseRegions | undefined {
+  const text = s.string('NAABA_DB_REGIONS');
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((r) => r.trim());
+  const bad = names.filter((r) => !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(r));
+  if (bad.length > 0 || new Set(names).size !== names.length) {
+    s.problems.push(`NAABA_DB_REGIONS="${text}": distinct region names (lowercase letters, digits, . _ -), primary first`);
+    return undefined;
+  }
+  const [primary = '', ...others] = names;
+  return { primary, others };
 }
 
 /** Curation rules from a file (NAABA_CONFIG), inline JSON (NAABA_CURATION, as Lambda gets them) or the defaults. */

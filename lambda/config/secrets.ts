@@ -1,12 +1,14 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError } from './errors.js';
 
 /**
  * Reads the database connection string from Secrets Manager. The secret holds either the URL
  * itself or JSON with a `url` field; the value is never logged.
  */
-export async function readDatabaseUrl(secretId: string, client = new SecretsManagerClient({})): Promise<string> {
-  const result = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+export async function readDatabaseUrl(secretId: string, client?: SecretsManagerClient): Promise<string> {
+  // Loaded on first use: importing the SDK client is the largest part of a cold start.
+  const sdk = await import('@aws-sdk/client-secrets-manager');
+  const result = await (client ?? new sdk.SecretsManagerClient({})).send(new sdk.GetSecretValueCommand({ SecretId: secretId }));
   const text = result.SecretString?.trim();
   if (!text) throw new ConfigError(`secret ${secretId} has no string value`);
   if (!text.startsWith('{')) return text;

@@ -1,10 +1,9 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { authorize } from '../auth/authorize.js';
 import { container } from '../composition.js';
 import { type AuthorizerResult, authorizerResult, type TokenAuthorizerEvent } from '../http/api-gateway.js';
-import { logger } from '../observability.js';
+import { count, logger, observed } from '../observability.js';
 
 /**
  * The TOKEN authorizer: hashes the bearer token, finds the key, and passes {user, region, agent}
@@ -17,7 +16,8 @@ async function handleAuthorize(event: TokenAuthorizerEvent, _context: Context): 
     effect: decision.effect,
     ...(decision.effect === 'allow' ? { userId: decision.principal.userId, keyId: decision.principal.keyId } : {}),
   });
+  count(`authorization_${decision.effect}`);
   return authorizerResult(decision, event.methodArn);
 }
 
-export const handler = middy(handleAuthorize).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = middy(handleAuthorize).use(observed());

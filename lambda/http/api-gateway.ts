@@ -73,8 +73,9 @@ export function principalOf(event: ProxyEvent): Principal | undefined {
 
 /** Every method and path of the API's stage: an allow is cached per token, so it must cover them all. */
 function stageWildcard(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/');
-  return `${arnPrefix}/${apiId}/${stage}/*`;
+  // arn:aws:execute-api:REGION:ACCOUNT:API_ID/STAGE/METHOD/PATH → …:API_ID/STAGE/*
+  const [apiArn, stage] = methodArn.split('/');
+  return `${apiArn}/${stage}/*`;
 }
 
 function policy(effect: 'Allow' | 'Deny', resource: string) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LIMITS } from '../memory/limits.js';
 import type { CurationRules } from '../memory/model.js';
 

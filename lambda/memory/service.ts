@@ -4,7 +4,14 @@ import type { Embedder } from '../ports/embedder.js';
 import type { Judge } from '../ports/judge.js';
 import type { MemoryStore, Scope } from '../ports/memory-store.js';
 import { fingerprint } from './canonical.js';
-import { EmbedderError, EmbeddingDimensionError, InvalidInputError, KindFullError, PinLimitError } from './errors.js';
+import {
+  EmbedderError,
+  EmbeddingDimensionError,
+  InvalidInputError,
+  KindFullError,
+  MemoryError,
+  PinLimitError,
+} from './errors.js';
 import { JudgeHealth } from './judge-health.js';
 import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
@@ -69,7 +76,9 @@ export class MemoryService {
         : await this.insert(draft, decision);
       if (result) return result;
     }
-    throw new InvalidInputError('the memory to merge into kept disappearing; retry the call', { retryable: true });
+    throw new MemoryError('the memory to merge into kept disappearing under concurrent changes; nothing was written', {
+      retryable: true,
+    });
   }
 
   /** Checks the input and prepares everything a write needs; embeds once, before any database call. */

@@ -21,4 +21,6 @@ export interface KeyStore {
   list(): Promise<ApiKey[]>;
   /** True when at least one key of this user exists in the region. */
   userExists(userId: string, region: string): Promise<boolean>;
+  /** The regions rows may live in (a multi-region database's), or undefined when any name will do. */
+  regions(): Promise<string[] | undefined>;
 }

@@ -23,7 +23,8 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_user ON api_keys (user_id, region);
 
 CREATE TABLE memories (
-    id             UUID PRIMARY KEY,
+    id             UUID NOT NULL,
+    -- The key's region: the row's home (CockroachDB: REGIONAL BY ROW AS region).
     region         TEXT NOT NULL,
     user_id        UUID NOT NULL,
     kind           TEXT NOT NULL,
@@ -40,34 +41,42 @@ CREATE TABLE memories (
     agent          TEXT NOT NULL,
     client         TEXT NOT NULL,
     -- Latest restatement sources, newest first, bounded by the runtime.
-    restated_by    JSONB NOT NULL DEFAULT '[]'::JSONB
+    restated_by    JSONB NOT NULL DEFAULT '[]'::JSONB,
+    -- Region leads every key, as in the CockroachDB twin (where it is the partition column).
+    PRIMARY KEY (region, id)
 );
 -- Per-user search: the btree narrows to one (user, kind), distance is exact over those rows.
-CREATE INDEX memories_user_kind ON memories (user_id, kind);
-CREATE UNIQUE INDEX memories_fingerprint ON memories (region, user_id, kind, fingerprint);
+-- (CockroachDB: the VECTOR INDEX (region, user_id, kind, embedding) does this job.)
+CREATE INDEX memories_user_kind ON memories (user_id, kind) INCLUDE (pinned, last_useful_at);
+-- Exact restatements. Fingerprint comes before user and kind so that this index cannot serve a
+-- per-user scan: those belong to memories_user_kind (and, on CockroachDB, the vector index).
+CREATE UNIQUE INDEX memories_fingerprint ON memories (region, fingerprint, user_id, kind);
 -- The sweeper walks expired rows of one region and kind.
-CREATE INDEX memories_expiry ON memories (region, kind, last_useful_at);
+CREATE INDEX memories_expiry ON memories (region, kind, last_useful_at) INCLUDE (pinned);
 
 -- Conflicts the judge found; both directions are stored, and go with either memory.
 CREATE TABLE memory_links (
-    memory_id UUID NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
-    linked_id UUID NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
     region    TEXT NOT NULL,
+    memory_id UUID NOT NULL,
+    linked_id UUID NOT NULL,
     user_id   UUID NOT NULL,
-    PRIMARY KEY (memory_id, linked_id)
+    PRIMARY KEY (region, memory_id, linked_id),
+    FOREIGN KEY (region, memory_id) REFERENCES memories (region, id) ON DELETE CASCADE,
+    FOREIGN KEY (region, linked_id) REFERENCES memories (region, id) ON DELETE CASCADE
 );
-CREATE INDEX memory_links_linked ON memory_links (linked_id);
+CREATE INDEX memory_links_linked ON memory_links (region, linked_id);
 
 -- One line per automatic loss. No content, no embedding, no origin, no memory id.
 CREATE TABLE journal (
-    id           UUID PRIMARY KEY,
+    id           UUID NOT NULL,
     region       TEXT NOT NULL,
     user_id      UUID NOT NULL,
     at           TIMESTAMPTZ NOT NULL,
     kind         TEXT NOT NULL,
     rule         TEXT NOT NULL CHECK (rule IN ('ceiling', 'expiry', 'duplicate')),
     age_s        INT8 NOT NULL,
-    recall_count INT4 NOT NULL
+    recall_count INT4 NOT NULL,
+    PRIMARY KEY (region, id)
 );
 CREATE INDEX journal_user_at ON journal (user_id, at DESC, id DESC);
 CREATE INDEX journal_region_at ON journal (region, at);

@@ -4,13 +4,64 @@
  */
 
 const PEOPLE = [
-  'Zoé', 'Hélène', 'Aïssata', 'Rasmané', 'Noël', 'Jérôme', 'Chloé', 'Mathéo', 'Inès', 'Léa',
-  'Aminata', 'Boubacar', 'Salif', 'Fatimata', 'Moussa', 'Awa', 'Idrissa', 'Clémence', 'Éric', 'Désiré',
+  'Zoé',
+  'Hélène',
+  'Aïssata',
+  'Rasmané',
+  'Noël',
+  'Jérôme',
+  'Chloé',
+  'Mathéo',
+  'Inès',
+  'Léa',
+  'Aminata',
+  'Boubacar',
+  'Salif',
+  'Fatimata',
+  'Moussa',
+  'Awa',
+  'Idrissa',
+  'Clémence',
+  'Éric',
+  'Désiré',
 ];
 const CITIES = ['Genève', 'Bobo-Dioulasso', 'Québec', 'Montréal', 'Zürich', 'Ségou', 'Nîmes', 'Thiès', 'Kédougou', 'Orléans'];
-const JOBS = ['médecin', 'pharmacienne', 'ingénieur réseau', 'enseignante', 'pâtissier', 'éleveur', 'sage-femme', 'électricien', 'géologue', 'libraire'];
-const DRINKS = ['thé à la menthe', 'café au lait', 'bissap glacé', 'jus de gingembre', 'crème de cassis', 'thé vert', 'eau gazeuse', 'chocolat chaud', 'dolo', 'lait caillé'];
-const PETS = ['un perroquet gris', 'une chèvre naine', 'deux chats siamois', 'un âne têtu', 'un lévrier', 'une tortue', 'des poules', 'un chiot', 'un poisson rouge', 'un hérisson'];
+const JOBS = [
+  'médecin',
+  'pharmacienne',
+  'ingénieur réseau',
+  'enseignante',
+  'pâtissier',
+  'éleveur',
+  'sage-femme',
+  'électricien',
+  'géologue',
+  'libraire',
+];
+const DRINKS = [
+  'thé à la menthe',
+  'café au lait',
+  'bissap glacé',
+  'jus de gingembre',
+  'crème de cassis',
+  'thé vert',
+  'eau gazeuse',
+  'chocolat chaud',
+  'dolo',
+  'lait caillé',
+];
+const PETS = [
+  'un perroquet gris',
+  'une chèvre naine',
+  'deux chats siamois',
+  'un âne têtu',
+  'un lévrier',
+  'une tortue',
+  'des poules',
+  'un chiot',
+  'un poisson rouge',
+  'un hérisson',
+];
 
 export function distinctFacts(): string[] {
   return PEOPLE.flatMap((p, i) => [

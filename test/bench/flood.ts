@@ -20,7 +20,8 @@ async function flood(label: string, env: Record<string, string>): Promise<Run> {
   const facts = distinctFacts();
   const variants = facts.map(restatements);
   for (let round = 0; round < 10; round += 1) {
-    for (const spellings of variants) await call(client, 'remember', { content: spellings[round], kind: 'fact', origin: `round ${round}` });
+    for (const spellings of variants)
+      await call(client, 'remember', { content: spellings[round], kind: 'fact', origin: `round ${round}` });
     process.stderr.write(`  ${label}: ${(round + 1) * facts.length} remembered\n`);
   }
   const state = await call<{ counts: { per_kind: Record<string, number> } }>(client, 'curation_state', {});
@@ -48,6 +49,4 @@ console.log(`| memories stored (target 100) | ${curated.stored} | ${appendOnly.s
 console.log(
   `| distinct facts in the top 10 of recall, mean over the 100 facts | ${mean(curated.distinctInTop10).toFixed(2)} | ${mean(appendOnly.distinctInTop10).toFixed(2)} |`,
 );
-console.log(
-  `| ... worst fact | ${Math.min(...curated.distinctInTop10)} | ${Math.min(...appendOnly.distinctInTop10)} |`,
-);
+console.log(`| ... worst fact | ${Math.min(...curated.distinctInTop10)} | ${Math.min(...appendOnly.distinctInTop10)} |`);

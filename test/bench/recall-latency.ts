@@ -118,9 +118,18 @@ rmSync(dir, { recursive: true, force: true });
 const ms = (x: number) => x.toFixed(2);
 console.log('| users x memories each | recall p50 (ms) | recall p95 (ms) | first touch p50 (ms) | first touch p95 (ms) |');
 console.log('| --- | --- | --- | --- | --- |');
-for (const [users, phase] of [[SMALL, small], [LARGE, large]] as const) {
-  console.log(`| ${users} x ${PER_USER} | ${ms(phase.warm.p50)} | ${ms(phase.warm.p95)} | ${ms(phase.firstTouch.p50)} | ${ms(phase.firstTouch.p95)} |`);
+for (const [users, phase] of [
+  [SMALL, small],
+  [LARGE, large],
+] as const) {
+  console.log(
+    `| ${users} x ${PER_USER} | ${ms(phase.warm.p50)} | ${ms(phase.warm.p95)} | ${ms(phase.firstTouch.p50)} | ${ms(phase.firstTouch.p95)} |`,
+  );
 }
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
-console.log(`ratio ${LARGE}/${SMALL} users, recall: p50 ${ratio(large.warm.p50, small.warm.p50)}, p95 ${ratio(large.warm.p95, small.warm.p95)} (target: within 20 %)`);
-console.log(`ratio ${LARGE}/${SMALL} users, first touch: p50 ${ratio(large.firstTouch.p50, small.firstTouch.p50)}, p95 ${ratio(large.firstTouch.p95, small.firstTouch.p95)}`);
+console.log(
+  `ratio ${LARGE}/${SMALL} users, recall: p50 ${ratio(large.warm.p50, small.warm.p50)}, p95 ${ratio(large.warm.p95, small.warm.p95)} (target: within 20 %)`,
+);
+console.log(
+  `ratio ${LARGE}/${SMALL} users, first touch: p50 ${ratio(large.firstTouch.p50, small.firstTouch.p50)}, p95 ${ratio(large.firstTouch.p95, small.firstTouch.p95)}`,
+);

@@ -36,17 +36,29 @@ export async function measureRoundTrips(sql: SqlClient): Promise<RoundTripRow[]>
     await run();
     rows.push({ call, roundTrips: counted.roundTrips, budget });
   };
-  await measure('remember: first memory of its kind', 3, () => service.remember(me, CLIENT, { content: 'Tea at four.', kind: 'fact' }));
-  await measure('remember: new, judged different (common path)', 3, () => service.remember(me, CLIENT, { content: 'Lunch at one.', kind: 'fact' }));
-  await measure('remember: exact restatement, merged', 3, () => service.remember(me, CLIENT, { content: 'tea at FOUR', kind: 'fact' }));
+  await measure('remember: first memory of its kind', 3, () =>
+    service.remember(me, CLIENT, { content: 'Tea at four.', kind: 'fact' }),
+  );
+  await measure('remember: new, judged different (common path)', 3, () =>
+    service.remember(me, CLIENT, { content: 'Lunch at one.', kind: 'fact' }),
+  );
+  await measure('remember: exact restatement, merged', 3, () =>
+    service.remember(me, CLIENT, { content: 'tea at FOUR', kind: 'fact' }),
+  );
   verdict = 'same';
-  await measure('remember: judged the same, merged', 3, () => service.remember(me, CLIENT, { content: 'Tea is at 4pm.', kind: 'fact' }));
+  await measure('remember: judged the same, merged', 3, () =>
+    service.remember(me, CLIENT, { content: 'Tea is at 4pm.', kind: 'fact' }),
+  );
   verdict = 'contradicts';
-  await measure('remember: judged a contradiction, linked', 3, () => service.remember(me, CLIENT, { content: 'Tea at five.', kind: 'fact' }));
+  await measure('remember: judged a contradiction, linked', 3, () =>
+    service.remember(me, CLIENT, { content: 'Tea at five.', kind: 'fact' }),
+  );
   verdict = 'different';
   await service.remember(me, CLIENT, { content: 'Note one.', kind: 'note' });
   await service.remember(me, CLIENT, { content: 'Note two.', kind: 'note' });
-  await measure('remember: at the ceiling, evicts (eviction path)', 3, () => service.remember(me, CLIENT, { content: 'Note three.', kind: 'note' }));
+  await measure('remember: at the ceiling, evicts (eviction path)', 3, () =>
+    service.remember(me, CLIENT, { content: 'Note three.', kind: 'note' }),
+  );
   const [first] = await service.recall(me, { query: 'tea', limit: 1 });
   await measure('recall', 1, () => service.recall(me, { query: 'what time is tea', limit: 10 }));
   await measure('forget: by ids', 1, () => service.forget(me, { ids: [first?.id ?? ''] }));

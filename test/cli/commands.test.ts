@@ -7,7 +7,10 @@ const dir = mkdtempSync(join(tmpdir(), 'naaba-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('check shows what is in force and where it came from, connecting to nothing', async () => {
-  const result = await runCli(['check', '--port', '9100'], { NAABA_REGION: 'eu-central-1', NAABA_DATA_DIR: join(dir, 'never-created') });
+  const result = await runCli(['check', '--port', '9100'], {
+    NAABA_REGION: 'eu-central-1',
+    NAABA_DATA_DIR: join(dir, 'never-created'),
+  });
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/NAABA_PORT\s+9100\s+\[flag\]/);
   expect(result.stdout).toMatch(/NAABA_REGION\s+eu-central-1\s+\[env\]/);
@@ -64,5 +67,7 @@ test('serve refuses an embedder whose dimension differs from the data folder’s
   expect((await runCli(['migrate', '--data', data])).code).toBe(0);
   const result = await runCli(['serve', '--data', data, '--port', '0'], { NAABA_EMBEDDING_DIMENSIONS: '128' });
   expect(result.code).toBe(1);
-  expect(result.stderr).toContain('embedding dimension mismatch between the schema and embedder local-lexical-v1/128: expected 256, got 128');
+  expect(result.stderr).toContain(
+    'embedding dimension mismatch between the schema and embedder local-lexical-v1/128: expected 256, got 128',
+  );
 });

@@ -60,7 +60,12 @@ test.each(toolCases)('%s: a clear tool error and nothing written', async (_label
 const post = (body: string, headers: Record<string, string> = {}) =>
   fetch(endpoint.mcpUrl, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body,
   });
 

@@ -16,7 +16,10 @@ test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 
   const bystander = await call<{ id: string }>(client, 'remember', { content: 'A fact that must not be lost.', kind: 'fact' });
 
   const calls = Array.from({ length: 50 }, (_, i) =>
-    client.callTool({ name: 'remember', arguments: { content: `Concurrent note number ${i} about topic ${i * 7}`, kind: 'note' } }),
+    client.callTool({
+      name: 'remember',
+      arguments: { content: `Concurrent note number ${i} about topic ${i * 7}`, kind: 'note' },
+    }),
   );
   const results = await Promise.all(calls);
 
@@ -32,7 +35,10 @@ test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 
   expect(await count("SELECT count(*)::int4 AS n FROM journal WHERE rule = 'ceiling'")).toBe(evicted);
   expect(await count('SELECT count(*)::int4 AS n FROM journal')).toBe(evicted);
 
-  const facts = await call<{ memories: { id: string }[] }>(client, 'recall', { query: 'fact that must not be lost', kinds: ['fact'] });
+  const facts = await call<{ memories: { id: string }[] }>(client, 'recall', {
+    query: 'fact that must not be lost',
+    kinds: ['fact'],
+  });
   expect(facts.structuredContent.memories.map((m) => m.id)).toEqual([bystander.structuredContent.id]);
   await client.close();
 });

@@ -24,7 +24,9 @@ test('key B recalls nothing A remembered, cannot forget A’s ids, and counts no
   expect(recalled.structuredContent.memories).toEqual([]);
 
   const foreign = await call(b, 'forget', { ids });
-  const missing = await call(b, 'forget', { ids: ['0b0e2a3c-5f0e-4c8e-9d9a-3f1b2c4d5e6f', '1c1f3b4d-6a1f-4d9f-8eab-4a2c3d5e6f70'] });
+  const missing = await call(b, 'forget', {
+    ids: ['0b0e2a3c-5f0e-4c8e-9d9a-3f1b2c4d5e6f', '1c1f3b4d-6a1f-4d9f-8eab-4a2c3d5e6f70'],
+  });
   expect(foreign.structuredContent).toEqual(missing.structuredContent);
   expect(textOf(foreign)).toBe(textOf(missing));
 

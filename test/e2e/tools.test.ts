@@ -64,6 +64,10 @@ test('recall returns nearest first and marks the returned memories useful', asyn
   const [nearest, next] = first.structuredContent.memories;
   expect(nearest?.content).toBe('The ferry leaves from pier seven.');
   expect(nearest?.distance).toBeLessThan(next?.distance ?? 0);
-  const again = await call<{ memories: { recall_count: number }[] }>(client, 'recall', { query: 'ferry pier', kinds: ['event'], limit: 1 });
+  const again = await call<{ memories: { recall_count: number }[] }>(client, 'recall', {
+    query: 'ferry pier',
+    kinds: ['event'],
+    limit: 1,
+  });
   expect(again.structuredContent.memories[0]?.recall_count).toBe(2);
 });

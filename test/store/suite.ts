@@ -62,7 +62,14 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     });
 
     test('api keys: stored by hash, found, revoked, listed', async () => {
-      const key = { keyId: randomUUID(), name: 'agent', userId: alice.userId, region: 'eu-central-1', createdAt: T0, revokedAt: null };
+      const key = {
+        keyId: randomUUID(),
+        name: 'agent',
+        userId: alice.userId,
+        region: 'eu-central-1',
+        createdAt: T0,
+        revokedAt: null,
+      };
       await keys.insert({ ...key, tokenSha256: 'ab'.repeat(32) });
       expect(await keys.findByHash('ab'.repeat(32))).toEqual(key);
       expect(await keys.findByHash('cd'.repeat(32))).toBeUndefined();
@@ -90,19 +97,42 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {
       const old = await store.insert(plan({ content: 'old but recalled', embedding: axis(0) }), at(0));
       await store.insert(plan({ content: 'newer never recalled', embedding: axis(1) }), at(10));
-      await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 1, candidates: 1, now: at(20) });
+      await store.recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 1,
+        candidates: 1,
+        now: at(20),
+      });
       counted.roundTrips = 0;
       const result = await store.insert(plan({ content: 'newest', embedding: axis(2), ceiling: 2 }), at(30));
       expect(counted.roundTrips).toBe(1);
       expect(result).toMatchObject({ status: 'inserted', evicted: 1 });
-      const left = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 10, candidates: 10, now: at(31) });
+      const left = await store.recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 10,
+        candidates: 10,
+        now: at(31),
+      });
       expect(left.map((m) => m.content).sort()).toEqual(['newest', 'old but recalled']);
       expect(old.status).toBe('inserted');
       const lines = await harness.sql.query<Record<string, unknown>>('SELECT * FROM journal');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ kind: 'fact', rule: 'ceiling', recall_count: 0 });
       expect(Number(lines[0]?.age_s)).toBe(20);
-      expect(Object.keys(lines[0] ?? {}).sort()).toEqual(['age_s', 'at', 'id', 'kind', 'recall_count', 'region', 'rule', 'user_id']);
+      expect(Object.keys(lines[0] ?? {}).sort()).toEqual([
+        'age_s',
+        'at',
+        'id',
+        'kind',
+        'recall_count',
+        'region',
+        'rule',
+        'user_id',
+      ]);
     });
 
     test('pinned memories are never evicted; a kind full of pins refuses the write', async () => {
@@ -116,10 +146,20 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
 
     test('the pin limit holds on insert and on merge, and nothing is written past it', async () => {
       await store.insert(plan({ content: 'p1', embedding: axis(0), pinned: true, pinLimit: 1 }), T0);
-      expect(await store.insert(plan({ content: 'p2', embedding: axis(1), pinned: true, pinLimit: 1 }), T0)).toEqual({ status: 'pin_limit' });
+      expect(await store.insert(plan({ content: 'p2', embedding: axis(1), pinned: true, pinLimit: 1 }), T0)).toEqual({
+        status: 'pin_limit',
+      });
       const loose = await store.insert(plan({ content: 'l', embedding: axis(2) }), T0);
       if (loose.status !== 'inserted') throw new Error('setup');
-      const merge = { scope: alice, targetId: loose.id, kind: 'fact', pin: true, source: source('x'), pinLimit: 1, sourcesKept: 3 };
+      const merge = {
+        scope: alice,
+        targetId: loose.id,
+        kind: 'fact',
+        pin: true,
+        source: source('x'),
+        pinLimit: 1,
+        sourcesKept: 3,
+      };
       expect(await store.merge(merge, at(1))).toEqual({ status: 'pin_limit' });
       expect(await count('memories')).toBe(2);
       expect(await count('journal')).toBe(0);
@@ -131,17 +171,37 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       counted.roundTrips = 0;
       for (let i = 1; i <= 4; i += 1) {
         const merged = await store.merge(
-          { scope: alice, targetId: first.id, kind: 'fact', pin: i === 4, source: source(`o${i}`, at(i)), pinLimit: 10, sourcesKept: 3 },
+          {
+            scope: alice,
+            targetId: first.id,
+            kind: 'fact',
+            pin: i === 4,
+            source: source(`o${i}`, at(i)),
+            pinLimit: 10,
+            sourcesKept: 3,
+          },
           at(i),
         );
         expect(merged).toEqual({ status: 'merged', id: first.id });
       }
       expect(counted.roundTrips).toBe(4);
-      const [m] = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 1, candidates: 1, now: at(9) });
+      const [m] = await store.recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 1,
+        candidates: 1,
+        now: at(9),
+      });
       expect(m).toMatchObject({ restatements: 5, pinned: true, source: { origin: 'o0' } });
       expect(m?.restatedBy.map((s) => s.origin)).toEqual(['o4', 'o3', 'o2']);
       expect(await count('journal')).toBe(4);
-      expect(await store.merge({ scope: bob, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 }, at(10))).toEqual({
+      expect(
+        await store.merge(
+          { scope: bob, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 },
+          at(10),
+        ),
+      ).toEqual({
         status: 'gone',
       });
     });
@@ -158,13 +218,27 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       if (a.status !== 'inserted') throw new Error('setup');
       const b = await store.insert(plan({ content: 'evening', embedding: lean(0, 1, 0.3), conflictsWith: a.id }), at(1));
       if (b.status !== 'inserted') throw new Error('setup');
-      const both = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 5, candidates: 5, now: at(2) });
+      const both = await store.recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 5,
+        candidates: 5,
+        now: at(2),
+      });
       expect(both.map((m) => [m.content, m.conflicts])).toEqual([
         ['morning', [b.id]],
         ['evening', [a.id]],
       ]);
       expect(await store.forgetIds(alice, [a.id])).toEqual([a.id]);
-      const left = await store.recall({ scope: alice, embedding: axis(0), kinds: [{ kind: 'fact', expiredBefore: null }], limit: 5, candidates: 5, now: at(3) });
+      const left = await store.recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 5,
+        candidates: 5,
+        now: at(3),
+      });
       expect(left.map((m) => m.conflicts)).toEqual([[]]);
     });
 
@@ -211,7 +285,10 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await store.insert(plan({ content: 's2', embedding: axis(1), kind: 'session', pinned: true }), at(0));
       await store.insert(plan({ content: 'f1', embedding: axis(2) }), at(0));
       await store.insert(plan({ scope: bob, content: 'f2', embedding: axis(2) }), at(0));
-      expect(await store.counts(alice, [{ kind: 'session', expiredBefore: at(10) }])).toEqual({ perKind: { session: 1, fact: 1 }, pinned: 1 });
+      expect(await store.counts(alice, [{ kind: 'session', expiredBefore: at(10) }])).toEqual({
+        perKind: { session: 1, fact: 1 },
+        pinned: 1,
+      });
       expect(await store.counts(alice, [])).toEqual({ perKind: { session: 2, fact: 1 }, pinned: 1 });
     });
 
@@ -219,7 +296,10 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       const first = await store.insert(plan({ content: 'x', embedding: axis(0) }), T0);
       if (first.status !== 'inserted') throw new Error('setup');
       for (let i = 1; i <= 5; i += 1) {
-        await store.merge({ scope: alice, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 }, at(i));
+        await store.merge(
+          { scope: alice, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 },
+          at(i),
+        );
       }
       const page1 = await store.journal(alice, 2, undefined);
       const page2 = await store.journal(alice, 2, page1.nextCursor);
@@ -233,12 +313,17 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     test('the sweeper deletes expired memories of its region in bounded batches, journaling each once', async () => {
       for (let i = 0; i < 5; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(i));
       await store.insert(plan({ content: 'pinned', embedding: axis(9), kind: 'session', pinned: true }), at(0));
-      await store.insert(plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), kind: 'session' }), at(0));
+      await store.insert(
+        plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), kind: 'session' }),
+        at(0),
+      );
       expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(2);
       expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(1);
       expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(0);
       expect(await count('memories')).toBe(4);
-      const rules = await harness.sql.query<{ rule: string; n: number }>('SELECT rule, count(*)::int4 AS n FROM journal GROUP BY rule');
+      const rules = await harness.sql.query<{ rule: string; n: number }>(
+        'SELECT rule, count(*)::int4 AS n FROM journal GROUP BY rule',
+      );
       expect(rules).toEqual([{ rule: 'expiry', n: 3 }]);
       expect(await store.trimJournal('eu-central-1', at(101), 2)).toBe(2);
       expect(await store.trimJournal('eu-central-1', at(101), 2)).toBe(1);

@@ -70,6 +70,16 @@ export class SqlKeyStore implements KeyStore {
     return rows.map(toKey);
   }
 
+  /** CockroachDB rows live in one of the database's regions; PostgreSQL has no such list. */
+  async regions(): Promise<string[] | undefined> {
+    if (this.db.engine !== 'cockroach') return undefined;
+    const rows = await withRetry(
+      () => this.db.query<{ region: string }>('SELECT region FROM [SHOW REGIONS FROM DATABASE] ORDER BY region'),
+      this.retry,
+    );
+    return rows.map((r) => r.region);
+  }
+
   async userExists(userId: string, region: string): Promise<boolean> {
     const rows = await withRetry(
       () => this.db.query(`SELECT 1 FROM api_keys WHERE user_id = $1::uuid AND region = $2 LIMIT 1`, [userId, region]),

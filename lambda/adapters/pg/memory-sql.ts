@@ -158,7 +158,7 @@ WITH candidates AS (
 )
 SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
        t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance,
-       ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.memory_id = t.id ORDER BY 1) AS conflicts
+       ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.region = $1 AND l.memory_id = t.id ORDER BY 1) AS conflicts
   FROM touched AS t
  ORDER BY t.distance, t.id`;
 }
@@ -190,11 +190,11 @@ SELECT m.kind, count(*)::int4 AS total, sum(CASE WHEN m.pinned THEN 1 ELSE 0 END
 
 /** Newest journal lines first, keyset-paged: $1 region, $2 user, $3 page size + 1, $4/$5 cursor. */
 export const JOURNAL_PAGE = `
-SELECT id::text AS id, at, kind, rule, age_s, recall_count
-  FROM journal
- WHERE region = $1 AND user_id = $2::uuid
-   AND ($4::timestamptz IS NULL OR (at, id) < ($4::timestamptz, $5::uuid))
- ORDER BY at DESC, id DESC
+SELECT j.id::text AS line_id, j.at, j.kind, j.rule, j.age_s, j.recall_count
+  FROM journal AS j
+ WHERE j.region = $1 AND j.user_id = $2::uuid
+   AND ($4::timestamptz IS NULL OR (j.at, j.id) < ($4::timestamptz, $5::uuid))
+ ORDER BY j.at DESC, j.id DESC
  LIMIT $3::int4`;
 
 /**

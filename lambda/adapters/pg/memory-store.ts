@@ -184,7 +184,7 @@ export class SqlMemoryStore implements MemoryStore {
   async journal(scope: Scope, pageSize: number, cursor: string | undefined): Promise<JournalPage> {
     const [at, id] = parseCursor(cursor);
     const rows = await this.run<{
-      id: string;
+      line_id: string;
       at: Date;
       kind: string;
       rule: string;
@@ -201,7 +201,7 @@ export class SqlMemoryStore implements MemoryStore {
         ageSeconds: Number(r.age_s),
         recallCount: r.recall_count,
       })),
-      nextCursor: rows.length > pageSize && last ? cursorOf(new Date(last.at), last.id) : undefined,
+      nextCursor: rows.length > pageSize && last ? cursorOf(new Date(last.at), last.line_id) : undefined,
     };
   }
 

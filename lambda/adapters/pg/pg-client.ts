@@ -3,29 +3,60 @@ import type { SqlClient, SqlEngine } from './sql-client.js';
 
 export interface PgClientOptions {
   readonly url: string;
-  /** Connections per process: one or two fit a Lambda container. */
+  /** Connections per process: one or two fit a Lambda container (it serves one request at a time). */
   readonly maxConnections: number;
   readonly statementTimeoutMs: number;
-  /** Known engine; probed with `SELECT version()` when absent. */
-  readonly engine?: SqlEngine;
+  /** Known engine; probed with `SELECT version()` when absent (one extra connection at cold start). */
+  readonly engine?: SqlEngine | undefined;
+  /** How long to wait for a connection (TCP + TLS + startup); default 5 s. */
+  readonly connectionTimeoutMs?: number;
+  /**
+   * A connection unused for longer is not reused; default 60 s. Checked against the wall clock
+   * too, because a frozen Lambda container runs no timers and may wake up holding sockets that a
+   * load balancer or NAT gateway dropped long ago.
+   */
+  readonly idleTimeoutMs?: number;
+  /** Connections are recycled after this age (CockroachDB's serverless guidance: 30 min). */
+  readonly maxLifetimeSeconds?: number;
 }
 
 /**
- * Session settings each engine needs for the runtime SQL to be correct:
- * - PostgreSQL runs every statement SERIALIZABLE, so ceilings hold under concurrent writers;
- * - CockroachDB is SERIALIZABLE already, and must allow one statement to insert and evict
- *   rows of the same table (the remember statement does both, on disjoint rows).
+ * Session settings each engine needs for the runtime SQL to be correct, sent in the startup
+ * packet (`options=-c …`) so that a reconnect can never lose them:
+ * - both run SERIALIZABLE, so ceilings hold under concurrent writers (CockroachDB's default,
+ *   stated anyway in case a cluster defaults to READ COMMITTED);
+ * - every statement has a server-side timeout;
+ * - CockroachDB must allow one statement to insert and delete rows of the same table: the
+ *   remember statement does both (an INSERT … ON CONFLICT plus the eviction DELETE), always on
+ *   disjoint rows. CockroachDB refuses such statements by default because two modifications of
+ *   the *same* row in one statement can corrupt an index (cockroach#70731).
  */
-function sessionOptions(engine: SqlEngine, statementTimeoutMs: number): string {
-  const common = `-c statement_timeout=${statementTimeoutMs}`;
-  return engine === 'cockroach'
-    ? `${common} -c enable_multiple_modifications_of_table=true`
-    : `${common} -c default_transaction_isolation=serializable`;
+export function sessionOptions(engine: SqlEngine, statementTimeoutMs: number): string {
+  const common = [`statement_timeout=${statementTimeoutMs}`, 'default_transaction_isolation=serializable'];
+  const engineSpecific = engine === 'cockroach' ? ['enable_multiple_modifications_of_table=on'] : [];
+  return [...common, ...engineSpecific, 'application_name=naaba'].map((o) => `-c ${o}`).join(' ');
+}
+
+/**
+ * Puts the session options into the URL's own `options` parameter (pg lets URL parameters win
+ * over configuration, so they must live in the same place). The URL's options come last, so an
+ * operator can still override a setting on purpose. TLS stays exactly as the URL's `sslmode` says.
+ */
+export function withSessionOptions(url: string, options: string): { connectionString: string; options?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url, options };
+  }
+  const own = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', own ? `${options} ${own}` : options);
+  return { connectionString: parsed.toString() };
 }
 
 /** Tells CockroachDB from PostgreSQL by what the server says it is. */
-export async function probeEngine(url: string): Promise<SqlEngine> {
-  const client = new pg.Client({ connectionString: url });
+export async function probeEngine(url: string, connectionTimeoutMillis = 5_000): Promise<SqlEngine> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis });
   await client.connect();
   try {
     const result = await client.query<{ version: string }>('SELECT version() AS version');
@@ -35,34 +66,87 @@ export async function probeEngine(url: string): Promise<SqlEngine> {
   }
 }
 
-/** A small `pg` pool to PostgreSQL or CockroachDB (TLS as the URL's `sslmode` says). */
+/** Anything but an error the server reported (socket, TLS, timeout): the connection cannot be trusted again. */
+const isConnectionError = (error: unknown) => !(error instanceof pg.DatabaseError);
+
+/** A small `pg` pool to PostgreSQL or CockroachDB, shaped for a Lambda container. */
 export class PgSqlClient implements SqlClient {
+  private pool: pg.Pool;
+  private lastUsed = Date.now();
+
   private constructor(
     readonly engine: SqlEngine,
-    private readonly pool: pg.Pool,
-  ) {}
-
-  static async connect(options: PgClientOptions): Promise<PgSqlClient> {
-    const engine = options.engine ?? (await probeEngine(options.url));
-    const pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.maxConnections,
-      idleTimeoutMillis: 60_000,
-      connectionTimeoutMillis: 5_000,
-      options: sessionOptions(engine, options.statementTimeoutMs),
-    });
-    // An idle client that the server drops must not crash the process.
-    pool.on('error', () => undefined);
-    return new PgSqlClient(engine, pool);
+    private readonly config: pg.PoolConfig,
+    private readonly idleTimeoutMs: number,
+  ) {
+    this.pool = PgSqlClient.makePool(config);
   }
 
-  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    const result = await this.pool.query(text, params ? [...params] : undefined);
-    return result.rows as R[];
+  private static makePool(config: pg.PoolConfig): pg.Pool {
+    const pool = new pg.Pool(config);
+    // An idle client that the server drops must not crash the process.
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  static async connect(options: PgClientOptions): Promise<PgSqlClient> {
+    const connectionTimeoutMillis = options.connectionTimeoutMs ?? 5_000;
+    const engine = options.engine ?? (await probeEngine(options.url, connectionTimeoutMillis));
+    const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    const config: pg.PoolConfig = {
+      ...withSessionOptions(options.url, sessionOptions(engine, options.statementTimeoutMs)),
+      max: options.maxConnections,
+      idleTimeoutMillis: idleTimeoutMs,
+      connectionTimeoutMillis,
+      maxLifetimeSeconds: options.maxLifetimeSeconds ?? 1_800,
+      // Notice a peer that vanished instead of waiting on a dead socket.
+      keepAlive: true,
+      // A client-side backstop past the server's own statement timeout.
+      query_timeout: options.statementTimeoutMs + 5_000,
+    };
+    return new PgSqlClient(engine, config, idleTimeoutMs);
+  }
+
+  /**
+   * A connection for one statement. After a long pause (a thawed container) the whole pool is
+   * replaced before use, and a failed connect is tried once more: nothing was sent yet.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const now = Date.now();
+    if (now - this.lastUsed > this.idleTimeoutMs && this.pool.totalCount === this.pool.idleCount) {
+      const stale = this.pool;
+      this.pool = PgSqlClient.makePool(this.config);
+      void stale.end().catch(() => undefined);
+    }
+    this.lastUsed = now;
+    try {
+      return await this.pool.connect();
+    } catch {
+      return this.pool.connect();
+    }
+  }
+
+  private async run<R extends pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    const client = await this.checkout();
+    try {
+      const result = await client.query<R>(text, params ? [...params] : undefined);
+      client.release();
+      return result.rows;
+    } catch (error) {
+      // A statement that failed below SQL leaves the connection in an unknown state: drop it.
+      client.release(isConnectionError(error) ? (error as Error) : undefined);
+      throw error;
+    } finally {
+      this.lastUsed = Date.now();
+    }
+  }
+
+  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.run(text, params) as Promise<R[]>;
   }
 
   async exec(script: string): Promise<void> {
-    await this.pool.query(script);
+    await this.run(script);
   }
 
   async close(): Promise<void> {

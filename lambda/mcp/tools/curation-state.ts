@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurationState } from '../../memory/service-types.js';
 import type { ToolContext } from '../context.js';
 import { journalLineSchema, LIMITS } from '../schemas.js';

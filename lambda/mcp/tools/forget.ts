@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../../memory/errors.js';
 import type { ForgetInput } from '../../memory/service-types.js';
 import type { ToolContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RecalledMemory, Source } from '../../memory/model.js';
 import type { ToolContext } from '../context.js';
 import { kindEnum, LIMITS, recalledSchema, text } from '../schemas.js';

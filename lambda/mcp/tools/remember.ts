@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RememberResult } from '../../memory/service-types.js';
 import { clientFromMeta } from '../client-info.js';
 import type { ToolContext } from '../context.js';

@@ -1,0 +1,197 @@
+import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
+import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { Scope } from '../../lambda/ports/memory-store.js';
+
+/** What a query's plan must show, on top of "no full scan" (which every query gets unless waived). */
+export interface PlanExpectations {
+  /** An ANN read: CockroachDB must plan `vector search` on the vector index; SQL must carry only prefix equality. */
+  readonly vectorSearch?: boolean;
+  /** Inserts or deletes memories: CockroachDB must plan `vector mutation search`. */
+  readonly vectorMutation?: boolean;
+  /** PostgreSQL: the index the per-user part of the plan must go through. */
+  readonly postgresIndex?: string;
+  /** Admin listing of every key (`naaba list-keys`): a full scan is the point. */
+  readonly fullScanAllowed?: boolean;
+  /** PostgreSQL: a region-wide batch (sweeper); only its batch index is required. */
+  readonly regionBatch?: boolean;
+}
+
+/** One runtime statement exactly as the store sends it: its text and representative parameters. */
+export interface RuntimeQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly params: readonly unknown[];
+  readonly expect: PlanExpectations;
+}
+
+/** The values the representative calls are made with. */
+export interface Representative {
+  readonly region: string;
+  readonly userId: string;
+  readonly dimensions: number;
+  readonly now: Date;
+}
+
+/** A SqlClient that runs nothing: it records what the real stores would send. */
+class RecordingSqlClient implements SqlClient {
+  readonly engine = 'postgres' as const;
+  sent: { text: string; params: readonly unknown[] }[] = [];
+
+  async query<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+    this.sent.push({ text, params });
+    return [];
+  }
+
+  async exec(script: string): Promise<void> {
+    this.sent.push({ text: script, params: [] });
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** A deterministic unit-ish vector of the schema's dimension. */
+export function representativeVector(dimensions: number, seed = 1): number[] {
+  return Array.from({ length: dimensions }, (_, i) => Math.sin(seed * 7.3 + i * 1.7) / Math.sqrt(dimensions));
+}
+
+const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
+const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';
+
+/**
+ * Every runtime statement, captured by driving the real stores (SqlMemoryStore, SqlKeyStore,
+ * the schema check) against a recorder: the texts come from memory-sql.ts, key-store.ts and
+ * schema.ts, never from a copy, with parameters shaped exactly as the stores shape them.
+ */
+export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[]> {
+  const recorder = new RecordingSqlClient();
+  const memories = new SqlMemoryStore(recorder);
+  const keys = new SqlKeyStore(recorder);
+  const scope: Scope = { region: rep.region, userId: rep.userId };
+  const vector = representativeVector(rep.dimensions);
+  const hour = (h: number) => new Date(rep.now.getTime() - h * 3_600_000);
+  const source = { agent: 'verify-plan', client: 'naaba/verify-plan', origin: 'representative', at: rep.now };
+  const insert = (conflictsWith: string | undefined) =>
+    memories.insert(
+      {
+        scope,
+        id: SOME_ID,
+        kind: 'fact',
+        content: 'The build runs on Node 24.',
+        fingerprint: 'f'.repeat(64),
+        embedding: vector,
+        pinned: false,
+        source,
+        conflictsWith,
+        ceiling: 500,
+        pinLimit: 50,
+        sourcesKept: 5,
+      },
+      rep.now,
+    );
+  const cases: [string, PlanExpectations, () => Promise<unknown>][] = [
+    [
+      'neighbours',
+      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+      () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64)),
+    ],
+    [
+      'recall: one kind',
+      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+      () =>
+        memories.recall({
+          scope,
+          embedding: vector,
+          kinds: [{ kind: 'fact', expiredBefore: null }],
+          limit: 10,
+          candidates: 10,
+          now: rep.now,
+        }),
+    ],
+    [
+      'recall: kinds with and without expiry',
+      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+      () =>
+        memories.recall({
+          scope,
+          embedding: vector,
+          kinds: [
+            { kind: 'fact', expiredBefore: null },
+            { kind: 'session', expiredBefore: hour(24) },
+          ],
+          limit: 10,
+          candidates: 110,
+          now: rep.now,
+        }),
+    ],
+    ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
+    ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],
+    [
+      'merge',
+      { postgresIndex: 'memories_pkey' },
+      () =>
+        memories.merge({ scope, targetId: OTHER_ID, kind: 'fact', pin: false, source, pinLimit: 50, sourcesKept: 5 }, rep.now),
+    ],
+    [
+      'forget ids',
+      { vectorMutation: true, postgresIndex: 'memories_pkey' },
+      () => memories.forgetIds(scope, [SOME_ID, OTHER_ID]),
+    ],
+    ['forget all', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => memories.forgetAll(scope, undefined)],
+    [
+      'forget all of a kind',
+      { vectorMutation: true, postgresIndex: 'memories_user_kind' },
+      () => memories.forgetAll(scope, 'fact'),
+    ],
+    [
+      'counts',
+      { postgresIndex: 'memories_user_kind' },
+      () => memories.counts(scope, [{ kind: 'session', expiredBefore: hour(24) }]),
+    ],
+    ['journal page', { postgresIndex: 'journal_user_at' }, () => memories.journal(scope, 20, undefined)],
+    [
+      'journal next page',
+      { postgresIndex: 'journal_user_at' },
+      () => memories.journal(scope, 20, Buffer.from(`${hour(48).toISOString()}|${SOME_ID}`).toString('base64url')),
+    ],
+    [
+      'sweep expired',
+      { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiry' },
+      () => memories.sweepExpired(rep.region, 'session', hour(24), 500, rep.now),
+    ],
+    [
+      'trim journal',
+      { regionBatch: true, postgresIndex: 'journal_region_at' },
+      () => memories.trimJournal(rep.region, hour(24 * 30), 500),
+    ],
+    ['key by token hash', {}, () => keys.findByHash('a'.repeat(64))],
+    [
+      'key insert',
+      {},
+      () =>
+        keys.insert({
+          keyId: SOME_ID,
+          tokenSha256: 'b'.repeat(64),
+          name: 'agent',
+          userId: rep.userId,
+          region: rep.region,
+          createdAt: rep.now,
+          revokedAt: null,
+        }),
+    ],
+    ['key revoke', {}, () => keys.revoke(SOME_ID, rep.now)],
+    ['key list', { fullScanAllowed: true }, () => keys.list()],
+    ['user exists', {}, () => keys.userExists(rep.userId, rep.region)],
+    ['schema dimensions', {}, () => schemaDimensions(recorder).catch(() => undefined)],
+  ];
+  const queries: RuntimeQuery[] = [];
+  for (const [name, expect, call] of cases) {
+    recorder.sent = [];
+    await call();
+    if (recorder.sent.length !== 1) throw new Error(`${name}: expected one statement, the store sent ${recorder.sent.length}`);
+    const [sent] = recorder.sent;
+    if (sent) queries.push({ name, expect, ...sent });
+  }
+  return queries;
+}

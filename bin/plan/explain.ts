@@ -1,0 +1,56 @@
+import type { SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+
+/** A plan reduced to what the rules look at, plus a printable rendering. */
+export interface Plan {
+  readonly engine: SqlEngine;
+  /** One line per plan node (PostgreSQL) or per EXPLAIN output line (CockroachDB). */
+  readonly lines: readonly string[];
+  /** PostgreSQL: tables read by a sequential scan. */
+  readonly seqScans: readonly string[];
+  /** PostgreSQL: indexes any node uses. */
+  readonly indexes: readonly string[];
+}
+
+interface PgNode {
+  'Node Type'?: string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Alias?: string;
+  Plans?: PgNode[];
+}
+
+function walk(node: PgNode, depth: number, visit: (node: PgNode, depth: number) => void): void {
+  visit(node, depth);
+  for (const child of node.Plans ?? []) walk(child, depth + 1, visit);
+}
+
+async function explainPostgres(db: SqlClient, text: string, params: readonly unknown[]): Promise<Plan> {
+  const [row] = await db.query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+  const raw = row ? Object.values(row)[0] : undefined;
+  const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PgNode }[];
+  const lines: string[] = [];
+  const seqScans: string[] = [];
+  const indexes = new Set<string>();
+  for (const top of parsed) {
+    walk(top.Plan, 0, (node, depth) => {
+      const type = node['Node Type'] ?? '?';
+      const index = node['Index Name'];
+      const relation = node['Relation Name'];
+      if (index) indexes.add(index);
+      if (type === 'Seq Scan' && relation) seqScans.push(relation);
+      lines.push(`${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}`);
+    });
+  }
+  return { engine: 'postgres', lines, seqScans, indexes: [...indexes] };
+}
+
+async function explainCockroach(db: SqlClient, text: string, params: readonly unknown[]): Promise<Plan> {
+  const rows = await db.query<Record<string, unknown>>(`EXPLAIN ${text}`, params);
+  const lines = rows.map((r) => String(Object.values(r)[0] ?? ''));
+  return { engine: 'cockroach', lines, seqScans: [], indexes: [] };
+}
+
+/** EXPLAIN (never ANALYZE: nothing runs) of one statement with its parameters, on the client's engine. */
+export function explain(db: SqlClient, text: string, params: readonly unknown[]): Promise<Plan> {
+  return db.engine === 'cockroach' ? explainCockroach(db, text, params) : explainPostgres(db, text, params);
+}

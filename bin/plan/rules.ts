@@ -1,0 +1,72 @@
+import type { PlanExpectations } from './catalogue.js';
+import type { Plan } from './explain.js';
+
+/** Tables holding per-user data: a sequential scan of one of them reads every user's rows. */
+const USER_TABLES = ['memories', 'journal', 'memory_links'];
+
+/** The vector index of the CockroachDB DDL (sql/cockroach/0001_init.sql). */
+export const VECTOR_INDEX = 'memories@memories_embedding';
+
+const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+
+const PARAM = String.raw`\$\d+(?:::\w+)?`;
+const COLUMN = (name: string) => String.raw`(?:\w+\.)?${name}`;
+const EQUALITY = new RegExp(`^(${COLUMN('region')}|${COLUMN('user_id')}|${COLUMN('kind')}) = ${PARAM}$`);
+const TUPLE_IN = new RegExp(
+  String.raw`^\(${COLUMN('region')}, ${COLUMN('user_id')}, ${COLUMN('kind')}\) IN \(\(${PARAM}, ${PARAM}, ${PARAM}\)(?:, \(${PARAM}, ${PARAM}, ${PARAM}\))*\)$`,
+);
+const ANN = /FROM memories(?: AS \w+)? WHERE ((?:(?!FROM ).)+?) ORDER BY (?:\w+\.)?embedding <=> \$\d+::vector LIMIT/g;
+
+/**
+ * The prefix rule, checked on the SQL text itself so that it holds on every engine: each ANN
+ * read of memories filters on the whole vector-index prefix (region, user, kind) by equality or by
+ * a tuple IN over the whole prefix, and on nothing else, since any other predicate turns
+ * CockroachDB's vector index off. PostgreSQL plans cannot show this, so the text must.
+ */
+export function prefixProblems(sql: string): string[] {
+  const text = squash(sql);
+  const reads = [...text.matchAll(ANN)];
+  if (reads.length === 0) return ['no ANN read of memories (FROM memories WHERE … ORDER BY embedding <=> $n::vector LIMIT …)'];
+  const problems: string[] = [];
+  for (const [, where = ''] of reads) {
+    if (TUPLE_IN.test(where)) continue;
+    const terms = where.split(' AND ');
+    const columns = terms.map((t) => EQUALITY.exec(t)?.[1]?.replace(/^\w+\./, ''));
+    const complete = ['region', 'user_id', 'kind'].every((c) => columns.filter((x) => x === c).length === 1);
+    if (!complete || columns.includes(undefined) || terms.length !== 3) {
+      problems.push(
+        `ANN read filters on "${where}": only region, user_id and kind by equality (or a tuple IN over all three) may appear`,
+      );
+    }
+  }
+  return problems;
+}
+
+function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
+  const text = plan.lines.join('\n');
+  const problems: string[] = [];
+  if (expect.vectorSearch && !(/•\s*vector search/.test(text) && text.includes(VECTOR_INDEX))) {
+    problems.push(`no "vector search" on ${VECTOR_INDEX}`);
+  }
+  if (expect.vectorMutation && !/vector mutation search/.test(text)) problems.push('no "vector mutation search"');
+  if (!expect.fullScanAllowed && /FULL SCAN/.test(text)) problems.push('a FULL SCAN');
+  return problems;
+}
+
+function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
+  const problems: string[] = [];
+  if (expect.postgresIndex && !plan.indexes.includes(expect.postgresIndex)) {
+    problems.push(`does not use ${expect.postgresIndex} (uses ${plan.indexes.join(', ') || 'no index'})`);
+  }
+  const userScans = plan.seqScans.filter((t) => USER_TABLES.includes(t));
+  if (!expect.fullScanAllowed && !expect.regionBatch && userScans.length > 0) {
+    problems.push(`a sequential scan of ${[...new Set(userScans)].join(', ')}`);
+  }
+  return problems;
+}
+
+/** What is wrong with one statement's plan (and, for ANN reads, its text); empty when all holds. */
+export function planProblems(sql: string, expect: PlanExpectations, plan: Plan): string[] {
+  const shape = expect.vectorSearch ? prefixProblems(sql) : [];
+  return [...shape, ...(plan.engine === 'cockroach' ? cockroachProblems(expect, plan) : postgresProblems(expect, plan))];
+}

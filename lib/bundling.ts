@@ -1,0 +1,55 @@
+import { fileURLToPath } from 'node:url';
+
+/**
+ * How every Lambda entry point is bundled, as plain data: the CDK constructs hand it to esbuild
+ * through NodejsFunction, and `npm run bench:bundle` hands the very same settings to esbuild's API,
+ * so the measured bundle is the shipped bundle. Why CommonJS: docs/decisions/0023.
+ */
+
+/** The Lambda runtime's Node major; esbuild targets it and the bench checks it runs on it. */
+export const LAMBDA_NODE_MAJOR = 24;
+
+/** Left out of the bundle, with the reason each is safe to leave out (esbuild `--external` patterns). */
+export const EXTERNAL_MODULES: Readonly<Record<string, string>> = {
+  '@aws-sdk/*': 'the Lambda Node.js runtime ships AWS SDK v3 (required from its NODE_PATH)',
+  '@electric-sql/*': 'PGlite is the local database: required only inside the on-demand local path, never in Lambda',
+  'pg-native': "an optional native binding pg requires only when asked for it; naaba uses pg's JavaScript client",
+};
+
+/**
+ * Warnings that are expected and silenced: `import.meta` is empty in CommonJS, and only the local
+ * migration runner (reached on demand on the PGlite path, never in Lambda) uses it. A test checks
+ * that no other module does.
+ */
+export const SILENCED_WARNINGS = { 'empty-import-meta': 'lambda/adapters/pg/migrate.ts' } as const;
+
+/** The esbuild settings, named as esbuild names them. */
+export const BUNDLING: {
+  readonly platform: 'node';
+  readonly format: 'cjs' | 'esm';
+  readonly target: string;
+  readonly minify: boolean;
+  readonly sourcemap: boolean;
+  readonly mainFields: readonly string[];
+  readonly external: readonly string[];
+} = {
+  platform: 'node',
+  format: 'cjs',
+  target: `node${LAMBDA_NODE_MAJOR}`,
+  minify: true,
+  sourcemap: false,
+  mainFields: ['module', 'main'],
+  external: Object.keys(EXTERNAL_MODULES),
+};
+
+/** The repository root: entry points, package.json and the lock file are found from here. */
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The Lambda entry points, relative to the repository root. */
+export const ENTRY_POINTS = {
+  mcp: 'lambda/handlers/mcp.ts',
+  authorizer: 'lambda/handlers/authorizer.ts',
+  sweeper: 'lambda/handlers/sweeper.ts',
+} as const;
+
+export type EntryPoint = keyof typeof ENTRY_POINTS;

@@ -1,0 +1,122 @@
+import * as z from 'zod';
+
+/**
+ * The shape of naaba's cdk.json context keys. Every key is its own top-level context entry so an
+ * operator can override one on the command line (`cdk synth -c 'naaba:api={"rateLimit":20,...}'`).
+ * Objects are strict: a misspelt setting is an error, not a silently ignored line.
+ */
+
+const AWS_REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
+const NAABA_REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+const MODEL_ID = /^[a-z0-9-]+\.[a-z0-9.-]+(:\d+)?$/;
+const SCHEDULE = /^(rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
+
+/** CloudWatch Logs accepts these retention periods only (days). */
+export const RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+export const awsRegion = z.string().regex(AWS_REGION, 'expected an AWS region name such as eu-central-1');
+
+const regionEntry = z.strictObject({
+  secret: z
+    .string()
+    .refine(
+      (s) => SECRET_NAME.test(s) || SECRET_ARN.test(s),
+      'expected a secret name, or a complete secret ARN (with its 6-character suffix)',
+    ),
+  naabaRegion: z.string().regex(NAABA_REGION, 'lowercase letters, digits and dashes').optional(),
+});
+
+export const contextSchema = {
+  'naaba:stackPrefix': z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9-]{0,40}$/, 'letters, digits and dashes, starting with a letter')
+    .default('naaba'),
+  'naaba:account': z
+    .string()
+    .regex(/^\d{12}$/, 'a 12-digit AWS account id')
+    .optional(),
+  'naaba:regions': z
+    .record(awsRegion, regionEntry, {
+      error: (issue) =>
+        issue.input === undefined ? 'missing: map each AWS region to {"secret": "<secret name or ARN>"}' : undefined,
+    })
+    .refine((r) => Object.keys(r).length > 0, 'name at least one region'),
+  'naaba:bedrock': z.strictObject({
+    embeddingModel: z.string().regex(MODEL_ID, 'a Bedrock model id').default('amazon.titan-embed-text-v2:0'),
+    embeddingDimensions: z.union([z.literal(256), z.literal(512), z.literal(1024)]).default(1024),
+    judgeModel: z.string().regex(MODEL_ID, 'a Bedrock model id').default('amazon.nova-micro-v1:0'),
+    /** Geography prefix of the judge's inference profile → the regions that profile serves and routes to. */
+    judgeProfiles: z.partialRecord(z.enum(['eu', 'us', 'apac', 'ca', 'jp', 'au', 'us-gov']), z.array(awsRegion).min(1)),
+  }),
+  'naaba:api': z
+    .strictObject({
+      stageName: z
+        .string()
+        .regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and underscores')
+        .default('v1'),
+      rateLimit: z.number().positive().default(50),
+      burstLimit: z.number().int().positive().default(100),
+      healthzRateLimit: z.number().positive().default(5),
+      healthzBurstLimit: z.number().int().positive().default(10),
+      authorizerCacheSeconds: z.number().int().min(0).max(3600).default(60),
+    })
+    .prefault({}),
+  'naaba:sweeper': z
+    .strictObject({
+      schedule: z
+        .string()
+        .regex(SCHEDULE, 'an EventBridge expression: rate(1 hour) or cron(0 3 * * ? *)')
+        .default('rate(1 hour)'),
+      retryAttempts: z.number().int().min(0).max(2).default(2),
+      maxEventAgeHours: z.number().int().min(1).max(6).default(6),
+      batchSize: z.number().int().min(1).max(10_000).default(500),
+      maxBatches: z.number().int().min(1).max(100_000).default(200),
+    })
+    .prefault({}),
+  'naaba:logs': z
+    .strictObject({
+      level: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+      retentionDays: z
+        .number()
+        .refine((d) => (RETENTION_DAYS as readonly number[]).includes(d), `one of ${RETENTION_DAYS.join(', ')}`)
+        .default(30),
+    })
+    .prefault({}),
+  'naaba:database': z
+    .strictObject({
+      poolMax: z.number().int().min(1).max(20).default(2),
+      statementTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    })
+    .prefault({}),
+  /** Curation rules as the Lambda reads them (NAABA_CURATION); checked in full by the functions at cold start. */
+  'naaba:curation': z.record(z.string(), z.unknown()).optional(),
+} as const;
+
+export type ContextKey = keyof typeof contextSchema;
+export type ContextValues = { [K in ContextKey]: z.output<(typeof contextSchema)[K]> };
+
+/** Parses one context entry; `-c key=value` overrides arrive as strings, so JSON text is read as JSON. */
+export function parseEntry<K extends ContextKey>(key: K, raw: unknown): { value?: ContextValues[K]; problems: string[] } {
+  let input = raw;
+  if (typeof raw === 'string' && /^\s*[[{]/.test(raw)) {
+    try {
+      input = JSON.parse(raw);
+    } catch {
+      return { problems: [`${key}: the override is not valid JSON`] };
+    }
+  }
+  const result = contextSchema[key].safeParse(input);
+  if (result.success) return { value: result.data as ContextValues[K], problems: [] };
+  return {
+    problems: result.error.issues.map((issue) => {
+      const path = [key, ...issue.path.map(String)].join('.');
+      return `${path}: ${issue.message}`;
+    }),
+  };
+}
+
+export { SECRET_ARN };

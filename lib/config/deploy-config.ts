@@ -1,0 +1,113 @@
+import { type ContextKey, type ContextValues, contextSchema, parseEntry, SECRET_ARN } from './context-schema.js';
+
+/** cdk.json context that cannot be deployed; the message lists every problem at once. */
+export class DeployConfigError extends Error {
+  override name = 'DeployConfigError';
+}
+
+/** Where a region's connection string lives: by name (IAM then allows its 6-character suffix) or by complete ARN. */
+export type SecretRef = { readonly kind: 'name'; readonly name: string } | { readonly kind: 'arn'; readonly arn: string };
+
+/** The models one region's MCP function may call, with the judge's inference profile resolved for that region. */
+export interface RegionModels {
+  readonly embeddingModelId: string;
+  readonly embeddingDimensions: 256 | 512 | 1024;
+  readonly judgeModelId: string;
+  /** The geography inference profile the judge is called through, e.g. `eu.amazon.nova-micro-v1:0`. */
+  readonly judgeProfileId: string;
+  /** The regions that profile may route a request to: where the foundation model must be allowed. */
+  readonly judgeRoutesTo: readonly string[];
+}
+
+/** Everything one regional stack needs. */
+export interface RegionConfig {
+  readonly awsRegion: string;
+  /** The region name keys and rows carry (NAABA_REGION); the AWS region unless set. */
+  readonly naabaRegion: string;
+  readonly secret: SecretRef;
+  readonly models: RegionModels;
+}
+
+/** The typed deployment configuration: one stack per entry of `regions`. */
+export interface DeployConfig {
+  readonly stackPrefix: string;
+  readonly account: string | undefined;
+  readonly regions: readonly RegionConfig[];
+  readonly api: ContextValues['naaba:api'];
+  readonly sweeper: ContextValues['naaba:sweeper'];
+  readonly logs: ContextValues['naaba:logs'];
+  readonly database: ContextValues['naaba:database'];
+  /** Inline curation rules for NAABA_CURATION, or undefined for the built-in defaults. */
+  readonly curation: string | undefined;
+}
+
+/** Reads one context value, e.g. `app.node.tryGetContext`. */
+export type ContextReader = (key: string) => unknown;
+
+function secretRef(awsRegion: string, secret: string, problems: string[]): SecretRef {
+  const arn = SECRET_ARN.exec(secret);
+  if (!arn) return { kind: 'name', name: secret };
+  if (arn[1] !== awsRegion) {
+    problems.push(`naaba:regions.${awsRegion}.secret: the secret is in ${arn[1]}; each region reads a secret of its own region`);
+  }
+  return { kind: 'arn', arn: secret };
+}
+
+function regionModels(awsRegion: string, bedrock: ContextValues['naaba:bedrock'], problems: string[]): RegionModels {
+  const geographies = Object.entries(bedrock.judgeProfiles).filter(([, regions]) => regions?.includes(awsRegion));
+  const [geography, routesTo] = geographies[0] ?? [];
+  if (geographies.length !== 1 || !geography || !routesTo) {
+    const known = Object.keys(bedrock.judgeProfiles).join(', ') || 'none';
+    problems.push(
+      geographies.length === 0
+        ? `naaba:bedrock.judgeProfiles: ${awsRegion} is in no geography (${known}); add it to the one whose inference profile serves it`
+        : `naaba:bedrock.judgeProfiles: ${awsRegion} is in several geographies (${geographies.map(([g]) => g).join(', ')})`,
+    );
+  }
+  return {
+    embeddingModelId: bedrock.embeddingModel,
+    embeddingDimensions: bedrock.embeddingDimensions,
+    judgeModelId: bedrock.judgeModel,
+    judgeProfileId: `${geography ?? 'unknown'}.${bedrock.judgeModel}`,
+    judgeRoutesTo: [...new Set(routesTo ?? [])].sort(),
+  };
+}
+
+/**
+ * Parses naaba's cdk.json context into a {@link DeployConfig}, or throws a
+ * {@link DeployConfigError} naming every problem with its context path.
+ */
+export function readDeployConfig(context: ContextReader): DeployConfig {
+  const problems: string[] = [];
+  const values: Partial<ContextValues> = {};
+  for (const key of Object.keys(contextSchema) as ContextKey[]) {
+    const parsed = parseEntry(key, context(key));
+    problems.push(...parsed.problems);
+    if (parsed.value !== undefined) Object.assign(values, { [key]: parsed.value });
+  }
+  const entries = Object.entries(values['naaba:regions'] ?? {});
+  const bedrock = values['naaba:bedrock'];
+  const regions: RegionConfig[] = bedrock
+    ? entries.map(([awsRegion, entry]) => ({
+        awsRegion,
+        naabaRegion: entry.naabaRegion ?? awsRegion,
+        secret: secretRef(awsRegion, entry.secret, problems),
+        models: regionModels(awsRegion, bedrock, problems),
+      }))
+    : [];
+  const naabaRegions = regions.map((r) => r.naabaRegion);
+  const repeated = naabaRegions.filter((r, i) => naabaRegions.indexOf(r) !== i);
+  if (repeated.length > 0) problems.push(`naaba:regions: naaba region ${repeated.join(', ')} is served by more than one stack`);
+  if (problems.length > 0) throw new DeployConfigError(`cdk.json context is not deployable:\n  ${problems.join('\n  ')}`);
+  const v = values as ContextValues;
+  return {
+    stackPrefix: v['naaba:stackPrefix'],
+    account: v['naaba:account'],
+    regions,
+    api: v['naaba:api'],
+    sweeper: v['naaba:sweeper'],
+    logs: v['naaba:logs'],
+    database: v['naaba:database'],
+    curation: v['naaba:curation'] === undefined ? undefined : JSON.stringify(v['naaba:curation']),
+  };
+}

@@ -1,0 +1,176 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  type Method,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/**
+ * API Gateway's own answers when it refuses a request before the MCP function sees it. They
+ * mirror `GATEWAY_RESPONSES` of lambda/http/api-gateway.ts; test/infra keeps the two in step.
+ */
+export const GATEWAY_REFUSALS = {
+  unauthorized: {
+    status: 401,
+    headers: { 'WWW-Authenticate': 'Bearer' },
+    body: '{"message":"missing, malformed, unknown or revoked bearer token"}',
+  },
+  accessDenied: {
+    status: 403,
+    headers: {},
+    body: '{"message":"this key belongs to region $context.authorizer.keyRegion; call that region\'s endpoint"}',
+  },
+  /** REST APIs answer unknown routes with 403 "Missing Authentication Token"; a 404 says what is wrong. */
+  unknownRoute: { status: 404, headers: {}, body: '{"message":"not found; the MCP endpoint is POST /mcp"}' },
+} as const;
+
+/** A bearer value API Gateway passes to the authorizer; anything else is a 401 without an invocation. */
+export const BEARER_PATTERN = '^[Bb][Ee][Aa][Rr][Ee][Rr] nb_[A-Za-z0-9_-]{43}$';
+
+/** The access log line: who called what and how it ended, never a header, a body or a token. */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  path: '$context.resourcePath',
+  status: '$context.status',
+  errorType: '$context.error.responseType',
+  latencyMs: '$context.responseLatency',
+  responseLength: '$context.responseLength',
+  authorizerStatus: '$context.authorizer.status',
+  authorizerLatencyMs: '$context.authorizer.latency',
+  authorizerError: '$context.authorizer.error',
+  principalId: '$context.authorizer.principalId',
+  integrationStatus: '$context.integrationStatus',
+  integrationLatencyMs: '$context.integrationLatency',
+};
+
+export interface McpApiProps {
+  readonly mcpFunction: IFunction;
+  readonly authorizerFunction: IFunction;
+  readonly stageName: string;
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+  readonly healthzRateLimit: number;
+  readonly healthzBurstLimit: number;
+  /** How long API Gateway reuses an authorizer answer per token: the revocation delay (docs/decisions/0021). */
+  readonly authorizerCacheSeconds: number;
+  readonly logRetentionDays: number;
+}
+
+/**
+ * The regional REST API: `POST /mcp` behind the TOKEN authorizer; `GET /healthz`, and `GET` and
+ * `DELETE /mcp` (answered 405 by the function), open. Throttled per stage and tighter on the open
+ * health check; every request is access-logged; 401 and 403 carry naaba's bodies and headers.
+ */
+export class McpApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizer: TokenAuthorizer;
+  readonly accessLogs: LogGroup;
+  /** The MCP endpoint URL clients are given. */
+  readonly mcpUrl: string;
+
+  constructor(scope: Construct, id: string, props: McpApiProps) {
+    super(scope, id);
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as RetentionDays });
+    this.api = new RestApi(this, 'Api', {
+      description: 'naaba: agent memory over MCP',
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: props.stageName,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        throttlingRateLimit: props.rateLimit,
+        throttlingBurstLimit: props.burstLimit,
+        methodOptions: {
+          '/healthz/GET': { throttlingRateLimit: props.healthzRateLimit, throttlingBurstLimit: props.healthzBurstLimit },
+        },
+      },
+    });
+    this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
+      handler: props.authorizerFunction,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: BEARER_PATTERN,
+      resultsCacheTtl: Duration.seconds(props.authorizerCacheSeconds),
+    });
+    this.addGatewayResponses();
+    this.addRoutes(new LambdaIntegration(props.mcpFunction, { proxy: true, allowTestInvoke: false }));
+    this.mcpUrl = this.api.urlForPath('/mcp');
+    this.acknowledgeApiFindings();
+  }
+
+  private addRoutes(integration: LambdaIntegration): void {
+    const mcp = this.api.root.addResource('mcp');
+    const post = mcp.addMethod('POST', integration, { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM });
+    Validations.of(post).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Callers are agents holding naaba API keys, not Cognito users; the Lambda TOKEN authorizer checks the key against the database.',
+    });
+    for (const verb of ['GET', 'DELETE']) {
+      this.open(
+        mcp.addMethod(verb, integration),
+        `${verb} /mcp reaches the function only to be answered 405 (stateless MCP has no stream to open or session to end); it reads nothing.`,
+      );
+    }
+    const healthz = this.api.root.addResource('healthz');
+    this.open(
+      healthz.addMethod('GET', integration),
+      'The health check is open by design (DESIGN §8): it answers from the function alone, touching neither the database nor Bedrock, and has its own tight throttle.',
+    );
+  }
+
+  /** An unauthenticated method, acknowledged next to itself. */
+  private open(method: Method, reason: string): void {
+    Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
+  }
+
+  private addGatewayResponses(): void {
+    const responses = [
+      [ResponseType.UNAUTHORIZED, GATEWAY_REFUSALS.unauthorized],
+      [ResponseType.ACCESS_DENIED, GATEWAY_REFUSALS.accessDenied],
+      [ResponseType.MISSING_AUTHENTICATION_TOKEN, GATEWAY_REFUSALS.unknownRoute],
+    ] as const;
+    for (const [type, response] of responses) {
+      this.api.addGatewayResponse(type.responseType, {
+        type,
+        statusCode: String(response.status),
+        responseHeaders: Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, `'${value}'`])),
+        templates: { 'application/json': response.body },
+      });
+    }
+  }
+
+  private acknowledgeApiFindings(): void {
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'The MCP function validates every JSON-RPC body against the MCP schema and answers protocol errors the client understands; an API Gateway model would duplicate that schema and turn them into bare 400s.',
+    });
+    Validations.of(this.api.deploymentStage).acknowledge(
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'Every data route needs a bearer key checked by the authorizer and the stage is throttled; a WAFv2 web ACL is an account-level choice (rules, cost) the platform team attaches to this stage if its policy asks for one (docs/deployment.md).',
+      },
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'Access logs (AwsSolutions-APIG1) record every request with status, latencies and authorizer errors; execution logs need the account-wide API Gateway CloudWatch role, a per-account singleton this app does not own, and at INFO they could record headers.',
+      },
+    );
+  }
+}

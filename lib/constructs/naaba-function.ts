@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { type Duration, Validations } from 'aws-cdk-lib';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../bundling.js';
+
+export interface NaabaFunctionProps {
+  readonly entry: EntryPoint;
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  /** NAABA_REGION: the region whose keys and rows this function serves. */
+  readonly naabaRegion: string;
+  readonly logLevel: string;
+  readonly logRetentionDays: number;
+  /** Asynchronous invocations (the schedule) retry this often, then land in this queue. */
+  readonly asyncFailures?: { readonly queue: IQueue; readonly retryAttempts: number; readonly maxEventAge: Duration };
+}
+
+/**
+ * A naaba Lambda function with the house defaults: Node.js 24 on arm64, bundled by the local
+ * esbuild (no Docker) as minified CommonJS, its own log group with a retention, and its own role that may write to
+ * that log group and nothing else until a grant adds exactly what the function needs. Grants come
+ * paired with the environment variables that tell the code where to look.
+ */
+export class NaabaFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: NaabaFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetentionDays as RetentionDays });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `naaba ${props.entry} function: its log group, plus the grants added next to it`,
+    });
+    // Instead of AWSLambdaBasicExecutionRole (logs:* on every log group): this function's group only.
+    this.role.addToPolicy(
+      new PolicyStatement({
+        sid: 'WriteOwnLogGroup',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(REPO_ROOT, ENTRY_POINTS[props.entry]),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { NAABA_REGION: props.naabaRegion, NAABA_LOG_LEVEL: props.logLevel },
+      ...(props.asyncFailures
+        ? {
+            deadLetterQueue: props.asyncFailures.queue,
+            retryAttempts: props.asyncFailures.retryAttempts,
+            maxEventAge: props.asyncFailures.maxEventAge,
+          }
+        : {}),
+      bundling: {
+        format: BUNDLING.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
+        target: BUNDLING.target,
+        minify: BUNDLING.minify,
+        sourceMap: BUNDLING.sourcemap,
+        mainFields: [...BUNDLING.mainFields],
+        externalModules: [...BUNDLING.external],
+        esbuildArgs: Object.fromEntries(Object.keys(SILENCED_WARNINGS).map((id) => [`--log-override:${id}`, 'silent'])),
+        forceDockerBundling: false,
+      },
+    });
+  }
+
+  /** Sets one environment variable; the grant methods of the other constructs call this. */
+  addEnvironment(name: string, value: string): void {
+    this.function.addEnvironment(name, value);
+  }
+
+  /** Adds one statement to this function's role. */
+  addToRolePolicy(statement: PolicyStatement): void {
+    this.role.addToPolicy(statement);
+  }
+
+  /**
+   * Active X-Ray tracing for the Powertools tracer. Set on the resource directly: the L2 `tracing`
+   * option would write `xray:Put*` on `Resource: "*"` into this project's policy. X-Ray's write
+   * actions support no resource-level permission, so the AWS managed policy that grants just them
+   * is attached instead, and acknowledged here.
+   */
+  enableActiveTracing(): void {
+    (this.function.node.defaultChild as CfnFunction).tracingConfig = { mode: 'Active' };
+    this.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName('AWSXRayDaemonWriteAccess'));
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AWSXRayDaemonWriteAccess]',
+      reason:
+        'X-Ray PutTraceSegments/PutTelemetryRecords and the sampling reads accept no resource ARN; this AWS managed policy grants only those actions, and keeps Resource "*" out of the policies this project writes.',
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { DeployConfig, RegionConfig } from './config/deploy-config.js';
+import { BedrockModels } from './constructs/bedrock-models.js';
+import { DatabaseSecret } from './constructs/database-secret.js';
+import { McpApi } from './constructs/mcp-api.js';
+import { MemorySweeper } from './constructs/memory-sweeper.js';
+import { NaabaFunction } from './constructs/naaba-function.js';
+
+export interface RegionStackProps extends StackProps {
+  readonly config: DeployConfig;
+  readonly region: RegionConfig;
+}
+
+/**
+ * Everything naaba runs in one AWS region, against the shared multi-region CockroachDB cluster:
+ * the API, the MCP function, the authorizer and the scheduled sweeper. Each function gets exactly
+ * the grants composed here, each grant together with the variable that points the code at it.
+ */
+export class RegionStack extends Stack {
+  readonly api: McpApi;
+  readonly mcp: NaabaFunction;
+  readonly authorizer: NaabaFunction;
+  readonly sweeper: MemorySweeper;
+  readonly database: DatabaseSecret;
+  readonly models: BedrockModels;
+
+  constructor(scope: Construct, id: string, props: RegionStackProps) {
+    const { config, region } = props;
+    super(scope, id, {
+      ...props,
+      env: { account: config.account, region: region.awsRegion },
+      description: `naaba MCP endpoint of region ${region.naabaRegion} (${region.awsRegion})`,
+    });
+    const common = { naabaRegion: region.naabaRegion, logLevel: config.logs.level, logRetentionDays: config.logs.retentionDays };
+    this.database = new DatabaseSecret(this, 'Database', { secret: region.secret, ...config.database });
+    this.models = new BedrockModels(this, 'Models', region.models);
+
+    this.mcp = new NaabaFunction(this, 'Mcp', {
+      ...common,
+      entry: 'mcp',
+      description: 'naaba MCP endpoint: stateless MCP over HTTP for one authorized key',
+      memorySize: 1024,
+      timeout: Duration.seconds(25),
+    });
+    this.mcp.enableActiveTracing();
+    this.database.grantRead(this.mcp);
+    this.models.grantInvoke(this.mcp);
+
+    this.authorizer = new NaabaFunction(this, 'Authorizer', {
+      ...common,
+      entry: 'authorizer',
+      description: "naaba authorizer: bearer token to principal; other regions' keys denied",
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+    });
+    this.database.grantRead(this.authorizer);
+
+    this.sweeper = new MemorySweeper(this, 'Sweeper', { ...common, ...config.sweeper });
+    this.database.grantRead(this.sweeper.function);
+
+    // The MCP function and the sweeper must apply the same curation rules.
+    if (config.curation !== undefined) {
+      for (const fn of [this.mcp, this.sweeper.function]) fn.addEnvironment('NAABA_CURATION', config.curation);
+    }
+
+    this.api = new McpApi(this, 'Api', {
+      ...config.api,
+      mcpFunction: this.mcp.function,
+      authorizerFunction: this.authorizer.function,
+      logRetentionDays: config.logs.retentionDays,
+    });
+    new CfnOutput(this, 'McpUrl', { value: this.api.mcpUrl, description: 'Give MCP clients this URL and a key of this region' });
+  }
+}

@@ -1,0 +1,71 @@
+import { rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { EXTERNAL_MODULES, type EntryPoint, SILENCED_WARNINGS } from '../../lib/bundling.js';
+import { BUNDLE_ROOT, buildLambdaBundle, type LambdaBundle } from './lambda-bundle.js';
+import { environmentOf, firstStack, functionId } from './support.js';
+
+const run = promisify(execFile);
+
+const bundles = new Map<EntryPoint, LambdaBundle>();
+afterAll(() => rmSync(`${BUNDLE_ROOT}/test-${process.pid}`, { recursive: true, force: true }));
+beforeAll(async () => {
+  for (const entry of ['mcp', 'authorizer', 'sweeper'] as const)
+    bundles.set(entry, await buildLambdaBundle(entry, { outDir: `${BUNDLE_ROOT}/test-${process.pid}` }));
+});
+
+test.each(['mcp', 'authorizer', 'sweeper'] as const)(
+  'the %s bundle warns only about what the CDK app silences, and why',
+  (entry) => {
+    const expected = Object.entries(SILENCED_WARNINGS).map(([id, file]) => `${id} at ${file}`);
+
+    expect([...new Set(bundles.get(entry)?.warnings)]).toEqual(expected);
+  },
+);
+
+test('packages left out are loaded by require() or import() where the code reaches them, never at load', () => {
+  const output = Object.values(bundles.get('mcp')?.metafile.outputs ?? {})[0];
+  const external = (output?.imports ?? []).filter((i) => i.external && !/^(node:)?[a-z_/]+$/.test(i.path));
+  const patterns = Object.keys(EXTERNAL_MODULES).map((p) => new RegExp(`^${p.replace('*', '.*')}$`));
+
+  expect(external.length).toBeGreaterThan(0);
+  for (const i of external) {
+    expect([i.path, ['require-call', 'dynamic-import'].includes(i.kind), patterns.some((p) => p.test(i.path))]).toEqual([
+      i.path,
+      true,
+      true,
+    ]);
+  }
+});
+
+/** Loads a bundle in a fresh Node process with the stack's environment, answers GET /healthz, lists what got loaded. */
+async function healthzIn(entry: EntryPoint): Promise<{ statusCode: number; body: string; loaded: string[] }> {
+  const { stack, template } = firstStack();
+  const env = environmentOf(template, functionId(template, /MCP endpoint/));
+  // Resolution hooks see every module loaded, by require() or import(), from here on.
+  const script = `
+    import { registerHooks } from 'node:module';
+    const loaded = [];
+    registerHooks({ resolve: (specifier, context, next) => { const r = next(specifier, context); loaded.push(r.url); return r; } });
+    const { handler } = await import(${JSON.stringify(pathToFileURL(bundles.get(entry)?.file ?? '').href)});
+    const event = { httpMethod: 'GET', path: '/healthz', headers: { Host: 'api.example' }, body: null, isBase64Encoded: false, requestContext: { requestId: 'r1' } };
+    const context = { functionName: 'naaba-mcp', awsRequestId: 'r1', getRemainingTimeInMillis: () => 25000 };
+    const result = await handler(event, context);
+    process.stdout.write('\\n' + JSON.stringify({ ...result, loaded: loaded.filter((u) => u.includes('node_modules')) }));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: '/usr/bin:/bin', ...env, NAABA_LOG_LEVEL: 'SILENT', AWS_REGION: stack.region },
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
+}
+
+test('the shipped MCP bundle, configured as the stack configures it, loads on Node 24 and answers /healthz offline', async () => {
+  const result = await healthzIn('mcp');
+
+  expect(process.versions.node.split('.')[0]).toBe('24');
+  expect(result.statusCode).toBe(200);
+  expect(JSON.parse(result.body)).toMatchObject({ status: 'ok' });
+  // On-demand imports stay on demand: /healthz loads neither PGlite nor any AWS SDK client.
+  expect(result.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
+});

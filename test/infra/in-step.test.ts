@@ -1,0 +1,60 @@
+import { bearerToken, newToken } from '../../lambda/auth/token.js';
+import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
+import { GATEWAY_RESPONSES } from '../../lambda/http/api-gateway.js';
+import { readDeployConfig } from '../../lib/config/deploy-config.js';
+import { BEARER_PATTERN, GATEWAY_REFUSALS } from '../../lib/constructs/mcp-api.js';
+import { CDK_CONTEXT, environmentOf, firstStack, functionId } from './support.js';
+
+/**
+ * lib/ may not import lambda/ code, so what both sides must agree on is written twice; these
+ * tests hold the two copies together.
+ */
+
+test("the gateway's 401 and 403 are the ones the local server imitates", () => {
+  expect(GATEWAY_REFUSALS.unauthorized).toEqual(GATEWAY_RESPONSES.unauthorized);
+  expect(GATEWAY_REFUSALS.accessDenied).toEqual(GATEWAY_RESPONSES.accessDenied);
+});
+
+describe("the authorizer's identity validation expression", () => {
+  const gatewayPasses = (header: string) => new RegExp(BEARER_PATTERN).test(header);
+
+  test('passes every header the authorizer accepts, so a valid key is never refused before it', () => {
+    const token = newToken();
+    for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`]) {
+      expect([header, bearerToken(header) !== undefined, gatewayPasses(header)]).toEqual([header, true, true]);
+    }
+  });
+
+  test.each([
+    '',
+    'Basic dXNlcjpwYXNz',
+    `Bearer nb_${'a'.repeat(42)}`,
+    `Bearer xx_${'a'.repeat(43)}`,
+    `Bearer nb_${'a'.repeat(43)} extra`,
+  ])('refuses %j without invoking the authorizer, as the authorizer would', (header) => {
+    expect([gatewayPasses(header), bearerToken(header)]).toEqual([false, undefined]);
+  });
+});
+
+test("each region's judge profile is the one the function would pick by itself", () => {
+  const config = readDeployConfig((key) => CDK_CONTEXT[key]);
+
+  for (const region of config.regions) expect(region.models.judgeProfileId).toBe(novaMicroProfile(region.awsRegion));
+});
+
+test('curation rules written in cdk.json are read by the function as NAABA_CURATION', () => {
+  const rules = {
+    kinds: { fact: { ceiling: 500 }, session: { ceiling: 100, ttl: '24h' } },
+    pin_limit: 50,
+    journal_retention: '30d',
+  };
+  const { template } = firstStack({ 'naaba:curation': rules });
+  const env = environmentOf(template, functionId(template, /MCP endpoint/));
+
+  const config = loadConfig({ NAABA_CURATION: env.NAABA_CURATION ?? '', NAABA_LOG_LEVEL: 'SILENT' });
+
+  expect(config.rulesSource).toBe('NAABA_CURATION');
+  expect(config.rules.kinds.session).toEqual({ ceiling: 100, ttlSeconds: 24 * 3600 });
+  expect(Object.keys(config.rules.kinds)).toEqual(['fact', 'session']);
+  expect(config.rules.pinLimit).toBe(50);
+});

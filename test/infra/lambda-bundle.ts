@@ -1,0 +1,81 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT } from '../../lib/bundling.js';
+
+/**
+ * Builds a Lambda entry point with the settings the CDK app bundles it with (lib/bundling.ts),
+ * through esbuild's API instead of NodejsFunction, so tests and the bundle benchmark look at the
+ * very bundle that ships without synthesizing a stack.
+ */
+
+/**
+ * Where bundles are written: inside the repository's node_modules, so the modules left out
+ * (the AWS SDK, which the Lambda runtime provides) resolve from node_modules as they would from
+ * the runtime's own.
+ */
+export const BUNDLE_ROOT = join(REPO_ROOT, 'node_modules', '.cache', 'naaba-bundles');
+
+export interface LambdaBundle {
+  readonly file: string;
+  readonly bytes: number;
+  readonly metafile: Metafile;
+  /** esbuild's warnings as `id at file`, including the ones the CDK app silences. */
+  readonly warnings: string[];
+}
+
+export interface BundleOptions {
+  /** Bundle the AWS SDK too (for comparison; the shipped bundle leaves it to the runtime). */
+  readonly withAwsSdk?: boolean;
+  readonly outDir?: string;
+}
+
+export async function buildLambdaBundle(entry: EntryPoint, options: BundleOptions = {}): Promise<LambdaBundle> {
+  const dir = join(options.outDir ?? BUNDLE_ROOT, `${entry}${options.withAwsSdk ? '-with-sdk' : ''}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
+  const result = await build({
+    entryPoints: [join(REPO_ROOT, ENTRY_POINTS[entry])],
+    outfile: file,
+    bundle: true,
+    platform: BUNDLING.platform,
+    format: BUNDLING.format,
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourcemap,
+    mainFields: [...BUNDLING.mainFields],
+    external: BUNDLING.external.filter((name) => !(options.withAwsSdk && name === '@aws-sdk/*')),
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = Object.values(result.metafile.outputs)[0];
+  if (!output) throw new Error(`esbuild wrote no output for ${entry}`);
+  const warnings = result.warnings.map((w) => `${w.id} at ${w.location?.file ?? '?'}`);
+  return { file, bytes: output.bytes, metafile: result.metafile, warnings };
+}
+
+/** Bytes in the bundle per npm package (`(naaba)` for the project's own code), largest first. */
+export function bytesByPackage(metafile: Metafile): [string, number][] {
+  const totals = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, input] of Object.entries(output.inputs)) {
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+      const name = match?.[1] ?? '(naaba)';
+      totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
+    }
+  }
+  return [...totals.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+/** The packages the bundle loads at run time instead of carrying them, and how (`require-call` runs when reached). */
+export function runtimeImports(metafile: Metafile): string[] {
+  const names = new Set<string>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const imported of output.imports) {
+      if (imported.external && !isBuiltin(imported.path)) names.add(`${imported.path} (${imported.kind})`);
+    }
+  }
+  return [...names].sort();
+}

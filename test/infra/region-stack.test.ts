@@ -1,0 +1,326 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { GATEWAY_RESPONSES } from '../../lambda/http/api-gateway.js';
+import {
+  buildApp,
+  CDK_CONTEXT,
+  environmentOf,
+  firstStack,
+  flat,
+  functionId,
+  type Json,
+  logicalId,
+  managedPolicies,
+  REGIONS,
+  roleStatements,
+  type Statement,
+} from './support.js';
+
+const regionsContext = CDK_CONTEXT['naaba:regions'] as Record<string, { secret: string }>;
+const bedrock = CDK_CONTEXT['naaba:bedrock'] as {
+  embeddingModel: string;
+  judgeModel: string;
+  judgeProfiles: Record<string, string[]>;
+};
+const api = CDK_CONTEXT['naaba:api'] as {
+  authorizerCacheSeconds: number;
+  rateLimit: number;
+  burstLimit: number;
+  stageName: string;
+};
+const sweeper = CDK_CONTEXT['naaba:sweeper'] as { schedule: string; retryAttempts: number; maxEventAgeHours: number };
+
+const templates = new Map<string, Template>();
+beforeAll(() => {
+  const { stacks } = buildApp();
+  for (const stack of stacks) templates.set(stack.region, Template.fromStack(stack));
+});
+
+const templateOf = (region: string) => templates.get(region) as Template;
+const bySid = (a: Statement, b: Statement) => (a.Sid ?? String(a.Action)).localeCompare(b.Sid ?? String(b.Action));
+const ids = (template: Template) => ({
+  mcp: functionId(template, /MCP endpoint/),
+  authorizer: functionId(template, /authorizer/),
+  sweeper: functionId(template, /sweeper/),
+});
+/** `${LogGroupId.Arn}` of the function's own log group. */
+const ownLogs = (template: Template, fnId: string) => {
+  const fn = template.toJSON().Resources[fnId] as { Properties: { LoggingConfig: { LogGroup: Json } } };
+  return `${String(flat(fn.Properties.LoggingConfig.LogGroup)).slice(0, -1)}.Arn}`;
+};
+const secretArn = (region: string) =>
+  `arn:aws:secretsmanager:${region}:\${AWS::AccountId}:secret:${regionsContext[region]?.secret}-??????`;
+
+function expectedBedrock(region: string): Statement[] {
+  const [geography, routes] = Object.entries(bedrock.judgeProfiles).find(([, rs]) => rs.includes(region)) ?? [];
+  return [
+    {
+      Sid: 'EmbedWithTitan',
+      Effect: 'Allow',
+      Action: 'bedrock:InvokeModel',
+      Resource: `arn:aws:bedrock:${region}::foundation-model/${bedrock.embeddingModel}`,
+    },
+    {
+      Sid: 'JudgeThroughGeographyProfile',
+      Effect: 'Allow',
+      Action: 'bedrock:InvokeModel',
+      Resource: [
+        ...(routes ?? []).map((r) => `arn:aws:bedrock:${r}::foundation-model/${bedrock.judgeModel}`),
+        `arn:aws:bedrock:${region}:\${AWS::AccountId}:inference-profile/${geography}.${bedrock.judgeModel}`,
+      ],
+    },
+  ];
+}
+
+describe.each(REGIONS)('region %s', (region) => {
+  describe('IAM: exactly these statements, nothing else', () => {
+    const common = (template: Template, fnId: string): Statement[] => [
+      {
+        Sid: 'WriteOwnLogGroup',
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: ownLogs(template, fnId),
+      },
+      { Sid: 'ReadDatabaseSecret', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretArn(region) },
+    ];
+
+    test('the MCP function: its logs, its one secret, the embedding model, the judge profile and its routed models', () => {
+      const template = templateOf(region);
+      const { mcp } = ids(template);
+
+      const statements = roleStatements(template, mcp);
+
+      expect(statements.sort(bySid)).toEqual([...common(template, mcp), ...expectedBedrock(region)].sort(bySid));
+      expect(managedPolicies(template, mcp)).toEqual([`arn:\${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess`]);
+    });
+
+    test('the authorizer: its logs and the secret', () => {
+      const template = templateOf(region);
+      const { authorizer } = ids(template);
+
+      expect(roleStatements(template, authorizer).sort(bySid)).toEqual(common(template, authorizer).sort(bySid));
+      expect(managedPolicies(template, authorizer)).toEqual([]);
+    });
+
+    test('the sweeper: its logs, the secret, and sending to its own dead-letter queue', () => {
+      const template = templateOf(region);
+      const { sweeper: fn } = ids(template);
+      const dlq = logicalId(template, 'AWS::SQS::Queue');
+
+      const expected: Statement[] = [
+        ...common(template, fn),
+        { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: `\${${dlq}.Arn}` },
+      ];
+      expect(roleStatements(template, fn).sort(bySid)).toEqual(expected.sort(bySid));
+      expect(managedPolicies(template, fn)).toEqual([]);
+    });
+
+    test('no statement the project writes has a wildcard resource, nor an Allow a wildcard action', () => {
+      const template = templateOf(region);
+      const documents = [
+        ...Object.values(template.findResources('AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument),
+        ...Object.values(template.findResources('AWS::IAM::Role')).flatMap((r) =>
+          (r.Properties.Policies ?? []).map((p: { PolicyDocument: Json }) => p.PolicyDocument),
+        ),
+        ...Object.values(template.findResources('AWS::SQS::QueuePolicy')).map((p) => p.Properties.PolicyDocument),
+      ];
+      const statements = documents.flatMap((d) => flat(d.Statement) as unknown as Statement[]);
+
+      expect(statements.length).toBeGreaterThan(5);
+      for (const s of statements) {
+        for (const resource of [s.Resource].flat()) expect(String(resource)).not.toContain('*');
+        // A Deny may be broad: the queue refuses every sqs:* call made without TLS.
+        if (s.Effect === 'Allow') for (const action of [s.Action].flat()) expect(action).not.toContain('*');
+      }
+    });
+  });
+
+  describe('API', () => {
+    const methods = (template: Template) => {
+      const paths = Object.fromEntries(
+        Object.entries(template.findResources('AWS::ApiGateway::Resource')).map(([id, r]) => [id, r.Properties.PathPart]),
+      );
+      return Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => ({
+        route: `${m.Properties.HttpMethod} /${paths[m.Properties.ResourceId.Ref] ?? ''}`,
+        authorization: m.Properties.AuthorizationType as string,
+        authorizer: m.Properties.AuthorizerId ? flat(m.Properties.AuthorizerId) : undefined,
+      }));
+    };
+
+    test('POST /mcp has the TOKEN authorizer; GET /healthz and GET, DELETE /mcp have none', () => {
+      const template = templateOf(region);
+      const authorizer = logicalId(template, 'AWS::ApiGateway::Authorizer');
+
+      expect(methods(template).sort((a, b) => a.route.localeCompare(b.route))).toEqual([
+        { route: 'DELETE /mcp', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /healthz', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /mcp', authorization: 'NONE', authorizer: undefined },
+        { route: 'POST /mcp', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
+      ]);
+    });
+
+    test('the authorizer reads the Authorization header, calls the authorizer function and caches briefly', () => {
+      const template = templateOf(region);
+      const { authorizer } = ids(template);
+
+      template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Type: 'TOKEN',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: api.authorizerCacheSeconds,
+      });
+      const uri = flat(
+        template.findResources('AWS::ApiGateway::Authorizer')[logicalId(template, 'AWS::ApiGateway::Authorizer')]?.Properties
+          .AuthorizerUri,
+      );
+      expect(JSON.stringify(uri)).toContain(`\${${authorizer}.Arn}/invocations`);
+    });
+
+    test.each([
+      ['UNAUTHORIZED', GATEWAY_RESPONSES.unauthorized],
+      ['ACCESS_DENIED', GATEWAY_RESPONSES.accessDenied],
+    ] as const)('the %s gateway response is the one lambda/http/api-gateway.ts declares', (type, response) => {
+      const template = templateOf(region);
+
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(response.status),
+        ResponseParameters: Object.fromEntries(
+          Object.entries(response.headers).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+        ),
+        ResponseTemplates: { 'application/json': response.body },
+      });
+    });
+
+    test('the stage is throttled, tighter on /healthz, and access-logged to a log group with a retention', () => {
+      const template = templateOf(region);
+      const stage = template.findResources('AWS::ApiGateway::Stage')[logicalId(template, 'AWS::ApiGateway::Stage')];
+      const retention = (CDK_CONTEXT['naaba:logs'] as { retentionDays: number }).retentionDays;
+
+      expect(stage?.Properties.StageName).toBe(api.stageName);
+      expect(stage?.Properties.MethodSettings).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            ThrottlingRateLimit: api.rateLimit,
+            ThrottlingBurstLimit: api.burstLimit,
+          }),
+          expect.objectContaining({ HttpMethod: 'GET', ResourcePath: '/~1healthz' }),
+        ]),
+      );
+      const destination = String(flat(stage?.Properties.AccessLogSetting.DestinationArn));
+      const logs = /:log-group:\$\{(\w+)\}$/.exec(destination)?.[1] ?? '';
+      expect(template.toJSON().Resources[logs]).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { RetentionInDays: retention },
+      });
+      const format = String(stage?.Properties.AccessLogSetting.Format);
+      expect(format).toContain('$context.requestId');
+      expect(format).not.toMatch(/\$input|\$context\.identity\.apiKey|header/i);
+    });
+  });
+
+  describe('functions', () => {
+    test('all three run Node.js 24 on arm64, each with its own log group; the MCP function is traced', () => {
+      const template = templateOf(region);
+      const { mcp, authorizer, sweeper: fn } = ids(template);
+      const resources = template.toJSON().Resources;
+
+      for (const id of [mcp, authorizer, fn]) {
+        expect(resources[id].Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+      }
+      expect(resources[mcp].Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(new Set([mcp, authorizer, fn].map((id) => ownLogs(template, id))).size).toBe(3);
+    });
+
+    test('the connection string is referenced by secret name, never inlined', () => {
+      const template = templateOf(region);
+      const all = Object.values(ids(template)).map((id) => environmentOf(template, id));
+
+      expect(template.findResources('AWS::SecretsManager::Secret')).toEqual({});
+      for (const env of all) {
+        expect(env.NAABA_DATABASE_SECRET_ID).toBe(regionsContext[region]?.secret);
+        expect(env.NAABA_DATABASE_URL).toBeUndefined();
+        expect(env.NAABA_REGION).toBe(region);
+      }
+      expect(JSON.stringify(template.toJSON())).not.toMatch(/postgres(ql)?:\/\//);
+    });
+
+    test('only the MCP function is told about Bedrock, with the models its policy allows', () => {
+      const template = templateOf(region);
+      const { mcp, authorizer, sweeper: fn } = ids(template);
+      const [geography] = Object.entries(bedrock.judgeProfiles).find(([, rs]) => rs.includes(region)) ?? [];
+
+      expect(environmentOf(template, mcp)).toMatchObject({
+        NAABA_EMBEDDER: 'bedrock',
+        NAABA_JUDGE: 'bedrock',
+        NAABA_BEDROCK_EMBEDDING_MODEL: bedrock.embeddingModel,
+        NAABA_BEDROCK_JUDGE_MODEL: `${geography}.${bedrock.judgeModel}`,
+      });
+      for (const id of [authorizer, fn])
+        expect(Object.keys(environmentOf(template, id)).filter((k) => k.includes('BEDROCK'))).toEqual([]);
+    });
+  });
+
+  describe('sweeper', () => {
+    test('the schedule targets the sweeper, with retries and the dead-letter queue', () => {
+      const template = templateOf(region);
+      const { sweeper: fn } = ids(template);
+      const dlq = logicalId(template, 'AWS::SQS::Queue');
+      const maxAge = sweeper.maxEventAgeHours * 3600;
+
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: sweeper.schedule,
+        State: 'ENABLED',
+        Targets: [
+          {
+            Arn: { 'Fn::GetAtt': [fn, 'Arn'] },
+            Id: 'Target0',
+            RetryPolicy: { MaximumRetryAttempts: sweeper.retryAttempts, MaximumEventAgeInSeconds: maxAge },
+            DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlq, 'Arn'] } },
+          },
+        ],
+      });
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [fn, 'Arn'] },
+      });
+    });
+
+    test('the dead-letter queue exists, is encrypted, receives failed runs, and is watched by an alarm', () => {
+      const template = templateOf(region);
+      const { sweeper: fn } = ids(template);
+      const dlq = logicalId(template, 'AWS::SQS::Queue');
+
+      template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        DeadLetterConfig: { TargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] } },
+      });
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: fn },
+        MaximumRetryAttempts: sweeper.retryAttempts,
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        Threshold: 0,
+      });
+    });
+  });
+});
+
+test('one stack per region of cdk.json, named after it', () => {
+  const { stacks } = buildApp();
+
+  expect(stacks.map((s) => [s.stackName, s.region])).toEqual(REGIONS.map((r) => [`naaba-${r}`, r]));
+});
+
+test('curation rules from cdk.json reach the MCP function and the sweeper alike, and nothing else', () => {
+  const rules = { kinds: { fact: { ceiling: 300 }, session: { ceiling: 50, ttl: '12h' } }, pin_limit: 20 };
+  const { template } = firstStack({ 'naaba:curation': rules });
+  const { mcp, authorizer, sweeper: fn } = ids(template);
+
+  expect(JSON.parse(environmentOf(template, mcp).NAABA_CURATION ?? 'null')).toEqual(rules);
+  expect(environmentOf(template, fn).NAABA_CURATION).toBe(environmentOf(template, mcp).NAABA_CURATION);
+  expect(environmentOf(template, authorizer).NAABA_CURATION).toBeUndefined();
+});

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { type DatabaseRegions, MigrationError, migrate, splitStatements } from '../../lambda/adapters/pg/migrate.js';
+import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+
+/**
+ * The CockroachDB DDL cannot run here (no cluster). These tests pin down, on the text and through
+ * the migration runner, the properties the plans rely on (docs/index-compatibility.md); the DDL
+ * itself is accepted or refused only by `npm run test:store -- --url` on a cluster.
+ */
+const DDL = readFileSync(new URL('../../sql/cockroach/0001_init.sql', import.meta.url), 'utf8');
+const code = (statement: string) =>
+  statement
+    .split('\n')
+    .filter((l) => !l.trim().startsWith('--'))
+    .join('\n');
+const statements = splitStatements(DDL).map(code);
+const table = (name: string) => {
+  const found = statements.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS ${name} (`));
+  if (!found) throw new Error(`no CREATE TABLE for ${name}`);
+  return found;
+};
+/** Key column lists of PRIMARY KEY, [UNIQUE] INDEX and VECTOR INDEX clauses. */
+const keys = (ddl: string) => [...ddl.matchAll(/(?:PRIMARY KEY|INDEX \w+) \(([^)]*)\)/g)].map((m) => m[1] ?? '');
+
+describe('sql/cockroach/0001_init.sql', () => {
+  test('every statement can run again (a stopped migration is completed by re-running it)', () => {
+    expect(statements).toHaveLength(6);
+    for (const s of statements) expect(s).toMatch(/CREATE TABLE IF NOT EXISTS|ON CONFLICT \(name\) DO NOTHING/);
+  });
+
+  test.each(['memories', 'memory_links', 'journal'])(
+    '%s lives in its region: REGIONAL BY ROW AS region, region leading every key',
+    (name) => {
+      const ddl = table(name);
+      expect(ddl).toMatch(/region\s+crdb_internal_region NOT NULL/);
+      expect(ddl).toMatch(/LOCALITY REGIONAL BY ROW AS region;$/);
+      const lists = keys(ddl);
+      expect(lists.length).toBeGreaterThan(1);
+      for (const list of lists) expect(list.trim()).toMatch(/^region,/);
+    },
+  );
+
+  test('memories: the cosine vector index over (region, user_id, kind), embedding NOT NULL, no other index with that prefix', () => {
+    const ddl = table('memories');
+    expect(ddl).toContain('VECTOR INDEX memories_embedding (region, user_id, kind, embedding vector_cosine_ops)');
+    expect(ddl).toMatch(/embedding\s+VECTOR\(\{\{embedding_dimensions\}\}\) NOT NULL/);
+    const full = keys(ddl).filter((k) => /^region, user_id, kind\b/.test(k.trim()));
+    expect(full).toEqual(['region, user_id, kind, embedding vector_cosine_ops', 'region, user_id, kind']);
+    expect(ddl).toContain('UNIQUE INDEX memories_fingerprint (region, fingerprint, user_id, kind)');
+  });
+
+  test.each(['api_keys', 'naaba_settings'])('%s is GLOBAL', (name) => {
+    expect(table(name)).toMatch(/LOCALITY GLOBAL;$/);
+  });
+});
+
+/** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
+class CockroachDouble implements SqlClient {
+  readonly engine = 'cockroach' as const;
+  readonly ran: string[] = [];
+
+  constructor(
+    private readonly version: string,
+    private readonly regions: { region: string; primary: boolean }[],
+    private readonly applied: string[] = [],
+  ) {}
+
+  async query<R>(text: string): Promise<R[]> {
+    if (text.includes('version()')) return [{ version: this.version }] as R[];
+    if (text.includes('current_database()')) return [{ name: 'naaba' }] as R[];
+    if (text.includes('SHOW REGIONS FROM DATABASE')) return this.regions as R[];
+    if (text.startsWith('SELECT version FROM naaba_migrations')) return this.applied.map((version) => ({ version })) as R[];
+    throw new Error(`unexpected query: ${text}`);
+  }
+
+  async exec(script: string): Promise<void> {
+    this.ran.push(script);
+  }
+
+  async close(): Promise<void> {}
+}
+
+const V25_4 = 'CockroachDB CCL v25.4.2 (x86_64-pc-linux-gnu, built 2025/12/01 00:00:00, go1.23.12)';
+const regions: DatabaseRegions = { primary: 'eu-central-1', others: ['us-east-1', 'ap-southeast-2'] };
+
+describe('migrating CockroachDB', () => {
+  test('makes the database multi-region first, then applies one statement at a time, and records the file', async () => {
+    const db = new CockroachDouble(V25_4, []);
+    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual(['0001_init.sql']);
+    const [table, primary, addUs, addAp, ...rest] = db.ran;
+    expect(table).toContain('CREATE TABLE IF NOT EXISTS naaba_migrations');
+    expect([primary, addUs, addAp]).toEqual([
+      'ALTER DATABASE "naaba" SET PRIMARY REGION "eu-central-1"',
+      'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "us-east-1"',
+      'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"',
+    ]);
+    expect(rest).toHaveLength(7);
+    expect(rest.some((s) => /\bBEGIN\b/.test(code(s)))).toBe(false);
+    expect(rest.find((s) => s.includes('memories ('))).toContain('VECTOR(1024) NOT NULL');
+    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0001_init.sql', now())");
+  });
+
+  test('adds only missing regions and leaves an applied file alone', async () => {
+    const db = new CockroachDouble(
+      V25_4,
+      [
+        { region: 'eu-central-1', primary: true },
+        { region: 'us-east-1', primary: false },
+      ],
+      ['0001_init.sql'],
+    );
+    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([]);
+    expect(db.ran.slice(1)).toEqual(['ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"']);
+  });
+
+  test.each<[string, CockroachDouble, DatabaseRegions | undefined, RegExp]>([
+    ['a release before v25.4', new CockroachDouble('CockroachDB CCL v25.3.4 (x86_64)', []), regions, /v25\.4 or newer/],
+    [
+      'a database that is not multi-region, without NAABA_DB_REGIONS',
+      new CockroachDouble(V25_4, []),
+      undefined,
+      /NAABA_DB_REGIONS/,
+    ],
+    [
+      'another primary region than configured',
+      new CockroachDouble(V25_4, [{ region: 'us-east-1', primary: true }]),
+      regions,
+      /primary region us-east-1/,
+    ],
+  ])('refuses %s, before any table is created', async (_label, db, wanted, message) => {
+    await expect(migrate(db, { embeddingDimensions: 1024, regions: wanted })).rejects.toThrow(MigrationError);
+    await expect(migrate(db, { embeddingDimensions: 1024, regions: wanted })).rejects.toThrow(message);
+    expect(db.ran.filter((s) => s.includes('CREATE TABLE IF NOT EXISTS memories'))).toEqual([]);
+  });
+});

@@ -1,0 +1,99 @@
+import type { PlanExpectations } from '../../bin/plan/catalogue.js';
+import type { Plan } from '../../bin/plan/explain.js';
+import { planProblems, prefixProblems } from '../../bin/plan/rules.js';
+import { FORGET_IDS, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
+
+/**
+ * CockroachDB plans cannot be produced here (no cluster); these are shaped on the EXPLAIN output
+ * documented for v25.4 (vector-indexes.md: "• vector search … table: items@…_idx … prefix spans")
+ * and on the operator names in pkg/sql/opt/exec/explain/emit.go. They pin down what the rules
+ * accept and refuse; `npm run verify:plan -- --url` checks real plans.
+ */
+const cockroach = (...lines: string[]): Plan => ({ engine: 'cockroach', lines, seqScans: [], indexes: [] });
+
+const VECTOR_READ = cockroach(
+  'distribution: local',
+  '• top-k',
+  '│ k: 1',
+  '└── • render',
+  '    └── • lookup join',
+  '        │ table: memories@memories_pkey',
+  '        └── • vector search',
+  '              table: memories@memories_embedding',
+  '              target count: 1',
+  "              prefix spans: [/'eu-central-1'/'0b0e…'/'fact' - /'eu-central-1'/'0b0e…'/'fact']",
+);
+const FALLBACK_SCAN = cockroach(
+  '• top-k',
+  '└── • filter',
+  '    └── • scan',
+  '          table: memories@memories_pkey',
+  '          spans: FULL SCAN',
+);
+const BTREE_INSTEAD = cockroach(
+  '• top-k',
+  '└── • index join',
+  '    └── • scan',
+  '          table: memories@memories_user_kind',
+  "          spans: [/'eu-central-1'/'0b0e…'/'fact' - /'eu-central-1'/'0b0e…'/'fact']",
+);
+const VECTOR_WRITE = cockroach(
+  '• root',
+  '├── • insert',
+  '│   └── • vector mutation search',
+  '│         table: memories@memories_embedding',
+  '└── • constraint-check',
+);
+const DELETE_WITHOUT_INDEX = cockroach(
+  '• delete',
+  '└── • scan',
+  '      table: memories@memories_pkey',
+  "      spans: [/'eu-central-1' - /'eu-central-1']",
+);
+
+const read: PlanExpectations = { vectorSearch: true };
+const write: PlanExpectations = { vectorMutation: true };
+
+describe('CockroachDB plan rules', () => {
+  test.each<[string, string, PlanExpectations, Plan, string[]]>([
+    ['a vector read with vector search on the vector index', NEIGHBOURS, read, VECTOR_READ, []],
+    ['a vector read that fell back to a full scan', NEIGHBOURS, read, FALLBACK_SCAN, ['no "vector search"', 'a FULL SCAN']],
+    ['a vector read served by the btree', NEIGHBOURS, read, BTREE_INSTEAD, ['no "vector search"']],
+    ['a vector write with vector mutation search', FORGET_IDS, write, VECTOR_WRITE, []],
+    ['a vector write without vector mutation search', FORGET_IDS, write, DELETE_WITHOUT_INDEX, ['no "vector mutation search"']],
+    ['an admin listing may scan everything', 'SELECT 1', { fullScanAllowed: true }, FALLBACK_SCAN, []],
+  ])('%s', (_label, sql, expectations, plan, problems) => {
+    const found = planProblems(sql, expectations, plan);
+    expect(found.length).toBe(problems.length);
+    for (const [i, p] of problems.entries()) expect(found[i]).toContain(p);
+  });
+});
+
+describe('the prefix rule on the SQL text', () => {
+  test.each([
+    ['NEIGHBOURS', NEIGHBOURS],
+    ['recall over one kind', recallSql(1, 0)],
+    ['recall over three kinds, two with expiry', recallSql(3, 2)],
+  ])('%s carries only prefix equality', (_label, sql) => {
+    expect(prefixProblems(sql)).toEqual([]);
+  });
+
+  test.each([
+    [
+      'a filter on a non-prefix column',
+      'SELECT id FROM memories WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND NOT pinned ORDER BY embedding <=> $4::vector LIMIT 5',
+    ],
+    [
+      'embedding IS NOT NULL',
+      'SELECT id FROM memories WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND embedding IS NOT NULL ORDER BY embedding <=> $4::vector LIMIT 5',
+    ],
+    ['no user', 'SELECT id FROM memories WHERE region = $1 AND kind = $3 ORDER BY embedding <=> $4::vector LIMIT 5'],
+    [
+      'a kind list that is not a tuple over the whole prefix',
+      'SELECT id FROM memories WHERE region = $1 AND user_id = $2::uuid AND kind IN ($3, $4) ORDER BY embedding <=> $5::vector LIMIT 5',
+    ],
+    ['no ANN read at all', 'SELECT id FROM memories WHERE region = $1 ORDER BY last_useful_at LIMIT 5'],
+  ])('refuses %s', (_label, sql) => {
+    expect(prefixProblems(sql).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { type RetryEnvironment, type RetryPolicy, withRetry } from '../../lambda/adapters/pg/retry.js';
+import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { StoreBusyError } from '../../lambda/memory/errors.js';
+import type { InsertPlan } from '../../lambda/ports/memory-store.js';
+import { freshDatabase, truncateAll } from '../support/database.js';
+import { axis } from '../support/vectors.js';
+
+const sqlError = (code: string) => Object.assign(new Error(`simulated SQLSTATE ${code}`), { code });
+
+/**
+ * A SqlClient over a real PGlite that makes the next `failures` statements fail the way a
+ * serialization failure does: the statement really runs, inside a transaction that is then rolled
+ * back, and the caller gets SQLSTATE `code`. What reached the database can be counted afterwards.
+ */
+class FlakySqlClient implements SqlClient {
+  readonly engine = 'postgres' as const;
+  attempts = 0;
+
+  constructor(
+    private readonly real: PgliteSqlClient,
+    private failures: number,
+    private readonly code = '40001',
+  ) {}
+
+  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    this.attempts += 1;
+    if (this.failures === 0) return this.real.query<R>(text, params);
+    this.failures -= 1;
+    await this.real.db.transaction(async (tx) => {
+      await tx.query(text, params ? [...params] : undefined);
+      throw sqlError(this.code);
+    });
+    throw new Error('unreachable: the transaction always fails');
+  }
+
+  exec(script: string): Promise<void> {
+    return this.real.exec(script);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const policy: RetryPolicy = { attempts: 4, baseDelayMs: 1, maxDelayMs: 4, budgetMs: 5_000 };
+const scope = { region: 'eu-central-1', userId: randomUUID() };
+const T0 = new Date('2026-03-01T00:00:00Z');
+const plan = (content: string, i: number): InsertPlan => ({
+  scope,
+  id: randomUUID(),
+  kind: 'fact',
+  content,
+  fingerprint: content,
+  embedding: axis(i),
+  pinned: false,
+  source: { agent: 'a', client: 'tests/1', origin: null, at: T0 },
+  conflictsWith: undefined,
+  ceiling: 1,
+  pinLimit: 10,
+  sourcesKept: 3,
+});
+
+let db: PgliteSqlClient;
+const count = async (table: string) => (await db.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => db.close());
+beforeEach(async () => {
+  await truncateAll(db);
+  // One memory already fills the kind (ceiling 1): every attempt below evicts it and journals that.
+  await new SqlMemoryStore(db).insert(plan('the old one', 0), T0);
+});
+
+describe('a remember that meets serialization failures', () => {
+  test.each([0, 1, 3])('after %i serialization failures it succeeds, written exactly once', async (failures) => {
+    const flaky = new FlakySqlClient(db, failures);
+    const result = await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    expect(result).toMatchObject({ status: 'inserted', evicted: 1 });
+    expect(flaky.attempts).toBe(failures + 1);
+    // Each failed attempt had inserted, evicted and journaled before its rollback: none of it stayed.
+    expect((await db.query<{ content: string }>('SELECT content FROM memories')).map((r) => r.content)).toEqual(['the new one']);
+    expect(await count('journal')).toBe(1);
+  });
+
+  test('at the bound it stops with a clear, retryable error and nothing written', async () => {
+    const flaky = new FlakySqlClient(db, policy.attempts);
+    const failure = new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    await expect(failure).rejects.toThrow(StoreBusyError);
+    await expect(failure).rejects.toThrow(`gave up after ${policy.attempts} attempts`);
+    await expect(failure).rejects.toMatchObject({ retryable: true, expose: true, cause: { code: '40001' } });
+    expect(flaky.attempts).toBe(policy.attempts);
+    expect((await db.query<{ content: string }>('SELECT content FROM memories')).map((r) => r.content)).toEqual(['the old one']);
+    expect(await count('journal')).toBe(0);
+  });
+
+  test('a deadlock (40P01) is retried too', async () => {
+    const flaky = new FlakySqlClient(db, 2, '40P01');
+    await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    expect(flaky.attempts).toBe(3);
+    expect(await count('memories')).toBe(1);
+  });
+
+  test.each([
+    ['a unique violation', '23505'],
+    ['statement completion unknown, which may have committed', '40003'],
+  ])('%s is not retried', async (_label, code) => {
+    const flaky = new FlakySqlClient(db, 1, code);
+    await expect(new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0)).rejects.toMatchObject({ code });
+    expect(flaky.attempts).toBe(1);
+  });
+});
+
+describe('the backoff', () => {
+  /** Fake time: sleeping advances the clock; the jitter draw is fixed. */
+  const fakeTime = (draw: number) => {
+    let now = 0;
+    const slept: number[] = [];
+    const env: RetryEnvironment = {
+      now: () => now,
+      random: () => draw,
+      sleep: async (ms) => {
+        slept.push(ms);
+        now += ms;
+      },
+    };
+    return { env, slept };
+  };
+  const alwaysBusy = () => Promise.reject(sqlError('40001'));
+
+  test('grows exponentially up to its ceiling, with full jitter below it', async () => {
+    const { env, slept } = fakeTime(1);
+    const bounded: RetryPolicy = { attempts: 7, baseDelayMs: 10, maxDelayMs: 100, budgetMs: 60_000 };
+    await expect(withRetry(alwaysBusy, bounded, env)).rejects.toThrow('gave up after 7 attempts');
+    expect(slept).toEqual([10, 20, 40, 80, 100, 100]);
+    const half = fakeTime(0.5);
+    await expect(withRetry(alwaysBusy, bounded, half.env)).rejects.toThrow(StoreBusyError);
+    expect(half.slept).toEqual([5, 10, 20, 40, 50, 50]);
+  });
+
+  test('stops early when the next wait would pass the time budget', async () => {
+    const { env, slept } = fakeTime(1);
+    const tight: RetryPolicy = { attempts: 50, baseDelayMs: 100, maxDelayMs: 1_000, budgetMs: 1_000 };
+    await expect(withRetry(alwaysBusy, tight, env)).rejects.toThrow('gave up after 4 attempts');
+    expect(slept).toEqual([100, 200, 400]);
+  });
+
+  test('returns the first success and does not sleep before the first attempt', async () => {
+    const { env, slept } = fakeTime(1);
+    let calls = 0;
+    const flaky = () => (++calls < 3 ? Promise.reject(sqlError('40001')) : Promise.resolve('done'));
+    expect(await withRetry(flaky, policy, env)).toBe('done');
+    expect(calls).toBe(3);
+    expect(slept).toEqual([1, 2]);
+  });
+});
