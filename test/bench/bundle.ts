@@ -90,7 +90,9 @@ async function main(): Promise<void> {
     .flatMap((o) => Object.entries(o.inputs))
     .filter(([path]) => path.includes('zod/v4/locales/'))
     .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
-  console.log(`  of which zod's message locales: ${kib(locales)} (a named \`import { z } from 'zod'\` would keep all of them; lambda/ imports zod as a namespace)`);
+  console.log(
+    `  of which zod's message locales: ${kib(locales)} (a named \`import { z } from 'zod'\` would keep all of them; lambda/ imports zod as a namespace)`,
+  );
   console.log('\nLeft to the runtime or never reached in Lambda:');
   for (const [pattern, why] of Object.entries(EXTERNAL_MODULES)) console.log(`  ${pattern.padEnd(20)} ${why}`);
   console.log(`  imported by the MCP bundle: ${runtimeImports(mcp.metafile).join(', ')}`);
