@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { runCli, startNpmStart } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'naaba-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,4 +71,19 @@ test('serve refuses an embedder whose dimension differs from the data folder’s
   expect(result.stderr).toContain(
     'embedding dimension mismatch between the schema and embedder local-lexical-v1/128: expected 256, got 128',
   );
+});
+
+test('npm start serves the local endpoint, migrated on first start, and says how to get a key', async () => {
+  const data = join(dir, 'npm-start');
+  const server = await startNpmStart(['--port', '0', '--data', data], fileURLToPath(new URL('../..', import.meta.url)));
+  try {
+    expect(server.output()).toMatch(/MCP endpoint for your client: http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok', region: 'local' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.output()).toContain('npx naaba issue-key');
+  } finally {
+    await server.stop();
+  }
+  expect(existsSync(join(data, 'pgdata'))).toBe(true);
+  expect(existsSync(join(data, 'naaba.lock'))).toBe(false);
 });

@@ -36,8 +36,17 @@ export interface ServeProcess {
 
 /** Starts `naaba serve` and waits for the line that names its URL. */
 export function startServe(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<ServeProcess> {
+  return waitForListening(spawn(process.execPath, [NAABA_BIN, 'serve', ...args], { env: { ...environment(), ...env }, cwd }));
+}
+
+/** Runs `npm start -- ARGS` in the checkout, as the README tells a new user to; its process group is stopped after. */
+export function startNpmStart(args: readonly string[], cwd: string): Promise<ServeProcess> {
+  const child = spawn('npm', ['start', '--', ...args], { env: environment(), cwd, detached: true });
+  return waitForListening(child, () => process.kill(-(child.pid ?? 0), 'SIGTERM'));
+}
+
+function waitForListening(child: ChildProcess, kill = () => child.kill('SIGTERM')): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NAABA_BIN, 'serve', ...args], { env: { ...environment(), ...env }, cwd });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', done));
     const onData = (d: Buffer) => {
@@ -49,14 +58,14 @@ export function startServe(args: readonly string[], env: Record<string, string> 
           child,
           output: () => output,
           stop: async () => {
-            child.kill('SIGTERM');
+            kill();
             return exited;
           },
         });
       }
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d: Buffer) => {
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (d: Buffer) => {
       output += d;
     });
     child.on('close', (code) => reject(new Error(`naaba serve exited (${code}) before listening:\n${output}`)));
