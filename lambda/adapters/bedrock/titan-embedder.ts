@@ -1,5 +1,6 @@
 import { type BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
-import { EmbedderError, EmbeddingDimensionError } from '../../memory/errors.js';
+import { EmbedderError } from '../../memory/errors.js';
+import { checkedEmbedding } from '../embedding-check.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { type CallPolicy, type CallTools, callWithRetry, realCallTools, toEmbedderError } from '../provider-call.js';
 import { classifyBedrockError } from './classify.js';
@@ -46,14 +47,7 @@ function readEmbedding(body: string, dimensions: number): number[] {
   } catch (error) {
     throw new EmbedderError('Bedrock Titan answered with a body that is not JSON; nothing was stored', { cause: error });
   }
-  const embedding = (parsed as { embedding?: unknown } | null)?.embedding;
-  if (!Array.isArray(embedding) || !embedding.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-    throw new EmbedderError('Bedrock Titan answered without an embedding of finite numbers; nothing was stored');
-  }
-  if (embedding.length !== dimensions) {
-    throw new EmbeddingDimensionError(dimensions, embedding.length, 'in a Bedrock Titan response');
-  }
-  return embedding as number[];
+  return checkedEmbedding((parsed as { embedding?: unknown } | null)?.embedding, dimensions, 'Bedrock Titan');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { EmbedderError, EmbeddingDimensionError } from '../../memory/errors.js';
+import { EmbedderError } from '../../memory/errors.js';
+import { checkedEmbedding } from '../embedding-check.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { type CallPolicy, type CallTools, callWithRetry, realCallTools, toEmbedderError } from '../provider-call.js';
 import { classifyHttpError, type OpenAiEndpoint, postJson } from './http.js';
@@ -14,13 +15,7 @@ export interface OpenAiEmbedderSettings {
 function readEmbedding(answer: unknown, dimensions: number): number[] {
   const data = (answer as { data?: unknown } | null)?.data;
   const embedding = Array.isArray(data) && data.length === 1 ? (data[0] as { embedding?: unknown } | null)?.embedding : undefined;
-  if (!Array.isArray(embedding) || !embedding.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-    throw new EmbedderError('the OpenAI-compatible server answered without one embedding of finite numbers; nothing was stored');
-  }
-  if (embedding.length !== dimensions) {
-    throw new EmbeddingDimensionError(dimensions, embedding.length, 'in an OpenAI-compatible embeddings response');
-  }
-  return embedding as number[];
+  return checkedEmbedding(embedding, dimensions, 'OpenAI-compatible embeddings');
 }
 
 /** Embeddings from any OpenAI-compatible server (OpenAI, Ollama, vLLM) over `POST {base}/embeddings`. */
