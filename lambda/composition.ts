@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SqlKeyStore } from './adapters/pg/key-store.js';
 import { SqlMemoryStore } from './adapters/pg/memory-store.js';
-import { schemaDimensions } from './adapters/pg/schema.js';
+import { requireIndexedWith, schemaFacts } from './adapters/pg/schema.js';
 import { PgSqlClient } from './adapters/pg/pg-client.js';
 import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
@@ -9,6 +9,7 @@ import { type RuntimeConfig, loadConfig } from './config/env.js';
 import { readDatabaseUrl } from './config/secrets.js';
 import { makeEmbedder, makeJudge } from './providers.js';
 import { EmbeddingDimensionError } from './memory/errors.js';
+import { LexicalAnalyzer } from './memory/lexical.js';
 import { MemoryService } from './memory/service.js';
 import { Sweeper } from './memory/sweeper.js';
 import { type Clock, systemClock } from './ports/clock.js';
@@ -86,17 +87,29 @@ export class Container {
     return this.once('embedder', async () => this.supplied.embedder ?? (await makeEmbedder(this.config)));
   }
 
-  /** The memory service, after checking the embedder's dimension against the schema's. */
+  /** The lexical arm's analyzer, in the configured text language. */
+  get analyzer(): LexicalAnalyzer {
+    return new LexicalAnalyzer(this.config.recall.language);
+  }
+
+  /**
+   * The memory service, after checking the schema against the embedder's dimension and the
+   * stored vectors and terms against the embedder and analyzer in force.
+   */
   memory(): Promise<MemoryService> {
     return this.once('memory', async () => {
       const [sql, embedder] = await Promise.all([this.sql(), this.embedder()]);
-      const schema = await schemaDimensions(sql);
-      if (schema !== embedder.dimensions) {
-        throw new EmbeddingDimensionError(schema, embedder.dimensions, `between the schema and embedder ${embedder.name}`);
+      const schema = await schemaFacts(sql);
+      if (schema.dimensions !== embedder.dimensions) {
+        throw new EmbeddingDimensionError(schema.dimensions, embedder.dimensions, `between the schema and embedder ${embedder.name}`);
       }
+      const analyzer = this.analyzer;
+      await requireIndexedWith(sql, schema, { embedder: embedder.name, lexical: analyzer.name });
       return new MemoryService({
         store: new SqlMemoryStore(sql),
         embedder,
+        analyzer,
+        ranking: this.config.recall.ranking,
         judge: this.supplied.judge ?? (await makeJudge(this.config)),
         clock: this.clock,
         rules: this.config.rules,

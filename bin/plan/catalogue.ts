@@ -2,7 +2,9 @@ import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
-import type { Scope } from '../../lambda/ports/memory-store.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
+import { FUSION } from '../../lambda/memory/ranking.js';
+import type { RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 
 /** What a query's plan must show, on top of "no full scan" (which every query gets unless waived). */
 export interface PlanExpectations {
@@ -10,8 +12,10 @@ export interface PlanExpectations {
   readonly vectorSearch?: boolean;
   /** Inserts or deletes memories: CockroachDB must plan `vector mutation search`. */
   readonly vectorMutation?: boolean;
-  /** PostgreSQL: the index the per-user part of the plan must go through. */
-  readonly postgresIndex?: string;
+  /** A lexical read: CockroachDB must scan the inverted index; SQL must carry only prefix equality and `@@ $n::tsquery`. */
+  readonly lexicalSearch?: boolean;
+  /** PostgreSQL: the index (or every index) the per-user part of the plan must go through. */
+  readonly postgresIndex?: string | readonly string[];
   /** Admin listing of every key (`naaba list-keys`): a full scan is the point. */
   readonly fullScanAllowed?: boolean;
   /** PostgreSQL: a region-wide batch (sweeper); only its batch index is required. */
@@ -56,6 +60,15 @@ export function representativeVector(dimensions: number, seed = 1): number[] {
   return Array.from({ length: dimensions }, (_, i) => Math.sin(seed * 7.3 + i * 1.7) / Math.sqrt(dimensions));
 }
 
+/** A recall query whose terms the seed's memories hold (bin/plan/seed.ts). */
+const REPRESENTATIVE_QUERY = 'which market sells bread near the river?';
+/**
+ * PostgreSQL: every per-user read of a hybrid recall goes through the (user_id, kind) btree; for
+ * the lexical rows the planner may take the GIN index instead once a partition is large
+ * (docs/index-compatibility.md), either way bounded to the caller's partition.
+ */
+const LEXICAL_PLAN_PG = 'memories_user_kind';
+
 const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
 const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';
 
@@ -72,6 +85,20 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
   const vector = representativeVector(rep.dimensions);
   const hour = (h: number) => new Date(rep.now.getTime() - h * 3_600_000);
   const source = { agent: 'verify-plan', client: 'naaba/verify-plan', origin: 'representative', at: rep.now };
+  const analyzer = new LexicalAnalyzer();
+  const recall = (over: Partial<RecallQuery>) =>
+    memories.recall({
+      scope,
+      embedding: vector,
+      terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
+      ranking: 'hybrid',
+      fusion: FUSION,
+      kinds: [{ kind: 'fact', expiredBefore: null }],
+      limit: 10,
+      candidates: FUSION.depth,
+      now: rep.now,
+      ...over,
+    });
   const insert = (conflictsWith: string | undefined) =>
     memories.insert(
       {
@@ -81,6 +108,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
         content: 'The build runs on Node 24.',
         fingerprint: 'f'.repeat(64),
         embedding: vector,
+        terms: analyzer.terms('The build runs on Node 24.'),
         pinned: false,
         source,
         conflictsWith,
@@ -96,34 +124,28 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       { vectorSearch: true, postgresIndex: 'memories_user_kind' },
       () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64)),
     ],
+    ['recall: one kind, vector alone', { vectorSearch: true, postgresIndex: 'memories_user_kind' }, () => recall({ terms: [] })],
     [
       'recall: one kind',
-      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
-      () =>
-        memories.recall({
-          scope,
-          embedding: vector,
-          kinds: [{ kind: 'fact', expiredBefore: null }],
-          limit: 10,
-          candidates: 10,
-          now: rep.now,
-        }),
+      { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
+      () => recall({}),
     ],
     [
       'recall: kinds with and without expiry',
-      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+      { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
       () =>
-        memories.recall({
-          scope,
-          embedding: vector,
+        recall({
           kinds: [
             { kind: 'fact', expiredBefore: null },
             { kind: 'session', expiredBefore: hour(24) },
           ],
-          limit: 10,
-          candidates: 110,
-          now: rep.now,
+          candidates: FUSION.depth + 100,
         }),
+    ],
+    [
+      'recall: lexical arm alone',
+      { lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
+      () => recall({ ranking: 'lexical' }),
     ],
     ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
     ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],

@@ -20,12 +20,15 @@ export function seededUsers(rep: Representative, size: SeedSize): string[] {
   );
 }
 
-// Text in the subset both engines accept: no integer division, vectors cast from their text form.
+// Text in the subset both engines accept: no integer division, vectors cast from their text form,
+// lexemes from the engine's own 'simple' configuration (the runtime sends the analyzer's terms).
 const MEMORIES = `
-INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, pinned, created_at, last_useful_at, agent, client)
+INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, lexemes, pinned, created_at, last_useful_at,
+                      agent, client)
 SELECT gen_random_uuid(), $1, u.id, (ARRAY['fact', 'preference', 'session'])[1 + r % 3],
        'seeded memory ' || r::text, md5(u.id::text || '-' || r::text),
        ('[' || (SELECT string_agg((random() - 0.5)::text, ',') FROM generate_series(1, $3::int4) AS d WHERE r >= 0) || ']')::vector,
+       to_tsvector('simple', 'seeded memory ' || r::text || ' ' || (ARRAY['market', 'bread', 'river', 'school', 'tea', 'rain', 'clinic'])[1 + r % 7]),
        r % 17 = 0, $2::timestamptz - r * interval '5 hours', $2::timestamptz - r * interval '5 hours',
        'naaba-verify-plan', 'naaba/verify-plan'
   FROM unnest($4::uuid[]) AS u (id), generate_series(0, $5::int4 - 1) AS r`;

@@ -1,6 +1,8 @@
 import type { DatabaseRegions } from '../adapters/pg/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
 import type { CurationRules } from '../memory/model.js';
+import { TEXT_LANGUAGES, type TextLanguage } from '../memory/lexical.js';
+import { RECALL_RANKINGS, type RecallRanking } from '../memory/ranking.js';
 import { DEFAULT_RULES } from '../memory/rules.js';
 import { parseCuration, readCurationFile } from './curation-file.js';
 import { type EmbedderConfig, type JudgeConfig, readProviders } from './providers.js';
@@ -37,6 +39,8 @@ export interface RuntimeConfig {
   readonly rules: CurationRules;
   /** The curation config file, or `defaults`. */
   readonly rulesSource: string;
+  /** How recall finds memories: the lexical arm's text language and which arms run. */
+  readonly recall: { readonly language: TextLanguage; readonly ranking: RecallRanking };
   readonly logLevel: string;
   readonly sweep: { readonly batchSize: number; readonly maxBatches: number };
 }
@@ -113,6 +117,10 @@ export function describeConfig(
     database: readDatabase(s, dataDir),
     ...readProviders(s),
     ...readRules(s),
+    recall: {
+      language: s.choice('NAABA_TEXT_LANGUAGE', TEXT_LANGUAGES, 'neutral'),
+      ranking: s.choice('NAABA_RECALL_RANKING', RECALL_RANKINGS, 'hybrid'),
+    },
     logLevel: s.choice('NAABA_LOG_LEVEL', ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'], 'INFO'),
     sweep: {
       batchSize: s.integer('NAABA_SWEEP_BATCH', 500, 1, 10_000),

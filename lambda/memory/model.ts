@@ -59,7 +59,10 @@ export interface Memory {
 }
 
 export interface RecalledMemory extends Memory {
+  /** Cosine distance between the query's and the memory's embeddings (0 is identical). */
   readonly distance: number;
+  /** The fused rank score that orders recall, higher first (see lambda/memory/ranking.ts). */
+  readonly score: number;
 }
 
 export type JournalRule = 'ceiling' | 'expiry' | 'duplicate';

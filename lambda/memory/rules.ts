@@ -35,12 +35,12 @@ export function expiryCutoffs(rules: CurationRules, kinds: readonly string[], no
 }
 
 /**
- * Rows to ask of the vector search so expiry checks on the returned rows cannot starve a recall:
- * a kind holds at most its ceiling, so at most that many of its rows can be expired.
+ * Rows to ask of the vector search so expiry checks on the returned rows cannot starve the
+ * `wanted` live ones: a kind holds at most its ceiling, so at most that many of its rows can be expired.
  */
-export function recallCandidates(rules: CurationRules, kinds: readonly string[], limit: number): number {
+export function recallCandidates(rules: CurationRules, kinds: readonly string[], wanted: number): number {
   return kinds.reduce((n, kind) => {
     const rule = kindRule(rules, kind);
     return rule.ttlSeconds === null ? n : n + rule.ceiling;
-  }, limit);
+  }, wanted);
 }

@@ -13,8 +13,10 @@ import {
   PinLimitError,
 } from './errors.js';
 import { JudgeHealth } from './judge-health.js';
+import { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
+import { FUSION, type RecallRanking } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type { CurationState, ForgetInput, ForgetResult, RecallInput, RememberInput, RememberResult } from './service-types.js';
 
@@ -24,6 +26,10 @@ export interface MemoryServiceDeps {
   readonly judge: Judge;
   readonly clock: Clock;
   readonly rules: CurationRules;
+  /** Makes the lexical arm's terms, of memories and of queries alike; language-neutral by default. */
+  readonly analyzer?: LexicalAnalyzer;
+  /** Which recall arms run; hybrid unless configured otherwise (NAABA_RECALL_RANKING). */
+  readonly ranking?: RecallRanking;
   readonly newId?: () => string;
 }
 
@@ -56,10 +62,12 @@ const clientLabel = (c: ClientInfo) => `${c.name}/${c.version}`;
  */
 export class MemoryService {
   readonly judgeHealth: JudgeHealth;
+  readonly analyzer: LexicalAnalyzer;
   private readonly newId: () => string;
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.judgeHealth = new JudgeHealth(deps.judge.name);
+    this.analyzer = deps.analyzer ?? new LexicalAnalyzer();
     this.newId = deps.newId ?? randomUUID;
   }
 
@@ -132,6 +140,7 @@ export class MemoryService {
         // Without dedup every memory is its own: a fingerprint no other row can share.
         fingerprint: draft.rule.dedup === false ? `${draft.fingerprint}#${id}` : draft.fingerprint,
         embedding: draft.embedding,
+        terms: this.analyzer.terms(draft.input.content),
         pinned: draft.input.pinned ?? false,
         source: draft.source,
         conflictsWith: decision.conflictsWith,
@@ -166,12 +175,16 @@ export class MemoryService {
     const now = this.deps.clock.now();
     const searched = kinds.map((kind) => ({ kind, expiredBefore: expiredBefore(kindRule(this.deps.rules, kind), now) }));
     const embedding = await this.embed(input.query);
+    const depth = Math.max(limit, FUSION.depth);
     return this.deps.store.recall({
       scope: scopeOf(principal),
       embedding,
+      terms: this.analyzer.queryTerms(input.query),
+      ranking: this.deps.ranking ?? 'hybrid',
+      fusion: { ...FUSION, depth },
       kinds: searched,
       limit,
-      candidates: recallCandidates(this.deps.rules, kinds, limit),
+      candidates: recallCandidates(this.deps.rules, kinds, depth),
       now,
     });
   }

@@ -1,4 +1,5 @@
 import type { JournalLine, Principal, RecalledMemory, Source } from '../memory/model.js';
+import type { Fusion, RecallRanking } from '../memory/ranking.js';
 
 /** The (region, user) partition every store call is confined to. */
 export type Scope = Pick<Principal, 'region' | 'userId'>;
@@ -16,6 +17,8 @@ export interface InsertPlan {
   readonly content: string;
   readonly fingerprint: string;
   readonly embedding: readonly number[];
+  /** The lexical arm's terms of the content (LexicalAnalyzer.terms). */
+  readonly terms: readonly string[];
   readonly pinned: boolean;
   readonly source: Source;
   /** The memory the judge said this one contradicts: both get linked. */
@@ -51,7 +54,13 @@ export type MergeResult =
 
 export interface RecallQuery {
   readonly scope: Scope;
+  /** The vector arm's query; also gives every returned memory its distance. */
   readonly embedding: readonly number[];
+  /** The lexical arm's query terms; with none, the vector arm runs alone. */
+  readonly terms: readonly string[];
+  /** The arms to run: the lexical arm alone still falls back to the vector arm for a query without terms. */
+  readonly ranking: RecallRanking;
+  readonly fusion: Fusion;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
   readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
   readonly limit: number;
@@ -79,7 +88,7 @@ export interface MemoryStore {
   insert(plan: InsertPlan, now: Date): Promise<InsertResult>;
   /** Absorbs a restatement into an existing memory and journals the merge. */
   merge(plan: MergePlan, now: Date): Promise<MergeResult>;
-  /** Nearest unexpired memories first; marks the returned ones useful. */
+  /** The best unexpired memories first (fused vector and lexical ranks); marks the returned ones useful. */
   recall(query: RecallQuery): Promise<RecalledMemory[]>;
   /** Deletes the caller's memories among `ids`; returns the ids actually deleted. */
   forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]>;

@@ -39,7 +39,7 @@ test('an invalid curation config stops start-up naming the bad field', async () 
 test('embed shows provider, dimension and norm', async () => {
   const result = await runCli(['embed', 'Le siège est à Ouagadougou.']);
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/provider\s+local-lexical-v1\/256/);
+  expect(result.stdout).toMatch(/provider\s+local-lexical-v2\/256/);
   expect(result.stdout).toMatch(/dimension\s+256/);
   expect(result.stdout).toMatch(/norm\s+1\.000000/);
 });
@@ -69,7 +69,7 @@ test('serve refuses an embedder whose dimension differs from the data folder’s
   const result = await runCli(['serve', '--data', data, '--port', '0'], { NAABA_EMBEDDING_DIMENSIONS: '128' });
   expect(result.code).toBe(1);
   expect(result.stderr).toContain(
-    'embedding dimension mismatch between the schema and embedder local-lexical-v1/128: expected 256, got 128',
+    'embedding dimension mismatch between the schema and embedder local-lexical-v2/128: expected 256, got 128',
   );
 });
 

@@ -54,6 +54,20 @@ describe('sql/cockroach/0001_init.sql', () => {
   });
 });
 
+describe('sql/cockroach/0002_lexical.sql', () => {
+  const lexical = splitStatements(readFileSync(new URL('../../sql/cockroach/0002_lexical.sql', import.meta.url), 'utf8')).map(code);
+
+  test('every statement can run again', () => {
+    expect(lexical).toHaveLength(3);
+    for (const s of lexical) expect(s).toMatch(/IF NOT EXISTS|ON CONFLICT \(name\) DO NOTHING/);
+  });
+
+  test('lexemes are NOT NULL, and the inverted index leads with the whole (region, user_id, kind) prefix', () => {
+    expect(lexical[0]).toMatch(/ADD COLUMN IF NOT EXISTS lexemes TSVECTOR NOT NULL DEFAULT ''::TSVECTOR/);
+    expect(lexical[1]).toMatch(/CREATE INVERTED INDEX IF NOT EXISTS memories_lexemes ON memories \(region, user_id, kind, lexemes\)/);
+  });
+});
+
 /** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
 class CockroachDouble implements SqlClient {
   readonly engine = 'cockroach' as const;
@@ -86,7 +100,7 @@ const regions: DatabaseRegions = { primary: 'eu-central-1', others: ['us-east-1'
 describe('migrating CockroachDB', () => {
   test('makes the database multi-region first, then applies one statement at a time, and records the file', async () => {
     const db = new CockroachDouble(V25_4, []);
-    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual(['0001_init.sql']);
+    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual(['0001_init.sql', '0002_lexical.sql']);
     const [table, primary, addUs, addAp, ...rest] = db.ran;
     expect(table).toContain('CREATE TABLE IF NOT EXISTS naaba_migrations');
     expect([primary, addUs, addAp]).toEqual([
@@ -94,10 +108,11 @@ describe('migrating CockroachDB', () => {
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "us-east-1"',
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"',
     ]);
-    expect(rest).toHaveLength(7);
+    expect(rest).toHaveLength(7 + 4);
     expect(rest.some((s) => /\bBEGIN\b/.test(code(s)))).toBe(false);
     expect(rest.find((s) => s.includes('memories ('))).toContain('VECTOR(1024) NOT NULL');
-    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0001_init.sql', now())");
+    expect(rest[6]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0001_init.sql', now())");
+    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0002_lexical.sql', now())");
   });
 
   test('adds only missing regions and leaves an applied file alone', async () => {
@@ -107,7 +122,7 @@ describe('migrating CockroachDB', () => {
         { region: 'eu-central-1', primary: true },
         { region: 'us-east-1', primary: false },
       ],
-      ['0001_init.sql'],
+      ['0001_init.sql', '0002_lexical.sql'],
     );
     expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([]);
     expect(db.ran.slice(1)).toEqual(['ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"']);

@@ -1,6 +1,6 @@
 import type { PlanExpectations } from '../../bin/plan/catalogue.js';
 import type { Plan } from '../../bin/plan/explain.js';
-import { planProblems, prefixProblems } from '../../bin/plan/rules.js';
+import { lexicalProblems, planProblems, prefixProblems } from '../../bin/plan/rules.js';
 import { FORGET_IDS, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
 
 /**
@@ -72,10 +72,34 @@ describe('CockroachDB plan rules', () => {
 describe('the prefix rule on the SQL text', () => {
   test.each([
     ['NEIGHBOURS', NEIGHBOURS],
-    ['recall over one kind', recallSql(1, 0)],
-    ['recall over three kinds, two with expiry', recallSql(3, 2)],
+    ['recall over one kind, vector alone', recallSql(1, 0, false)],
+    ['recall over one kind', recallSql(1, 0, true)],
+    ['recall over three kinds, two with expiry', recallSql(3, 2, true)],
   ])('%s carries only prefix equality', (_label, sql) => {
     expect(prefixProblems(sql)).toEqual([]);
+  });
+
+  test.each([
+    ['recall over one kind', recallSql(1, 0, true)],
+    ['recall over three kinds, two with expiry', recallSql(3, 2, true)],
+    ['recall over two kinds, one with expiry', recallSql(2, 1, true)],
+  ])('%s: the lexical read carries only the prefix and a tsquery placeholder', (_label, sql) => {
+    expect(lexicalProblems(sql)).toEqual([]);
+  });
+
+  test.each([
+    [
+      'a filter on a non-prefix column',
+      'SELECT id FROM memories WHERE (region, user_id, kind) IN (($1, $2::uuid, $3)) AND NOT pinned AND lexemes @@ $4::tsquery',
+    ],
+    ['no user', 'SELECT id FROM memories WHERE region = $1 AND kind = $3 AND lexemes @@ $4::tsquery'],
+    [
+      'a query the engine must parse',
+      "SELECT id FROM memories WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND lexemes @@ to_tsquery('simple', $4)",
+    ],
+    ['no lexical read at all', recallSql(1, 0, false)],
+  ])('refuses a lexical read with %s', (_label, sql) => {
+    expect(lexicalProblems(sql).length).toBeGreaterThan(0);
   });
 
   test.each([

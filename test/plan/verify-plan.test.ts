@@ -12,7 +12,12 @@ test('the catalogue holds every statement of memory-sql.ts, as the store sends i
   const constants = Object.entries(memorySql).filter((e): e is [string, string] => typeof e[1] === 'string');
   expect(constants.length).toBeGreaterThanOrEqual(8);
   for (const [name, text] of constants) expect([name, texts.includes(text)]).toEqual([name, true]);
-  for (const text of [memorySql.recallSql(1, 0), memorySql.recallSql(2, 1), memorySql.countsSql(1)])
+  for (const text of [
+    memorySql.recallSql(1, 0, true),
+    memorySql.recallSql(1, 0, false),
+    memorySql.recallSql(2, 1, true),
+    memorySql.countsSql(1),
+  ])
     expect(texts).toContain(text);
 });
 

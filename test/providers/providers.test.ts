@@ -27,7 +27,7 @@ const bedrockEnv = () => ({
 test('local configuration builds the offline embedder and the exact-only judge', async () => {
   const config = loadConfig({});
 
-  expect((await makeEmbedder(config)).name).toBe('local-lexical-v1/256');
+  expect((await makeEmbedder(config)).name).toBe('local-lexical-v2/256');
   await expect((await makeJudge(config)).compare('a', 'b')).resolves.toBe('different');
 });
 

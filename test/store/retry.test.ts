@@ -55,6 +55,7 @@ const plan = (content: string, i: number): InsertPlan => ({
   content,
   fingerprint: content,
   embedding: axis(i),
+  terms: content.split(' '),
   pinned: false,
   source: { agent: 'a', client: 'tests/1', origin: null, at: T0 },
   conflictsWith: undefined,

@@ -3,7 +3,9 @@ import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Source } from '../../lambda/memory/model.js';
-import type { InsertPlan, Scope } from '../../lambda/ports/memory-store.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
+import { FUSION } from '../../lambda/memory/ranking.js';
+import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { axis, lean } from '../support/vectors.js';
 
 /**
@@ -19,6 +21,7 @@ export interface StoreHarness {
 
 const T0 = new Date('2026-03-01T00:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const analyzer = new LexicalAnalyzer();
 const source = (origin: string | null = null, when = T0): Source => ({ agent: 'agent-a', client: 'tests/1', origin, at: when });
 
 export function storeSuite(name: string, open: () => Promise<StoreHarness>): void {
@@ -41,8 +44,13 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       ceiling: 100,
       pinLimit: 10,
       sourcesKept: 3,
+      terms: analyzer.terms(over.content),
       ...over,
     });
+
+    /** A recall by vector alone unless terms are given (then both arms, fused). */
+    const recall = (q: Omit<RecallQuery, 'terms' | 'ranking' | 'fusion'> & Partial<RecallQuery>) =>
+      store.recall({ terms: [], ranking: 'hybrid', fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth) }, ...q });
 
     const count = async (table: string) =>
       (await harness.sql.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n ?? -1;
@@ -97,7 +105,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {
       const old = await store.insert(plan({ content: 'old but recalled', embedding: axis(0) }), at(0));
       await store.insert(plan({ content: 'newer never recalled', embedding: axis(1) }), at(10));
-      await store.recall({
+      await recall({
         scope: alice,
         embedding: axis(0),
         kinds: [{ kind: 'fact', expiredBefore: null }],
@@ -109,7 +117,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       const result = await store.insert(plan({ content: 'newest', embedding: axis(2), ceiling: 2 }), at(30));
       expect(counted.roundTrips).toBe(1);
       expect(result).toMatchObject({ status: 'inserted', evicted: 1 });
-      const left = await store.recall({
+      const left = await recall({
         scope: alice,
         embedding: axis(0),
         kinds: [{ kind: 'fact', expiredBefore: null }],
@@ -185,7 +193,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         expect(merged).toEqual({ status: 'merged', id: first.id });
       }
       expect(counted.roundTrips).toBe(4);
-      const [m] = await store.recall({
+      const [m] = await recall({
         scope: alice,
         embedding: axis(0),
         kinds: [{ kind: 'fact', expiredBefore: null }],
@@ -218,7 +226,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       if (a.status !== 'inserted') throw new Error('setup');
       const b = await store.insert(plan({ content: 'evening', embedding: lean(0, 1, 0.3), conflictsWith: a.id }), at(1));
       if (b.status !== 'inserted') throw new Error('setup');
-      const both = await store.recall({
+      const both = await recall({
         scope: alice,
         embedding: axis(0),
         kinds: [{ kind: 'fact', expiredBefore: null }],
@@ -231,7 +239,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         ['evening', [a.id]],
       ]);
       expect(await store.forgetIds(alice, [a.id])).toEqual([a.id]);
-      const left = await store.recall({
+      const left = await recall({
         scope: alice,
         embedding: axis(0),
         kinds: [{ kind: 'fact', expiredBefore: null }],
@@ -249,12 +257,12 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await store.insert(plan({ content: 'other kind', embedding: lean(0, 3, 0.2) }), at(0));
       counted.roundTrips = 0;
       const kinds = [{ kind: 'session', expiredBefore: at(50) }];
-      const found = await store.recall({ scope: alice, embedding: axis(0), kinds, limit: 2, candidates: 5, now: at(200) });
+      const found = await recall({ scope: alice, embedding: axis(0), kinds, limit: 2, candidates: 5, now: at(200) });
       expect(counted.roundTrips).toBe(1);
       expect(found.map((m) => m.content)).toEqual(['stale pinned', 'fresh']);
       expect(found.every((m) => m.recallCount === 1 && m.lastUsefulAt.getTime() === at(200).getTime())).toBe(true);
       expect(found[0]?.distance).toBeLessThan(found[1]?.distance ?? 0);
-      const all = await store.recall({
+      const all = await recall({
         scope: alice,
         embedding: axis(0),
         kinds: [...kinds, { kind: 'fact', expiredBefore: null }],

@@ -1,4 +1,5 @@
 import { canonicalText } from '../../memory/canonical.js';
+import { MULTILINGUAL_STOP_WORDS } from '../../memory/stop-words.js';
 import type { Embedder } from '../../ports/embedder.js';
 
 /** 32-bit FNV-1a: a fast, stable hash, so the same text embeds the same everywhere. */
@@ -11,33 +12,41 @@ function fnv1a(text: string, seed = 0x811c9dc5): number {
   return hash >>> 0;
 }
 
-/** Word unigrams weigh most; bigrams carry order; character trigrams catch inflections and typos. */
-const WEIGHTS = { word: 1, bigram: 0.5, trigram: 0.3 } as const;
+/**
+ * Whole words weigh most; character trigrams catch inflections and typos. Word bigrams (v1) were
+ * dropped: on the LoCoMo development split they cost recall (docs/decisions/0038).
+ */
+const WEIGHTS = { word: 1, trigram: 0.3 } as const;
+
+/** The words that carry the topic: stop words go, unless nothing else is left ("I am here"). */
+function contentWords(text: string): string[] {
+  const words = canonicalText(text).split(' ').filter(Boolean);
+  const kept = words.filter((w) => !MULTILINGUAL_STOP_WORDS.has(w));
+  return kept.length > 0 ? kept : words;
+}
 
 function features(text: string): [string, number][] {
-  const words = canonicalText(text).split(' ').filter(Boolean);
   const out: [string, number][] = [];
-  words.forEach((word, i) => {
+  for (const word of contentWords(text)) {
     out.push([`w:${word}`, WEIGHTS.word]);
-    const next = words[i + 1];
-    if (next) out.push([`b:${word} ${next}`, WEIGHTS.bigram]);
     const padded = `^${word}$`;
     for (let j = 0; j + 3 <= padded.length; j += 1) out.push([`c:${padded.slice(j, j + 3)}`, WEIGHTS.trigram]);
-  });
+  }
   return out;
 }
 
 /**
- * The offline embedder of DESIGN §6: canonical text, hashed word and character n-grams,
- * L2-normalised. Deterministic, no weights to download; lexical, so it finds restatements and
- * shared words, not paraphrases.
+ * The offline embedder of DESIGN §6: canonical text without stop words, hashed words and
+ * character trigrams, L2-normalised. Deterministic, no weights to download; lexical, so it finds
+ * restatements, shared words and shared word parts, not paraphrases. Its name carries a version:
+ * vectors stored by another version must be rewritten (`naaba reembed`).
  */
 export class LocalEmbedder implements Embedder {
   readonly name: string;
 
   constructor(readonly dimensions: number) {
     if (!Number.isInteger(dimensions) || dimensions < 8) throw new Error('local embedder needs at least 8 dimensions');
-    this.name = `local-lexical-v1/${dimensions}`;
+    this.name = `local-lexical-v2/${dimensions}`;
   }
 
   async embed(text: string): Promise<number[]> {

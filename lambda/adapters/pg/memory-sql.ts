@@ -26,7 +26,7 @@ const RESTATED_BY_PUSH = (target: string, source: string, keep: string) =>
  * Insert one memory, evict past the ceiling, journal each eviction, link a conflict: one statement.
  * $1 region, $2 user, $3 kind, $4 id, $5 content, $6 fingerprint, $7 embedding, $8 pinned,
  * $9 now, $10 origin, $11 agent, $12 client, $13 source json, $14 sources kept, $15 ceiling,
- * $16 pin limit, $17 conflicting memory id (or null).
+ * $16 pin limit, $17 conflicting memory id (or null), $18 lexemes (a tsvector literal of its terms).
  * The victims come from the statement's snapshot, which cannot see the new row: the excess is
  * `rows + 1 - ceiling`, taken from the least recently useful non-pinned rows other than the one
  * the new memory conflicts with (both stay, so the agent can resolve the conflict). If a concurrent call
@@ -48,9 +48,10 @@ WITH kind_rows AS (
                             WHERE region = $1 AND user_id = $2::uuid AND pinned) < $16::int4) AS pin_ok,
          (SELECT count(*) FROM victims) >= (SELECT n FROM excess) AS room_ok
 ), written AS (
-  INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, pinned,
+  INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, lexemes, pinned,
                              created_at, last_useful_at, origin, agent, client)
-  SELECT $4::uuid, $1, $2::uuid, $3, $5, $6, $7::vector, $8::bool, $9::timestamptz, $9::timestamptz, $10, $11, $12
+  SELECT $4::uuid, $1, $2::uuid, $3, $5, $6, $7::vector, $18::tsvector, $8::bool, $9::timestamptz, $9::timestamptz,
+         $10, $11, $12
     FROM allowed WHERE pin_ok AND room_ok
   ON CONFLICT (region, user_id, kind, fingerprint) DO UPDATE
      SET restatements = m.restatements + 1,
@@ -128,24 +129,80 @@ export function unexpired(ttlKinds: number, first: number, alias: string): strin
   return `(${alias}.pinned OR CASE ${alias}.kind ${arms.join(' ')} ELSE true END)`;
 }
 
-/**
- * Nearest unexpired memories first, marking each returned one useful: one statement.
- * $1 region, $2 user, $3 embedding, $4 candidates, $5 limit, $6 now, then the kinds searched
- * ($7…), then (kind, cutoff) pairs for kinds with a TTL.
- */
-export function recallSql(kinds: number, ttlKinds: number): string {
-  const prefixes = Array.from({ length: kinds }, (_, i) => `($1, $2::uuid, $${7 + i})`).join(', ');
-  return `
-WITH candidates AS (
+/** One arm's part of a fused score: its weight (the fusion array's `at`-th element) over k + rank. */
+const fusedPart = (at: number) => `($8::float8[])[${at}] / (($8::float8[])[1] + CAST(rank AS FLOAT8))`;
+
+/** The vector arm: nearest first over the vector index, then the live ones ranked. */
+const vectorArm = (prefixes: string, live: string) => `vector_rows AS (
   SELECT id, kind, pinned, last_useful_at, embedding <=> $3::vector AS distance
     FROM memories
    WHERE (region, user_id, kind) IN (${prefixes})
    ORDER BY embedding <=> $3::vector
    LIMIT $4::int4
-), hits AS (
-  SELECT c.id, c.distance FROM candidates AS c
-   WHERE ${unexpired(ttlKinds, 7 + kinds, 'c')}
-   ORDER BY c.distance, c.id
+), vector_arm AS (
+  SELECT v.id, row_number() OVER (ORDER BY v.distance, v.id) AS rank
+    FROM vector_rows AS v
+   WHERE ${live}
+   ORDER BY v.distance, v.id
+   LIMIT $7::int4
+)`;
+
+/** The lexical arm: every memory holding a query term, over the inverted index, scored by BM25 (b = 0). */
+const lexicalArm = (prefixes: string, live: string, query: number) => `lexical_rows AS (
+  SELECT id, kind, pinned, last_useful_at, lexemes
+    FROM memories
+   WHERE (region, user_id, kind) IN (${prefixes}) AND lexemes @@ $${query}::tsquery
+), partition_size AS (
+  SELECT CAST(count(*) AS FLOAT8) AS n FROM memories WHERE (region, user_id, kind) IN (${prefixes})
+), matches AS (
+  SELECT r.id, t.term FROM lexical_rows AS r, unnest($${query + 1}::text[]) AS t(term)
+   WHERE r.lexemes @@ t.term::tsquery
+), rarity AS (
+  SELECT m.term, ln(1 + ((SELECT n FROM partition_size) - m.df + 0.5) / (m.df + 0.5)) AS idf
+    FROM (SELECT term, CAST(count(*) AS FLOAT8) AS df FROM matches GROUP BY term) AS m
+), lexical_scores AS (
+  SELECT m.id, sum(r.idf) AS score
+    FROM matches AS m JOIN rarity AS r ON r.term = m.term
+   GROUP BY m.id
+), lexical_arm AS (
+  SELECT s.id, row_number() OVER (ORDER BY s.score DESC, s.id) AS rank
+    FROM lexical_scores AS s JOIN lexical_rows AS l ON l.id = s.id
+   WHERE ${live}
+   ORDER BY s.score DESC, s.id
+   LIMIT $7::int4
+)`;
+
+/**
+ * The best unexpired memories first, marking each returned one useful: one statement.
+ * $1 region, $2 user, $3 embedding, $4 vector candidates, $5 limit, $6 now, $7 depth of each arm,
+ * $8 fusion as FLOAT8[] {k, vector weight, lexical weight}, then the kinds searched ($9…),
+ * then (kind, cutoff) pairs for kinds with a TTL, then, with a lexical arm, the query as one
+ * OR tsquery and its terms one by one (each a quoted one-term tsquery).
+ *
+ * Each arm reads one index with the (region, user, kind) prefix pinned and nothing else: the
+ * vector index ordered by distance, the inverted index by `lexemes @@ query`; expiry is checked
+ * on the rows they return. The lexical arm ranks by BM25 without length normalisation, each
+ * term's rarity counted over the caller's own partition (every memory that holds a query term
+ * is a lexical row, so counting matches among them is counting over the partition). The ranks
+ * are fused: score = Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs
+ * but counts for nothing, and what only it found is not returned (the lexical arm alone).
+ */
+export function recallSql(kinds: number, ttlKinds: number, lexical: boolean): string {
+  const prefixes = Array.from({ length: kinds }, (_, i) => `($1, $2::uuid, $${9 + i})`).join(', ');
+  const cutoffs = 9 + kinds;
+  const ctes = [vectorArm(prefixes, unexpired(ttlKinds, cutoffs, 'v'))];
+  const parts = [`SELECT id, ${fusedPart(2)} AS part FROM vector_arm`];
+  if (lexical) {
+    ctes.push(lexicalArm(prefixes, unexpired(ttlKinds, cutoffs, 'l'), cutoffs + 2 * ttlKinds));
+    parts.push(`SELECT id, ${fusedPart(3)} AS part FROM lexical_arm`);
+  }
+  return `
+WITH ${ctes.join(', ')}, hits AS (
+  SELECT arms.id, sum(arms.part) AS score
+    FROM (${parts.join(' UNION ALL ')}) AS arms
+   GROUP BY arms.id
+  HAVING sum(arms.part) > 0
+   ORDER BY score DESC, arms.id
    LIMIT $5::int4
 ), touched AS (
   UPDATE memories AS m
@@ -154,13 +211,14 @@ WITH candidates AS (
     FROM hits
    WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = hits.id
   RETURNING m.id, m.kind, m.content, m.pinned, m.created_at, m.last_useful_at, m.recall_count,
-            m.restatements, m.origin, m.agent, m.client, m.restated_by, hits.distance
+            m.restatements, m.origin, m.agent, m.client, m.restated_by, hits.score,
+            m.embedding <=> $3::vector AS distance
 )
 SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
-       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance,
+       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score,
        ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.region = $1 AND l.memory_id = t.id ORDER BY 1) AS conflicts
   FROM touched AS t
- ORDER BY t.distance, t.id`;
+ ORDER BY t.score DESC, t.id`;
 }
 
 /** $1 region, $2 user, $3 ids. */

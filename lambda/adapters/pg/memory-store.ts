@@ -15,6 +15,7 @@ import * as sql from './memory-sql.js';
 import { type RetryPolicy, withRetry } from './retry.js';
 import type { SqlClient } from './sql-client.js';
 import { toVectorLiteral } from './vector.js';
+import { toAnyTermQuery, toTermQueries, toTsvectorLiteral } from './lexemes.js';
 
 interface SourceJson {
   agent: string;
@@ -37,6 +38,7 @@ interface MemoryRow {
   client: string;
   restated_by: SourceJson[] | string;
   distance: number;
+  score: number;
   conflicts: string[];
 }
 
@@ -58,6 +60,7 @@ function toRecalled(row: MemoryRow): RecalledMemory {
     restatedBy: restatedBy.map((s) => ({ agent: s.agent, client: s.client, origin: s.origin, at: new Date(s.at) })),
     conflicts: row.conflicts ?? [],
     distance: Number(row.distance),
+    score: Number(row.score),
   };
 }
 
@@ -117,6 +120,7 @@ export class SqlMemoryStore implements MemoryStore {
       plan.ceiling,
       plan.pinLimit,
       plan.conflictsWith ?? null,
+      toTsvectorLiteral(plan.terms),
     ]);
     if (!row?.pin_ok) return { status: 'pin_limit' };
     if (!row.room_ok) return { status: 'kind_full' };
@@ -142,6 +146,10 @@ export class SqlMemoryStore implements MemoryStore {
 
   async recall(query: RecallQuery): Promise<RecalledMemory[]> {
     const ttl = query.kinds.filter((k) => k.expiredBefore !== null);
+    const lexical = query.ranking !== 'vector' && query.terms.length > 0;
+    const { depth, k, lexicalWeight } = query.fusion;
+    // The lexical arm alone: the vector arm still runs (and answers a query without terms), weighing nothing.
+    const vectorWeight = query.ranking === 'lexical' && lexical ? 0 : query.fusion.vectorWeight;
     const params: unknown[] = [
       query.scope.region,
       query.scope.userId,
@@ -149,10 +157,13 @@ export class SqlMemoryStore implements MemoryStore {
       query.candidates,
       query.limit,
       query.now,
-      ...query.kinds.map((k) => k.kind),
-      ...ttl.flatMap((k) => [k.kind, k.expiredBefore]),
+      depth,
+      [k, vectorWeight, lexicalWeight],
+      ...query.kinds.map((kind) => kind.kind),
+      ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
+      ...(lexical ? [toAnyTermQuery(query.terms), toTermQueries(query.terms)] : []),
     ];
-    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length), params);
+    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length, lexical), params);
     return rows.map(toRecalled);
   }
 

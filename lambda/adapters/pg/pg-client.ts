@@ -29,11 +29,14 @@ export interface PgClientOptions {
  * - CockroachDB must allow one statement to insert and delete rows of the same table: the
  *   remember statement does both (an INSERT … ON CONFLICT plus the eviction DELETE), always on
  *   disjoint rows. CockroachDB refuses such statements by default because two modifications of
- *   the *same* row in one statement can corrupt an index (cockroach#70731).
+ *   the *same* row in one statement can corrupt an index (cockroach#70731);
+ * - CockroachDB plans every statement for its parameters (`plan_cache_mode=force_custom_plan`):
+ *   a generic plan could leave recall's vector or inverted index unused, since the inverted
+ *   index needs the tsquery to be a constant when the plan is made (docs/index-compatibility.md).
  */
 export function sessionOptions(engine: SqlEngine, statementTimeoutMs: number): string {
   const common = [`statement_timeout=${statementTimeoutMs}`, 'default_transaction_isolation=serializable'];
-  const engineSpecific = engine === 'cockroach' ? ['enable_multiple_modifications_of_table=on'] : [];
+  const engineSpecific = engine === 'cockroach' ? ['enable_multiple_modifications_of_table=on', 'plan_cache_mode=force_custom_plan'] : [];
   return [...common, ...engineSpecific, 'application_name=naaba'].map((o) => `-c ${o}`).join(' ');
 }
 

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { SqlClient } from './sql-client.js';
 
@@ -10,7 +11,7 @@ export class PgliteSqlClient implements SqlClient {
 
   /** Opens (or creates) a database under `dataDir`, or in memory when none is given. */
   static async open(dataDir?: string): Promise<PgliteSqlClient> {
-    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector } });
+    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector, btree_gin } });
     return new PgliteSqlClient(db);
   }
 

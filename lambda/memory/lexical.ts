@@ -1,0 +1,52 @@
+import { stemmer } from 'stemmer';
+import { canonicalText } from './canonical.js';
+import { ENGLISH_STOP_WORDS } from './stop-words.js';
+
+/**
+ * Text languages of the lexical arm. `neutral` (the default) only normalises, as `canonicalText`
+ * does, so it treats every language alike and term rarity alone tells common words from rare
+ * ones; `english` also drops English function words and reduces words to their Porter stem.
+ */
+export const TEXT_LANGUAGES = ['neutral', 'english'] as const;
+export type TextLanguage = (typeof TEXT_LANGUAGES)[number];
+
+/** Longer tokens (hashes, base64 blobs) are cut: the cut keeps them findable by their start. */
+const MAX_TERM_CHARS = 48;
+/** A query's distinct terms beyond this are ignored: each one costs the search an index lookup. */
+export const MAX_QUERY_TERMS = 32;
+
+/**
+ * Turns text into the terms the lexical arm stores and searches: canonical text split into runs
+ * of letters and digits (so a term never holds a quote, a space or an operator), then the
+ * language's stop words and stemming. The same function makes both sides, memories and queries.
+ */
+export class LexicalAnalyzer {
+  /** Recorded with the schema: stored terms made by another analyzer must be rewritten (`naaba reembed`). */
+  readonly name: string;
+
+  constructor(readonly language: TextLanguage = 'neutral') {
+    this.name = `naaba-terms-v1/${language}`;
+  }
+
+  /** Distinct terms of a memory, in order of first appearance. */
+  terms(text: string): string[] {
+    const out = new Set<string>();
+    for (const token of canonicalText(text).split(/[^\p{L}\p{N}]+/u)) {
+      if (token === '') continue;
+      const term = this.reduce(token.slice(0, MAX_TERM_CHARS));
+      if (term !== undefined) out.add(term);
+    }
+    return [...out];
+  }
+
+  /** Distinct terms of a query, at most MAX_QUERY_TERMS of them; none for a query of stop words or punctuation. */
+  queryTerms(text: string): string[] {
+    return this.terms(text).slice(0, MAX_QUERY_TERMS);
+  }
+
+  private reduce(token: string): string | undefined {
+    if (this.language === 'neutral') return token;
+    if (ENGLISH_STOP_WORDS.has(token)) return undefined;
+    return stemmer(token);
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * How recall fuses its two arms (reciprocal rank fusion): each arm ranks up to `depth` memories,
+ * and a memory scores Σ weight / (k + rank) over the arms that found it. Tuned on the LoCoMo
+ * development split only (`npm run bench:locomo -- --split dev`; docs/decisions/0038): the
+ * lexical arm is the stronger offline, so it weighs double; a small k lets a first rank count.
+ */
+export const FUSION = { depth: 50, k: 20, vectorWeight: 0.5, lexicalWeight: 1 } as const;
+
+export type Fusion = { readonly [K in keyof typeof FUSION]: number };
+
+/** Which arms recall runs: both (the default), or one alone, for evaluation and diagnosis. */
+export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical'] as const;
+export type RecallRanking = (typeof RECALL_RANKINGS)[number];

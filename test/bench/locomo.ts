@@ -1,0 +1,159 @@
+/**
+ * `npm run bench:locomo -- --split dev|heldout [--k 10] [--language neutral|english]`: how often
+ * recall finds a question's evidence, through the real local endpoint and the MCP SDK client.
+ * Each LoCoMo conversation gets its own key (its own user); every turn is remembered as an
+ * `event` (ceiling raised so nothing is evicted); every category 1–4 question is recalled with
+ * `limit` k. The same memories are searched three ways (NAABA_RECALL_RANKING = vector, lexical,
+ * hybrid) and compared with plain BM25 over the same turns, computed in the same run.
+ * recall_all@n: all the evidence turns are among the first n; recall_any@n: at least one is.
+ * Tune on dev only (../shared/README.md); held out is the check.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
+import type { RecallRanking } from '../../lambda/memory/ranking.js';
+import { choice, EvalUsageError, parseOptions, pool, positiveInteger, Progress } from '../eval/cli.js';
+import { DEFAULT_DATA_DIR } from '../eval/data.js';
+import { freshDatabase } from '../support/database.js';
+import { call, connect, startTestEndpoint } from '../support/endpoint.js';
+import { Bm25 } from './bm25.js';
+import { type Conversation, loadLocomo } from './locomo-data.js';
+
+const options = parseOptions(process.argv.slice(2), ['split', 'k', 'language', 'concurrency', 'data']);
+const split = choice(options, 'split', ['dev', 'heldout'] as const, 'dev');
+const k = positiveInteger(options, 'k', 10);
+const language = choice(options, 'language', TEXT_LANGUAGES, 'neutral');
+const concurrency = positiveInteger(options, 'concurrency', 4);
+if (k < 5 || k > 50) throw new EvalUsageError('--k must be from 5 to 50 (the recall limit)');
+
+const CURATION = JSON.stringify({ kinds: { event: { ceiling: 100_000, ttl: null } } });
+const METHODS = ['vector', 'lexical', 'hybrid', 'bm25'] as const;
+type Method = (typeof METHODS)[number];
+
+/** For each question, in order: the turn ids a method returned, best first. */
+type Answers = Map<Method, string[][]>;
+
+interface Scored {
+  all5: number;
+  any5: number;
+  allK: number;
+  anyK: number;
+  n: number;
+}
+
+async function remember(conversation: Conversation, client: Client): Promise<Map<string, string[]>> {
+  const turnsOf = new Map<string, string[]>();
+  const progress = new Progress(`remember ${conversation.id}`, conversation.turns.length);
+  let done = 0;
+  await pool(conversation.turns, concurrency, async (turn) => {
+    const result = await call<{ id: string }>(client, 'remember', { content: turn.content, kind: 'event', origin: turn.id });
+    if (result.isError) throw new Error(`remember failed for ${conversation.id} ${turn.id}`);
+    const id = result.structuredContent.id;
+    turnsOf.set(id, [...(turnsOf.get(id) ?? []), turn.id]);
+    progress.update(++done);
+  });
+  return turnsOf;
+}
+
+async function recallAll(client: Client, conversation: Conversation, turnsOf: Map<string, string[]>): Promise<string[][]> {
+  return pool(conversation.questions, concurrency, async (question) => {
+    const result = await call<{ memories: { id: string }[] }>(client, 'recall', { query: question.text, kinds: ['event'], limit: k });
+    if (result.isError) throw new Error(`recall failed for a question of ${conversation.id}`);
+    return result.structuredContent.memories.flatMap((m) => turnsOf.get(m.id) ?? []);
+  });
+}
+
+function score(found: readonly string[], evidence: readonly string[], n: number): [boolean, boolean] {
+  const top = new Set(found.slice(0, n));
+  return [evidence.every((e) => top.has(e)), evidence.some((e) => top.has(e))];
+}
+
+function tally(conversations: readonly Conversation[], answers: Answers, method: Method, category?: number): Scored {
+  const out: Scored = { all5: 0, any5: 0, allK: 0, anyK: 0, n: 0 };
+  let offset = 0;
+  const found = answers.get(method) ?? [];
+  for (const c of conversations) {
+    c.questions.forEach((q, i) => {
+      if (category !== undefined && q.category !== category) return;
+      const got = found[offset + i] ?? [];
+      const [all5, any5] = score(got, q.evidence, 5);
+      const [allK, anyK] = score(got, q.evidence, k);
+      out.all5 += Number(all5);
+      out.any5 += Number(any5);
+      out.allK += Number(allK);
+      out.anyK += Number(anyK);
+      out.n += 1;
+    });
+    offset += c.questions.length;
+  }
+  return out;
+}
+
+const pct = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`);
+
+async function main(): Promise<void> {
+  const conversations = loadLocomo(options.get('data') ?? DEFAULT_DATA_DIR, split);
+  const questions = conversations.reduce((n, c) => n + c.questions.length, 0);
+  console.log(
+    `bench:locomo  split=${split}  conversations=${conversations.map((c) => c.id).join(',')}  turns=${conversations.reduce((n, c) => n + c.turns.length, 0)}  questions=${questions} (categories 1-4)  k=${k}  text language=${language}`,
+  );
+  const sql = await freshDatabase();
+  const env = (ranking: RecallRanking) => ({ NAABA_CURATION: CURATION, NAABA_TEXT_LANGUAGE: language, NAABA_RECALL_RANKING: ranking });
+  const answers: Answers = new Map(METHODS.map((m) => [m, []]));
+  const ingest = await startTestEndpoint({ sql, env: env('hybrid') });
+  const users: { conversation: Conversation; token: string; turnsOf: Map<string, string[]> }[] = [];
+  try {
+    for (const conversation of conversations) {
+      const key = await ingest.issueKey(`locomo-${conversation.id}`);
+      const client = await connect(ingest.mcpUrl, key.token, { name: 'naaba-bench-locomo', version: '1.0.0' });
+      users.push({ conversation, token: key.token, turnsOf: await remember(conversation, client) });
+      await client.close();
+    }
+  } finally {
+    await ingest.close();
+  }
+  for (const ranking of ['vector', 'lexical', 'hybrid'] as const) {
+    const endpoint = await startTestEndpoint({ sql, env: env(ranking) });
+    try {
+      for (const user of users) {
+        const client = await connect(endpoint.mcpUrl, user.token, { name: 'naaba-bench-locomo', version: '1.0.0' });
+        answers.get(ranking)?.push(...(await recallAll(client, user.conversation, user.turnsOf)));
+        await client.close();
+      }
+    } finally {
+      await endpoint.close();
+    }
+    process.stderr.write(`recalled ${questions} questions (${ranking})\n`);
+  }
+  for (const c of conversations) {
+    const bm25 = new Bm25(c.turns.map((t) => ({ id: t.id, text: t.content })));
+    answers.get('bm25')?.push(...c.questions.map((q) => bm25.search(q.text, k)));
+  }
+  await sql.close();
+  report(conversations, answers);
+}
+
+function report(conversations: readonly Conversation[], answers: Answers): void {
+  const label: Record<Method, string> = {
+    vector: 'naaba vector arm only',
+    lexical: 'naaba lexical arm only',
+    hybrid: 'naaba hybrid (default)',
+    bm25: 'BM25 baseline (same turns)',
+  };
+  console.log(`\n| ${split} | recall_all@5 | recall_any@5 | recall_all@${k} | recall_any@${k} |`);
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const m of METHODS) {
+    const s = tally(conversations, answers, m);
+    console.log(`| ${label[m]} | ${pct(s.all5, s.n)} | ${pct(s.any5, s.n)} | ${pct(s.allK, s.n)} | ${pct(s.anyK, s.n)} |`);
+  }
+  const categories = [1, 2, 3, 4].filter((cat) => tally(conversations, answers, 'bm25', cat).n > 0);
+  console.log(`\n| recall_all@${k} by category | ${categories.map((c) => `${c} (n=${tally(conversations, answers, 'bm25', c).n})`).join(' | ')} |`);
+  console.log(`| --- | ${categories.map(() => '---:').join(' | ')} |`);
+  for (const m of METHODS) {
+    console.log(`| ${label[m]} | ${categories.map((c) => { const s = tally(conversations, answers, m, c); return pct(s.allK, s.n); }).join(' | ')} |`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof EvalUsageError ? `bench:locomo: ${error.message}` : error);
+  process.exitCode = 1;
+});
