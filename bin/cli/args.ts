@@ -19,7 +19,9 @@ const VALUE_FLAGS: Record<string, string> = {
   config: 'NAABA_CONFIG',
   url: 'NAABA_DATABASE_URL',
   'db-regions': 'NAABA_DB_REGIONS',
+  language: 'NAABA_TEXT_LANGUAGE',
   user: 'user',
+  batch: 'batch',
 };
 
 export function parseArgs(argv: readonly string[], switches: readonly string[]): ParsedArgs {

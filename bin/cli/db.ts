@@ -1,5 +1,7 @@
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { reembed } from '../../lambda/adapters/pg/reembed.js';
+import { UsageError } from './args.js';
 import { withContainer } from './open.js';
 
 /** `naaba migrate`: applies pending migrations to the configured database. */
@@ -28,6 +30,29 @@ export async function sweepCommand(config: RuntimeConfig): Promise<void> {
         .join(', ') || 'no kind has a TTL';
     console.log(
       `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${report.incomplete ? ' (stopped at the batch bound; run again to continue)' : ''}`,
+    );
+  });
+}
+
+/**
+ * `naaba reembed [--batch 100]`: rewrites every stored vector and lexical terms with the embedder
+ * and text language in force, with progress; safe to interrupt and run again (it continues).
+ */
+export async function reembedCommand(config: RuntimeConfig, batchText: string | undefined): Promise<void> {
+  const batch = Number(batchText ?? 100);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 1000) throw new UsageError('--batch must be an integer from 1 to 1000');
+  await withContainer(config, async (container) => {
+    const [sql, embedder] = await Promise.all([container.sql(), container.embedder()]);
+    const analyzer = container.analyzer;
+    console.log(`re-embedding with ${embedder.name}, terms by ${analyzer.name}, ${batch} per batch`);
+    const started = Date.now();
+    const result = await reembed(sql, embedder, analyzer, {
+      batch,
+      onBatch: ({ done, total }) =>
+        console.log(`  ${done} of ${total} memories (${total === 0 ? 100 : Math.floor((100 * done) / total)} %)`),
+    });
+    console.log(
+      `done: ${result.done} memories rewritten in ${((Date.now() - started) / 1000).toFixed(1)} s; the database now records ${embedder.name} and ${analyzer.name}`,
     );
   });
 }

@@ -6,7 +6,7 @@ import { SchemaError } from '../../lambda/adapters/pg/schema.js';
 import { MemoryError } from '../../lambda/memory/errors.js';
 import { parseArgs, UsageError } from './args.js';
 import { check, embed } from './check.js';
-import { migrateCommand, sweepCommand } from './db.js';
+import { migrateCommand, reembedCommand, sweepCommand } from './db.js';
 import { issueKey, listKeys, revokeKey } from './keys.js';
 import { serve } from './serve.js';
 
@@ -21,9 +21,10 @@ usage:
   naaba embed "text"
   naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...]]
   naaba sweep [--data DIR] [--region R]
+  naaba reembed [--data DIR | --url URL] [--language neutral|english] [--batch 100]
 
 Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,
-NAABA_CONFIG, NAABA_DATABASE_URL); see docs/configuration.md.`;
+NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_TEXT_LANGUAGE); see docs/configuration.md.`;
 
 function one(positionals: string[], what: string): string {
   if (positionals.length !== 1 || !positionals[0]) throw new UsageError(`expected exactly one ${what}`);
@@ -33,7 +34,7 @@ function one(positionals: string[], what: string): string {
 async function run(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   const args = parseArgs(rest, ['json', 'probe', 'help']);
-  const { user, ...settings } = args.settings;
+  const { user, batch, ...settings } = args.settings;
   const config = () => loadConfig(environment(), settings);
   switch (command) {
     case 'serve':
@@ -58,6 +59,9 @@ async function run(argv: readonly string[]): Promise<number> {
       return 0;
     case 'sweep':
       await sweepCommand(config());
+      return 0;
+    case 'reembed':
+      await reembedCommand(config(), batch);
       return 0;
     case undefined:
     case 'help':

@@ -21,7 +21,10 @@ export const recalledSchema = z.object({
   id: z.string(),
   kind: z.string(),
   content: z.string(),
-  distance: z.number().describe('cosine distance to the query: 0 is identical'),
+  distance: z.number().describe('cosine distance to the query: 0 is identical (does not order the list: score does)'),
+  score: z
+    .number()
+    .describe('fused rank score, higher first: vector and lexical (word rarity in your own memories) ranks combined'),
   created_at: z.string(),
   last_useful_at: z.string(),
   recall_count: z.number().int(),

@@ -273,6 +273,71 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(all.map((m) => m.content)).toEqual(['stale pinned', 'other kind', 'fresh']);
     });
 
+    test('lexical arm: a rare word finds its memory however far its vector; never another user’s or region’s', async () => {
+      const carol: Scope = { region: 'us-east-1', userId: alice.userId };
+      await store.insert(plan({ content: 'The invoice number is ZX-4471.', embedding: axis(5) }), T0);
+      await store.insert(plan({ content: 'The weather was fine.', embedding: axis(0) }), T0);
+      await store.insert(plan({ scope: bob, content: 'Bob also has ZX-4471.', embedding: axis(0) }), T0);
+      await store.insert(plan({ scope: carol, content: 'ZX-4471 in another region.', embedding: axis(0) }), T0);
+      counted.roundTrips = 0;
+      const kinds = [{ kind: 'fact', expiredBefore: null }];
+      const terms = analyzer.queryTerms('zx 4471?');
+      const [best] = await recall({ scope: alice, embedding: axis(0), terms, kinds, limit: 1, candidates: 50, now: at(1) });
+      expect(counted.roundTrips).toBe(1);
+      expect(best?.content).toBe('The invoice number is ZX-4471.');
+      expect(best?.score).toBeGreaterThan(0);
+      expect(best?.distance).toBeCloseTo(1, 5);
+      for (const ranking of ['hybrid', 'lexical', 'vector'] as const) {
+        const all = await recall({ scope: alice, embedding: axis(0), terms, ranking, kinds, limit: 50, candidates: 50, now: at(2) });
+        expect(all.map((m) => m.content).filter((c) => /Bob|region/.test(c))).toEqual([]);
+      }
+    });
+
+    test('lexical arm: term rarity comes from the caller’s own partition, not from everyone’s', async () => {
+      await store.insert(plan({ content: 'alpha one', embedding: axis(1) }), T0);
+      for (const n of ['two', 'three', 'four']) await store.insert(plan({ content: `beta ${n}`, embedding: axis(1) }), T0);
+      // For Bob, alpha is everywhere: counted over all users, alpha would be the common word.
+      for (let i = 0; i < 12; i += 1) await store.insert(plan({ scope: bob, content: `alpha note ${i}`, embedding: axis(1) }), T0);
+      const kinds = [{ kind: 'fact', expiredBefore: null }];
+      const query = { scope: alice, embedding: axis(0), kinds, candidates: 50, now: at(1), ranking: 'lexical' as const };
+      const found = await recall({ ...query, terms: analyzer.queryTerms('alpha beta'), limit: 4 });
+      expect(found[0]?.content).toBe('alpha one');
+      expect(found.map((m) => m.content).sort()).toEqual(['alpha one', 'beta four', 'beta three', 'beta two']);
+      // The lexical arm alone returns only what it found: no term in common, nothing returned.
+      expect(await recall({ ...query, terms: analyzer.queryTerms('gamma'), limit: 4 })).toEqual([]);
+    });
+
+    test('lexical arm: expired memories are never returned, pinned ones always are', async () => {
+      await store.insert(plan({ content: 'fresh zebra', embedding: axis(1), kind: 'session' }), at(100));
+      await store.insert(plan({ content: 'stale zebra', embedding: axis(2), kind: 'session' }), at(0));
+      await store.insert(plan({ content: 'stale pinned zebra', embedding: axis(3), kind: 'session', pinned: true }), at(0));
+      const kinds = [{ kind: 'session', expiredBefore: at(50) }];
+      for (const ranking of ['hybrid', 'lexical'] as const) {
+        const found = await recall({
+          scope: alice,
+          embedding: axis(0),
+          terms: analyzer.queryTerms('zebra'),
+          ranking,
+          kinds,
+          limit: 10,
+          candidates: 50 + 100,
+          now: at(200),
+        });
+        expect(found.map((m) => m.content).sort()).toEqual(['fresh zebra', 'stale pinned zebra']);
+      }
+    });
+
+    test('a query without terms recalls through the vector arm alone', async () => {
+      await store.insert(plan({ content: 'near', embedding: lean(0, 1, 0.1) }), T0);
+      await store.insert(plan({ content: 'far', embedding: axis(1) }), T0);
+      const kinds = [{ kind: 'fact', expiredBefore: null }];
+      expect(analyzer.queryTerms('?!… —')).toEqual([]);
+      for (const ranking of ['hybrid', 'lexical'] as const) {
+        const found = await recall({ scope: alice, embedding: axis(0), terms: [], ranking, kinds, limit: 5, candidates: 50, now: at(1) });
+        expect(found.map((m) => m.content)).toEqual(['near', 'far']);
+      }
+    });
+
     test('forget by id deletes only the caller’s; forget all removes the caller’s journal lines too', async () => {
       const mine = await store.insert(plan({ content: 'mine', embedding: axis(0), ceiling: 1 }), T0);
       await store.insert(plan({ content: 'mine 2', embedding: axis(1), ceiling: 1 }), at(1));

@@ -13,6 +13,7 @@ export function recalledOut(m: RecalledMemory) {
     kind: m.kind,
     content: m.content,
     distance: m.distance,
+    score: m.score,
     created_at: m.createdAt.toISOString(),
     last_useful_at: m.lastUsefulAt.toISOString(),
     recall_count: m.recallCount,
@@ -32,9 +33,9 @@ function render(memories: readonly RecalledMemory[]): string {
   if (memories.length === 0) return 'no memories matched';
   const lines = memories.map((m, i) => {
     const conflict = m.conflicts.length > 0 ? ` [conflicts with ${m.conflicts.join(', ')}]` : '';
-    return `${i + 1}. (${m.kind}, d=${m.distance.toFixed(3)}, id ${m.id}) ${clip(m.content)}${conflict}`;
+    return `${i + 1}. (${m.kind}, score=${m.score.toFixed(4)}, d=${m.distance.toFixed(3)}, id ${m.id}) ${clip(m.content)}${conflict}`;
   });
-  return `${memories.length} memor${memories.length === 1 ? 'y' : 'ies'}, nearest first:\n${lines.join('\n')}`;
+  return `${memories.length} memor${memories.length === 1 ? 'y' : 'ies'}, best first:\n${lines.join('\n')}`;
 }
 
 export function registerRecall(server: McpServer, context: ToolContext): void {
@@ -43,7 +44,8 @@ export function registerRecall(server: McpServer, context: ToolContext): void {
     {
       title: 'Recall',
       description:
-        "Search the calling user's memories, nearest first, each with its provenance and any conflict links. " +
+        "Search the calling user's memories, best first: meaning (embeddings) and words (names, numbers and rare terms, weighed by how rare they are among your own memories) ranked together. " +
+        'Each comes with its provenance and any conflict links. ' +
         'Recalling a memory marks it useful (recall count and last-useful time), which protects it from eviction and expiry.',
       inputSchema: {
         query: text('what to look for', LIMITS.queryBytes),

@@ -1,0 +1,74 @@
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { toAnyTermQuery, toTermQueries, toTsvectorLiteral } from '../../lambda/adapters/pg/lexemes.js';
+import { LexicalAnalyzer, MAX_QUERY_TERMS } from '../../lambda/memory/lexical.js';
+
+describe('the lexical analyzer', () => {
+  const neutral = new LexicalAnalyzer();
+  const english = new LexicalAnalyzer('english');
+
+  test.each<[string, string, string[]]>([
+    ['case, accents and punctuation as canonicalText', 'Le Siège, à OUAGADOUGOU !', ['le', 'siege', 'a', 'ouagadougou']],
+    ['runs of letters and digits; each term once, in first order', "ZX-4471 zx_4471, l'été 2023", ['zx', '4471', 'l', 'ete', '2023']],
+    ['scripts other than Latin', 'Встреча в Москве 東京', ['встреча', 'в', 'москве', '東京']],
+    ['no stop words and no stemming in the neutral default', 'The runners were running', ['the', 'runners', 'were', 'running']],
+    ['nothing from punctuation and symbols', '?!… — 🙂', []],
+  ])('neutral: %s', (_label, text, terms) => {
+    expect(neutral.terms(text)).toEqual(terms);
+  });
+
+  test('english: stop words go and words are reduced to their stem', () => {
+    expect(english.terms('The runners were running to the market')).toEqual(['runner', 'run', 'market']);
+    expect(english.terms('what was it?')).toEqual([]);
+  });
+
+  test('names say language and version, so stored terms from another analyzer are detected', () => {
+    expect(neutral.name).toBe('naaba-terms-v1/neutral');
+    expect(english.name).toBe('naaba-terms-v1/english');
+  });
+
+  test('a long token is cut; a query keeps at most MAX_QUERY_TERMS distinct terms', () => {
+    expect(neutral.terms('a'.repeat(500))).toEqual(['a'.repeat(48)]);
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    expect(neutral.queryTerms(words)).toHaveLength(MAX_QUERY_TERMS);
+    expect(neutral.terms(words)).toHaveLength(40);
+  });
+});
+
+describe('text-search literals', () => {
+  test('terms are quoted, one-term queries are made for scoring, OR joins the search query', () => {
+    expect(toTsvectorLiteral(['zx', '4471'])).toBe("'zx' '4471'");
+    expect(toTsvectorLiteral([])).toBe('');
+    expect(toAnyTermQuery(['zx', '4471'])).toBe("'zx' | '4471'");
+    expect(toTermQueries(['zx', '4471'])).toEqual(["'zx'", "'4471'"]);
+  });
+
+  test.each(["o'clock", 'two words', 'a|b', 'x:*', '!', ''])('refuses a term that is not letters and digits: %j', (term) => {
+    expect(() => toTsvectorLiteral([term])).toThrow('letters and digits');
+  });
+
+  test('never an empty query (CockroachDB refuses one)', () => {
+    expect(() => toAnyTermQuery([])).toThrow('empty');
+  });
+});
+
+describe('the offline embedder, v2', () => {
+  const embedder = new LocalEmbedder(256);
+  const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
+
+  test('stop words carry no weight, unless nothing else is left', async () => {
+    expect(await embedder.embed('The bakery of the town')).toEqual(await embedder.embed('bakery town'));
+    expect(await embedder.embed('la boulangerie du village')).toEqual(await embedder.embed('boulangerie village'));
+    const onlyStopWords = await embedder.embed('I am here');
+    expect(onlyStopWords).not.toEqual(await embedder.embed('?!'));
+    expect(Math.hypot(...onlyStopWords)).toBeCloseTo(1, 6);
+  });
+
+  test('shared word parts bring texts closer (character trigrams)', async () => {
+    const [bakery, bakeries, river] = await Promise.all(['bakery', 'bakeries', 'river'].map((t) => embedder.embed(t)));
+    expect(cosine(bakery ?? [], bakeries ?? [])).toBeGreaterThan(cosine(bakery ?? [], river ?? []) + 0.15);
+  });
+
+  test('its name carries the version', () => {
+    expect(embedder.name).toBe('local-lexical-v2/256');
+  });
+});
