@@ -101,7 +101,11 @@ export class Container {
       const [sql, embedder] = await Promise.all([this.sql(), this.embedder()]);
       const schema = await schemaFacts(sql);
       if (schema.dimensions !== embedder.dimensions) {
-        throw new EmbeddingDimensionError(schema.dimensions, embedder.dimensions, `between the schema and embedder ${embedder.name}`);
+        throw new EmbeddingDimensionError(
+          schema.dimensions,
+          embedder.dimensions,
+          `between the schema and embedder ${embedder.name}`,
+        );
       }
       const analyzer = this.analyzer;
       await requireIndexedWith(sql, schema, { embedder: embedder.name, lexical: analyzer.name });

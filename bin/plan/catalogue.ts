@@ -125,11 +125,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64)),
     ],
     ['recall: one kind, vector alone', { vectorSearch: true, postgresIndex: 'memories_user_kind' }, () => recall({ terms: [] })],
-    [
-      'recall: one kind',
-      { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
-      () => recall({}),
-    ],
+    ['recall: one kind', { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG }, () => recall({})],
     [
       'recall: kinds with and without expiry',
       { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
@@ -142,11 +138,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
           candidates: FUSION.depth + 100,
         }),
     ],
-    [
-      'recall: lexical arm alone',
-      { lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
-      () => recall({ ranking: 'lexical' }),
-    ],
+    ['recall: lexical arm alone', { lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG }, () => recall({ ranking: 'lexical' })],
     ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
     ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],
     [

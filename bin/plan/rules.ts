@@ -44,7 +44,8 @@ export function prefixProblems(sql: string): string[] {
     .map(([, where = '']) => where)
     .filter((where) => !pinsPrefixOnly(where))
     .map(
-      (where) => `ANN read filters on "${where}": only region, user_id and kind by equality (or a tuple IN over all three) may appear`,
+      (where) =>
+        `ANN read filters on "${where}": only region, user_id and kind by equality (or a tuple IN over all three) may appear`,
     );
 }
 
@@ -59,7 +60,8 @@ export function lexicalProblems(sql: string): string[] {
   if (reads.length === 0) return ['no lexical read of memories (FROM memories WHERE … AND lexemes @@ $n::tsquery)'];
   const problems: string[] = [];
   for (const [, where = '', query = ''] of reads) {
-    if (!pinsPrefixOnly(where)) problems.push(`lexical read filters on "${where}": only the (region, user_id, kind) prefix may appear`);
+    if (!pinsPrefixOnly(where))
+      problems.push(`lexical read filters on "${where}": only the (region, user_id, kind) prefix may appear`);
     if (!CONSTANT_TSQUERY.test(query)) problems.push(`lexical read matches "${query}": expected a $n::tsquery placeholder`);
   }
   return problems;

@@ -3,15 +3,19 @@ import { canonicalText } from './canonical.js';
 import { ENGLISH_STOP_WORDS } from './stop-words.js';
 
 /**
- * Text languages of the lexical arm. `neutral` (the default) only normalises, as `canonicalText`
- * does, so it treats every language alike and term rarity alone tells common words from rare
- * ones; `english` also drops English function words and reduces words to their Porter stem.
+ * Text languages of the lexical arm. `neutral` (the default) normalises as `canonicalText` does
+ * and adds each longer word's first five characters as a second term, a crude stem that works
+ * alike in most alphabetic languages (`marché`, `marchés`, `marchand` meet at `march`); term
+ * rarity alone tells common words from rare ones. `english` drops English function words and
+ * reduces words to their Porter stem instead. Measured on LoCoMo dev: docs/decisions/0039.
  */
 export const TEXT_LANGUAGES = ['neutral', 'english'] as const;
 export type TextLanguage = (typeof TEXT_LANGUAGES)[number];
 
 /** Longer tokens (hashes, base64 blobs) are cut: the cut keeps them findable by their start. */
 const MAX_TERM_CHARS = 48;
+/** The neutral language's prefix term: words longer than this also yield their first PREFIX_CHARS characters. */
+const PREFIX_CHARS = 5;
 /** A query's distinct terms beyond this are ignored: each one costs the search an index lookup. */
 export const MAX_QUERY_TERMS = 32;
 
@@ -33,8 +37,7 @@ export class LexicalAnalyzer {
     const out = new Set<string>();
     for (const token of canonicalText(text).split(/[^\p{L}\p{N}]+/u)) {
       if (token === '') continue;
-      const term = this.reduce(token.slice(0, MAX_TERM_CHARS));
-      if (term !== undefined) out.add(term);
+      for (const term of this.reduce(token.slice(0, MAX_TERM_CHARS))) out.add(term);
     }
     return [...out];
   }
@@ -44,9 +47,9 @@ export class LexicalAnalyzer {
     return this.terms(text).slice(0, MAX_QUERY_TERMS);
   }
 
-  private reduce(token: string): string | undefined {
-    if (this.language === 'neutral') return token;
-    if (ENGLISH_STOP_WORDS.has(token)) return undefined;
-    return stemmer(token);
+  private reduce(token: string): string[] {
+    if (this.language === 'english') return ENGLISH_STOP_WORDS.has(token) ? [] : [stemmer(token)];
+    const letters = [...token];
+    return letters.length > PREFIX_CHARS ? [token, letters.slice(0, PREFIX_CHARS).join('')] : [token];
   }
 }

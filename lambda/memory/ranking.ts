@@ -4,7 +4,7 @@
  * development split only (`npm run bench:locomo -- --split dev`; docs/decisions/0038): the
  * lexical arm is the stronger offline, so it weighs double; a small k lets a first rank count.
  */
-export const FUSION = { depth: 50, k: 20, vectorWeight: 0.5, lexicalWeight: 1 } as const;
+export const FUSION = { depth: 50, k: 10, vectorWeight: 0.5, lexicalWeight: 1 } as const;
 
 export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 

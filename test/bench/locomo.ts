@@ -56,7 +56,11 @@ async function remember(conversation: Conversation, client: Client): Promise<Map
 
 async function recallAll(client: Client, conversation: Conversation, turnsOf: Map<string, string[]>): Promise<string[][]> {
   return pool(conversation.questions, concurrency, async (question) => {
-    const result = await call<{ memories: { id: string }[] }>(client, 'recall', { query: question.text, kinds: ['event'], limit: k });
+    const result = await call<{ memories: { id: string }[] }>(client, 'recall', {
+      query: question.text,
+      kinds: ['event'],
+      limit: k,
+    });
     if (result.isError) throw new Error(`recall failed for a question of ${conversation.id}`);
     return result.structuredContent.memories.flatMap((m) => turnsOf.get(m.id) ?? []);
   });
@@ -97,7 +101,11 @@ async function main(): Promise<void> {
     `bench:locomo  split=${split}  conversations=${conversations.map((c) => c.id).join(',')}  turns=${conversations.reduce((n, c) => n + c.turns.length, 0)}  questions=${questions} (categories 1-4)  k=${k}  text language=${language}`,
   );
   const sql = await freshDatabase();
-  const env = (ranking: RecallRanking) => ({ NAABA_CURATION: CURATION, NAABA_TEXT_LANGUAGE: language, NAABA_RECALL_RANKING: ranking });
+  const env = (ranking: RecallRanking) => ({
+    NAABA_CURATION: CURATION,
+    NAABA_TEXT_LANGUAGE: language,
+    NAABA_RECALL_RANKING: ranking,
+  });
   const answers: Answers = new Map(METHODS.map((m) => [m, []]));
   const ingest = await startTestEndpoint({ sql, env: env('hybrid') });
   const users: { conversation: Conversation; token: string; turnsOf: Map<string, string[]> }[] = [];
@@ -146,10 +154,19 @@ function report(conversations: readonly Conversation[], answers: Answers): void 
     console.log(`| ${label[m]} | ${pct(s.all5, s.n)} | ${pct(s.any5, s.n)} | ${pct(s.allK, s.n)} | ${pct(s.anyK, s.n)} |`);
   }
   const categories = [1, 2, 3, 4].filter((cat) => tally(conversations, answers, 'bm25', cat).n > 0);
-  console.log(`\n| recall_all@${k} by category | ${categories.map((c) => `${c} (n=${tally(conversations, answers, 'bm25', c).n})`).join(' | ')} |`);
+  console.log(
+    `\n| recall_all@${k} by category | ${categories.map((c) => `${c} (n=${tally(conversations, answers, 'bm25', c).n})`).join(' | ')} |`,
+  );
   console.log(`| --- | ${categories.map(() => '---:').join(' | ')} |`);
   for (const m of METHODS) {
-    console.log(`| ${label[m]} | ${categories.map((c) => { const s = tally(conversations, answers, m, c); return pct(s.allK, s.n); }).join(' | ')} |`);
+    console.log(
+      `| ${label[m]} | ${categories
+        .map((c) => {
+          const s = tally(conversations, answers, m, c);
+          return pct(s.allK, s.n);
+        })
+        .join(' | ')} |`,
+    );
   }
 }
 

@@ -19,7 +19,13 @@ import { axis } from '../support/vectors.js';
 const dir = mkdtempSync(join(tmpdir(), 'naaba-reembed-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const CONTENTS = ['Awa runs the bakery in Koudougou.', 'The bus leaves at 7:40.', 'Le siège est à Ouagadougou.', 'Tea, no sugar.', 'Invoice ZX-4471 is paid.'];
+const CONTENTS = [
+  'Awa runs the bakery in Koudougou.',
+  'The bus leaves at 7:40.',
+  'Le siège est à Ouagadougou.',
+  'Tea, no sugar.',
+  'Invoice ZX-4471 is paid.',
+];
 const current = new LocalEmbedder(256);
 const analyzer = new LexicalAnalyzer();
 
@@ -120,7 +126,10 @@ test('an interrupted reembed continues where it stopped; the database is refused
 
   const resumed = new Interrupted(Number.POSITIVE_INFINITY);
   const progress: number[] = [];
-  expect(await reembed(db, resumed, analyzer, { batch: 2, onBatch: (p) => progress.push(p.done) })).toEqual({ done: 5, total: 5 });
+  expect(await reembed(db, resumed, analyzer, { batch: 2, onBatch: (p) => progress.push(p.done) })).toEqual({
+    done: 5,
+    total: 5,
+  });
   expect(resumed.calls).toBe(3);
   expect(progress).toEqual([4, 5]);
   expect(await staleRows(db)).toBe(0);

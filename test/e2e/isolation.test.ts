@@ -49,3 +49,17 @@ test('two keys of one user share memories; provenance names the agent that wrote
   expect(seen.structuredContent.memories.map((m) => m.agent)).toEqual(['planner']);
   await Promise.all([planner.close(), writer.close()]);
 });
+
+test('a rare word two users share: each recall finds only its own, and names none of the other’s', async () => {
+  await call(a, 'remember', { content: 'Invoice QX-99817 went to the Kaya depot.', kind: 'fact' });
+  await call(b, 'remember', { content: 'QX-99817 is also the code of my locker.', kind: 'fact' });
+  for (const [client, own] of [
+    [a, 'Invoice QX-99817 went to the Kaya depot.'],
+    [b, 'QX-99817 is also the code of my locker.'],
+  ] as const) {
+    const found = await call<{ memories: { content: string }[] }>(client, 'recall', { query: 'QX-99817', limit: 50 });
+    const contents = found.structuredContent.memories.map((m) => m.content);
+    expect(contents[0]).toBe(own);
+    expect(contents.filter((c) => c.includes('QX-99817'))).toEqual([own]);
+  }
+});

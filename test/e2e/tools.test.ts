@@ -53,10 +53,10 @@ test('every tool answers with structured content and a short text rendering', as
   expect(forgotten.structuredContent).toMatchObject({ count: 1 });
 });
 
-test('recall returns nearest first and marks the returned memories useful', async () => {
+test('recall returns the best first (score, then distance explained) and marks the returned memories useful', async () => {
   await call(client, 'remember', { content: 'The ferry leaves from pier seven.', kind: 'event' });
   await call(client, 'remember', { content: 'Bread is baked on Mondays.', kind: 'event' });
-  const first = await call<{ memories: { content: string; recall_count: number; distance: number }[] }>(client, 'recall', {
+  const first = await call<{ memories: { content: string; distance: number; score: number }[] }>(client, 'recall', {
     query: 'which pier does the ferry leave from',
     kinds: ['event'],
     limit: 2,
@@ -64,6 +64,8 @@ test('recall returns nearest first and marks the returned memories useful', asyn
   const [nearest, next] = first.structuredContent.memories;
   expect(nearest?.content).toBe('The ferry leaves from pier seven.');
   expect(nearest?.distance).toBeLessThan(next?.distance ?? 0);
+  expect(nearest?.score).toBeGreaterThan(next?.score ?? 0);
+  expect(textOf(first)).toMatch(/^2 memories, best first:\n1\. \(event, score=0\.\d{4}, d=0\.\d{3}, id /);
   const again = await call<{ memories: { recall_count: number }[] }>(client, 'recall', {
     query: 'ferry pier',
     kinds: ['event'],
@@ -71,3 +73,13 @@ test('recall returns nearest first and marks the returned memories useful', asyn
   });
   expect(again.structuredContent.memories[0]?.recall_count).toBe(2);
 });
+
+test.each(['the of and', '?!…', 'x', '🙂'])(
+  'a query of stop words, punctuation, one character or a symbol still recalls: %j',
+  async (query) => {
+    await call(client, 'remember', { content: 'Awa keeps the ledger of the cooperative.', kind: 'fact' });
+    const result = await call<{ memories: { content: string }[] }>(client, 'recall', { query, kinds: ['fact'], limit: 5 });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.memories.length).toBeGreaterThan(0);
+  },
+);

@@ -55,7 +55,9 @@ describe('sql/cockroach/0001_init.sql', () => {
 });
 
 describe('sql/cockroach/0002_lexical.sql', () => {
-  const lexical = splitStatements(readFileSync(new URL('../../sql/cockroach/0002_lexical.sql', import.meta.url), 'utf8')).map(code);
+  const lexical = splitStatements(readFileSync(new URL('../../sql/cockroach/0002_lexical.sql', import.meta.url), 'utf8')).map(
+    code,
+  );
 
   test('every statement can run again', () => {
     expect(lexical).toHaveLength(3);
@@ -64,7 +66,9 @@ describe('sql/cockroach/0002_lexical.sql', () => {
 
   test('lexemes are NOT NULL, and the inverted index leads with the whole (region, user_id, kind) prefix', () => {
     expect(lexical[0]).toMatch(/ADD COLUMN IF NOT EXISTS lexemes TSVECTOR NOT NULL DEFAULT ''::TSVECTOR/);
-    expect(lexical[1]).toMatch(/CREATE INVERTED INDEX IF NOT EXISTS memories_lexemes ON memories \(region, user_id, kind, lexemes\)/);
+    expect(lexical[1]).toMatch(
+      /CREATE INVERTED INDEX IF NOT EXISTS memories_lexemes ON memories \(region, user_id, kind, lexemes\)/,
+    );
   });
 });
 

@@ -288,7 +288,16 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(best?.score).toBeGreaterThan(0);
       expect(best?.distance).toBeCloseTo(1, 5);
       for (const ranking of ['hybrid', 'lexical', 'vector'] as const) {
-        const all = await recall({ scope: alice, embedding: axis(0), terms, ranking, kinds, limit: 50, candidates: 50, now: at(2) });
+        const all = await recall({
+          scope: alice,
+          embedding: axis(0),
+          terms,
+          ranking,
+          kinds,
+          limit: 50,
+          candidates: 50,
+          now: at(2),
+        });
         expect(all.map((m) => m.content).filter((c) => /Bob|region/.test(c))).toEqual([]);
       }
     });
@@ -297,7 +306,8 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await store.insert(plan({ content: 'alpha one', embedding: axis(1) }), T0);
       for (const n of ['two', 'three', 'four']) await store.insert(plan({ content: `beta ${n}`, embedding: axis(1) }), T0);
       // For Bob, alpha is everywhere: counted over all users, alpha would be the common word.
-      for (let i = 0; i < 12; i += 1) await store.insert(plan({ scope: bob, content: `alpha note ${i}`, embedding: axis(1) }), T0);
+      for (let i = 0; i < 12; i += 1)
+        await store.insert(plan({ scope: bob, content: `alpha note ${i}`, embedding: axis(1) }), T0);
       const kinds = [{ kind: 'fact', expiredBefore: null }];
       const query = { scope: alice, embedding: axis(0), kinds, candidates: 50, now: at(1), ranking: 'lexical' as const };
       const found = await recall({ ...query, terms: analyzer.queryTerms('alpha beta'), limit: 4 });
@@ -333,7 +343,16 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       const kinds = [{ kind: 'fact', expiredBefore: null }];
       expect(analyzer.queryTerms('?!… —')).toEqual([]);
       for (const ranking of ['hybrid', 'lexical'] as const) {
-        const found = await recall({ scope: alice, embedding: axis(0), terms: [], ranking, kinds, limit: 5, candidates: 50, now: at(1) });
+        const found = await recall({
+          scope: alice,
+          embedding: axis(0),
+          terms: [],
+          ranking,
+          kinds,
+          limit: 5,
+          candidates: 50,
+          now: at(1),
+        });
         expect(found.map((m) => m.content)).toEqual(['near', 'far']);
       }
     });

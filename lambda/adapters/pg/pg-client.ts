@@ -36,7 +36,8 @@ export interface PgClientOptions {
  */
 export function sessionOptions(engine: SqlEngine, statementTimeoutMs: number): string {
   const common = [`statement_timeout=${statementTimeoutMs}`, 'default_transaction_isolation=serializable'];
-  const engineSpecific = engine === 'cockroach' ? ['enable_multiple_modifications_of_table=on', 'plan_cache_mode=force_custom_plan'] : [];
+  const engineSpecific =
+    engine === 'cockroach' ? ['enable_multiple_modifications_of_table=on', 'plan_cache_mode=force_custom_plan'] : [];
   return [...common, ...engineSpecific, 'application_name=naaba'].map((o) => `-c ${o}`).join(' ');
 }
 
