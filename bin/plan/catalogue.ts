@@ -1,6 +1,7 @@
 import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
-import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
+import * as reembedSql from '../../lambda/adapters/pg/reembed.js';
+import { ANY_MEMORY, RECORD_SETTING, schemaFacts } from '../../lambda/adapters/pg/schema.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION } from '../../lambda/memory/ranking.js';
@@ -62,11 +63,7 @@ export function representativeVector(dimensions: number, seed = 1): number[] {
 
 /** A recall query whose terms the seed's memories hold (bin/plan/seed.ts). */
 const REPRESENTATIVE_QUERY = 'which market sells bread near the river?';
-/**
- * PostgreSQL: every per-user read of a hybrid recall goes through the (user_id, kind) btree; for
- * the lexical rows the planner may take the GIN index instead once a partition is large
- * (docs/index-compatibility.md), either way bounded to the caller's partition.
- */
+/** PostgreSQL: both arms of a recall read the caller's partition through the (user_id, kind) btree (docs/decisions/0039). */
 const LEXICAL_PLAN_PG = 'memories_user_kind';
 
 const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
@@ -83,6 +80,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
   const keys = new SqlKeyStore(recorder);
   const scope: Scope = { region: rep.region, userId: rep.userId };
   const vector = representativeVector(rep.dimensions);
+  const vectorLiteral = `[${vector.join(',')}]`;
   const hour = (h: number) => new Date(rep.now.getTime() - h * 3_600_000);
   const source = { agent: 'verify-plan', client: 'naaba/verify-plan', origin: 'representative', at: rep.now };
   const analyzer = new LexicalAnalyzer();
@@ -197,9 +195,24 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ['key revoke', {}, () => keys.revoke(SOME_ID, rep.now)],
     ['key list', { fullScanAllowed: true }, () => keys.list()],
     ['user exists', {}, () => keys.userExists(rep.userId, rep.region)],
-    ['schema dimensions', {}, () => schemaDimensions(recorder).catch(() => undefined)],
+    ['schema facts', {}, () => schemaFacts(recorder).catch(() => undefined)],
   ];
-  const queries: RuntimeQuery[] = [];
+  const direct: [string, PlanExpectations, string, readonly unknown[]][] = [
+    // The start-up check when the recorded embedder or analyzer differs: any row at all, then the new names.
+    ['any memory stored', { fullScanAllowed: true }, ANY_MEMORY, []],
+    ['record embedder', {}, RECORD_SETTING, ['embedder', 'local-lexical-v2/256']],
+    // naaba reembed walks every row in primary-key order: a full scan is the point, one batch at a time.
+    ['reembed: first batch', { fullScanAllowed: true }, reembedSql.FIRST, [100]],
+    ['reembed: next batch', { fullScanAllowed: true }, reembedSql.NEXT, [rep.region, SOME_ID, 100]],
+    ['reembed: rows done before', { fullScanAllowed: true }, reembedSql.DONE_SO_FAR, [rep.region, SOME_ID]],
+    [
+      'reembed: rewrite a batch',
+      { vectorMutation: true, postgresIndex: 'memories_pkey' },
+      reembedSql.REWRITE,
+      [rep.region, [SOME_ID], [vectorLiteral], ["'build'"], '{"target":"t","region":"r","id":"i"}'],
+    ],
+  ];
+  const queries: RuntimeQuery[] = direct.map(([name, expect, text, params]) => ({ name, expect, text, params }));
   for (const [name, expect, call] of cases) {
     recorder.sent = [];
     await call();

@@ -51,7 +51,22 @@ const DELETE_WITHOUT_INDEX = cockroach(
   "      spans: [/'eu-central-1' - /'eu-central-1']",
 );
 
+/** A hybrid recall: both arms, shaped on the v25.4 docs' inverted-index EXPLAIN (index join over an inverted filter over a scan). */
+const HYBRID_READ = cockroach(
+  ...VECTOR_READ.lines,
+  '• index join',
+  '│ table: memories@memories_pkey',
+  '└── • inverted filter',
+  '    │ inverted column: lexemes_inverted_key',
+  '    │ num spans: 2',
+  '    └── • scan',
+  '          table: memories@memories_lexemes',
+  '          spans: 2 spans',
+);
+const LEXICAL_ON_BTREE = cockroach(...VECTOR_READ.lines, ...BTREE_INSTEAD.lines);
+
 const read: PlanExpectations = { vectorSearch: true };
+const hybrid: PlanExpectations = { vectorSearch: true, lexicalSearch: true };
 const write: PlanExpectations = { vectorMutation: true };
 
 describe('CockroachDB plan rules', () => {
@@ -62,6 +77,21 @@ describe('CockroachDB plan rules', () => {
     ['a vector write with vector mutation search', FORGET_IDS, write, VECTOR_WRITE, []],
     ['a vector write without vector mutation search', FORGET_IDS, write, DELETE_WITHOUT_INDEX, ['no "vector mutation search"']],
     ['an admin listing may scan everything', 'SELECT 1', { fullScanAllowed: true }, FALLBACK_SCAN, []],
+    ['a hybrid recall: vector search and the inverted index', recallSql(1, 0, true), hybrid, HYBRID_READ, []],
+    [
+      'a hybrid recall whose lexical read fell back to the btree',
+      recallSql(1, 0, true),
+      hybrid,
+      LEXICAL_ON_BTREE,
+      ['no scan of memories@memories_lexemes'],
+    ],
+    [
+      'a hybrid recall whose lexical read became a full scan',
+      recallSql(1, 0, true),
+      hybrid,
+      cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
+      ['no scan of memories@memories_lexemes', 'a FULL SCAN'],
+    ],
   ])('%s', (_label, sql, expectations, plan, problems) => {
     const found = planProblems(sql, expectations, plan);
     expect(found.length).toBe(problems.length);

@@ -1,5 +1,4 @@
 import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { SqlClient } from './sql-client.js';
 
@@ -11,7 +10,7 @@ export class PgliteSqlClient implements SqlClient {
 
   /** Opens (or creates) a database under `dataDir`, or in memory when none is given. */
   static async open(dataDir?: string): Promise<PgliteSqlClient> {
-    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector, btree_gin } });
+    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector } });
     return new PgliteSqlClient(db);
   }
 

@@ -26,14 +26,15 @@ interface Cursor {
 
 const CURSOR = 'reembed_cursor';
 
-const FIRST = 'SELECT region::text AS region, id::text AS id, content FROM memories ORDER BY region, id LIMIT $1::int4';
-const NEXT = `
+/** The statements of a re-embedding, exported for the plan verifier (bin/plan/catalogue.ts). */
+export const FIRST = 'SELECT region::text AS region, id::text AS id, content FROM memories ORDER BY region, id LIMIT $1::int4';
+export const NEXT = `
 SELECT region::text AS region, id::text AS id, content FROM memories
  WHERE (region, id) > ($1, $2::uuid) ORDER BY region, id LIMIT $3::int4`;
-const DONE_SO_FAR = 'SELECT count(*)::int4 AS n FROM memories WHERE (region, id) <= ($1, $2::uuid)';
+export const DONE_SO_FAR = 'SELECT count(*)::int4 AS n FROM memories WHERE (region, id) <= ($1, $2::uuid)';
 
 /** Rewrites one region's rows of a batch and moves the cursor past them: one statement, so a stop never loses a batch. */
-const REWRITE = `
+export const REWRITE = `
 WITH rewritten AS (
   UPDATE memories AS m
      SET embedding = u.embedding::vector, lexemes = u.lexemes::tsvector

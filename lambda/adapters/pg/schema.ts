@@ -42,10 +42,15 @@ export async function schemaDimensions(db: SqlClient): Promise<number> {
   return (await schemaFacts(db)).dimensions;
 }
 
+/** Statements of the start-up check, exported for the plan verifier (bin/plan/catalogue.ts). */
+export const RECORD_SETTING = 'UPDATE naaba_settings SET value = $2 WHERE name = $1';
+/** Reads at most one row of the whole table: run only when the recorded names differ. */
+export const ANY_MEMORY = 'SELECT EXISTS (SELECT 1 FROM memories) AS found';
+
 /** Records what made the stored vectors and terms (after a re-embedding, or on an empty table). */
 export async function recordIndexedWith(db: SqlClient, current: IndexedWith): Promise<void> {
-  await db.query("UPDATE naaba_settings SET value = $1 WHERE name = 'embedder'", [current.embedder]);
-  await db.query("UPDATE naaba_settings SET value = $1 WHERE name = 'lexical'", [current.lexical]);
+  await db.query(RECORD_SETTING, ['embedder', current.embedder]);
+  await db.query(RECORD_SETTING, ['lexical', current.lexical]);
 }
 
 const describe = (name: string) => (name === UNRECORDED ? 'an earlier naaba that did not record it' : name);
@@ -56,7 +61,7 @@ const describe = (name: string) => (name === UNRECORDED ? 'an earlier naaba that
  */
 export async function requireIndexedWith(db: SqlClient, stored: IndexedWith, current: IndexedWith): Promise<void> {
   if (stored.embedder === current.embedder && stored.lexical === current.lexical) return;
-  const [row] = await db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM memories) AS found');
+  const [row] = await db.query<{ found: boolean }>(ANY_MEMORY);
   if (!row?.found) {
     await recordIndexedWith(db, current);
     return;
