@@ -64,6 +64,9 @@ export class RegionStack extends Stack {
       for (const fn of [this.mcp, this.sweeper.function]) fn.addEnvironment('NAABA_CURATION', config.curation);
     }
 
+    // Only the MCP function makes lexical terms (remember and recall).
+    this.mcp.addEnvironment('NAABA_TEXT_LANGUAGE', config.textLanguage);
+
     this.api = new McpApi(this, 'Api', {
       ...config.api,
       mcpFunction: this.mcp.function,

@@ -94,6 +94,11 @@ export const contextSchema = {
     .prefault({}),
   /** Curation rules as the Lambda reads them (NAABA_CURATION); checked in full by the functions at cold start. */
   'naaba:curation': z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The lexical arm's text language (NAABA_TEXT_LANGUAGE; the list is lambda/memory/lexical.ts's
+   * TEXT_LANGUAGES, kept in step by test/infra/in-step.test.ts). Changing it needs `naaba reembed`.
+   */
+  'naaba:textLanguage': z.enum(['neutral', 'english']).default('neutral'),
 } as const;
 
 export type ContextKey = keyof typeof contextSchema;

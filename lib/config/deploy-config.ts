@@ -39,6 +39,8 @@ export interface DeployConfig {
   readonly database: ContextValues['naaba:database'];
   /** Inline curation rules for NAABA_CURATION, or undefined for the built-in defaults. */
   readonly curation: string | undefined;
+  /** NAABA_TEXT_LANGUAGE of the MCP function: how stored and searched terms are made. */
+  readonly textLanguage: ContextValues['naaba:textLanguage'];
 }
 
 /** Reads one context value, e.g. `app.node.tryGetContext`. */
@@ -109,5 +111,6 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
     logs: v['naaba:logs'],
     database: v['naaba:database'],
     curation: v['naaba:curation'] === undefined ? undefined : JSON.stringify(v['naaba:curation']),
+    textLanguage: v['naaba:textLanguage'],
   };
 }

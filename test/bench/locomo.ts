@@ -144,7 +144,7 @@ function report(conversations: readonly Conversation[], answers: Answers): void 
   const label: Record<Method, string> = {
     vector: 'naaba vector arm only',
     lexical: 'naaba lexical arm only',
-    hybrid: 'naaba hybrid (default)',
+    hybrid: 'naaba hybrid (the default ranking)',
     bm25: 'BM25 baseline (same turns)',
   };
   console.log(`\n| ${split} | recall_all@5 | recall_any@5 | recall_all@${k} | recall_any@${k} |`);

@@ -1,6 +1,8 @@
 import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
 import { GATEWAY_RESPONSES } from '../../lambda/http/api-gateway.js';
+import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
+import { contextSchema } from '../../lib/config/context-schema.js';
 import { readDeployConfig } from '../../lib/config/deploy-config.js';
 import { BEARER_PATTERN, GATEWAY_REFUSALS } from '../../lib/constructs/mcp-api.js';
 import { CDK_CONTEXT, environmentOf, firstStack, functionId } from './support.js';
@@ -57,4 +59,13 @@ test('curation rules written in cdk.json are read by the function as NAABA_CURAT
   expect(config.rules.kinds.session).toEqual({ ceiling: 100, ttlSeconds: 24 * 3600 });
   expect(Object.keys(config.rules.kinds)).toEqual(['fact', 'session']);
   expect(config.rules.pinLimit).toBe(50);
+});
+
+test('the text languages cdk.json accepts are the ones the function knows, and the chosen one reaches it', () => {
+  expect(contextSchema['naaba:textLanguage'].unwrap().options).toEqual([...TEXT_LANGUAGES]);
+  const { template } = firstStack({ 'naaba:textLanguage': 'english' });
+  const env = environmentOf(template, functionId(template, /MCP endpoint/));
+  expect(loadConfig({ NAABA_TEXT_LANGUAGE: env.NAABA_TEXT_LANGUAGE ?? '', NAABA_LOG_LEVEL: 'SILENT' }).recall.language).toBe(
+    'english',
+  );
 });

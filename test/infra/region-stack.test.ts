@@ -309,6 +309,15 @@ describe.each(REGIONS)('region %s', (region) => {
   });
 });
 
+test('the MCP function alone gets the text language, neutral unless cdk.json says otherwise', () => {
+  const { template } = firstStack({});
+  const { mcp, authorizer, sweeper: fn } = ids(template);
+
+  expect(environmentOf(template, mcp).NAABA_TEXT_LANGUAGE).toBe('neutral');
+  expect(environmentOf(template, authorizer).NAABA_TEXT_LANGUAGE).toBeUndefined();
+  expect(environmentOf(template, fn).NAABA_TEXT_LANGUAGE).toBeUndefined();
+});
+
 test('one stack per region of cdk.json, named after it', () => {
   const { stacks } = buildApp();
 
