@@ -1,22 +1,39 @@
 import { canonicalText } from '../../lambda/memory/canonical.js';
 
+export interface Bm25Options {
+  readonly k1?: number;
+  /** Length normalisation: 0.75 in plain BM25, 0 for none. */
+  readonly b?: number;
+  /** The words of a text; with `presenceOnly` each counts once. Default: canonical words. */
+  readonly terms?: (text: string) => string[];
+  readonly presenceOnly?: boolean;
+}
+
+const canonicalWords = (text: string) => canonicalText(text).split(' ').filter(Boolean);
+
 /**
- * Plain Okapi BM25 (k1 = 1.2, b = 0.75, term frequencies, no stop words, no stemming) over
- * canonical words: the keyword baseline recall is measured against, computed in memory over the
- * same texts the endpoint stores.
+ * Okapi BM25 over a fixed set of documents, in memory. With no options it is plain BM25 (k1 = 1.2,
+ * b = 0.75, term frequencies, canonical words, no stop words, no stemming): the keyword baseline
+ * recall is measured against, over the same texts the endpoint stores. Options give the variants
+ * `npm run tune:recall` weighs for the lexical arm.
  */
 export class Bm25 {
   private readonly docs: { id: string; tf: Map<string, number>; length: number }[];
   private readonly df = new Map<string, number>();
   private readonly averageLength: number;
+  private readonly k1: number;
+  private readonly b: number;
+  private readonly terms: (text: string) => string[];
 
   constructor(
     documents: readonly { id: string; text: string }[],
-    private readonly k1 = 1.2,
-    private readonly b = 0.75,
+    private readonly options: Bm25Options = {},
   ) {
+    this.k1 = options.k1 ?? 1.2;
+    this.b = options.b ?? 0.75;
+    this.terms = options.terms ?? canonicalWords;
     this.docs = documents.map((d) => {
-      const words = Bm25.words(d.text);
+      const words = this.words(d.text);
       const tf = new Map<string, number>();
       for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
       for (const w of tf.keys()) this.df.set(w, (this.df.get(w) ?? 0) + 1);
@@ -25,13 +42,14 @@ export class Bm25 {
     this.averageLength = this.docs.reduce((sum, d) => sum + d.length, 0) / Math.max(1, this.docs.length);
   }
 
-  static words(text: string): string[] {
-    return canonicalText(text).split(' ').filter(Boolean);
+  private words(text: string): string[] {
+    const all = this.terms(text);
+    return this.options.presenceOnly ? [...new Set(all)] : all;
   }
 
   /** Ids of the best `k` documents, best first (documents sharing no word are never returned). */
-  search(query: string, k: number): string[] {
-    const terms = [...new Set(Bm25.words(query))];
+  search(query: string, k = Number.POSITIVE_INFINITY): string[] {
+    const terms = [...new Set(this.terms(query))];
     const n = this.docs.length;
     return this.docs
       .map((d) => {

@@ -9,6 +9,7 @@ import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { canonicalText } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
+import { Bm25 } from './bm25.js';
 import { type Conversation, loadLocomo } from './locomo-data.js';
 
 type Terms = (text: string) => string[];
@@ -27,36 +28,13 @@ const analyzers: Record<string, Terms> = {
   'english (stop words, Porter stems)': (t) => new LexicalAnalyzer('english').terms(t),
 };
 
-/** BM25 over one conversation's turns with k1 = 1.2; `tf` counts repeats, `b` normalises by length. */
-function lexical(c: Conversation, terms: Terms, b: number, tf: boolean): Ranker {
-  const k1 = 1.2;
-  const docs = c.turns.map((t) => {
-    const all = tf ? canonicalText(t.content).split(' ').filter(Boolean) : terms(t.content);
-    const counts = new Map<string, number>();
-    for (const w of all) counts.set(w, (counts.get(w) ?? 0) + 1);
-    return { id: t.id, counts, length: all.length };
-  });
-  const df = new Map<string, number>();
-  for (const d of docs) for (const w of d.counts.keys()) df.set(w, (df.get(w) ?? 0) + 1);
-  const average = docs.reduce((s, d) => s + d.length, 0) / docs.length;
-  return async (query) => {
-    const q = tf ? [...new Set(canonicalText(query).split(' ').filter(Boolean))] : terms(query);
-    return docs
-      .map((d) => {
-        let score = 0;
-        for (const w of q) {
-          const f = d.counts.get(w);
-          if (!f) continue;
-          const n = df.get(w) ?? 0;
-          const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
-          score += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * d.length) / average));
-        }
-        return { id: d.id, score };
-      })
-      .filter((d) => d.score > 0)
-      .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
-      .map((d) => d.id);
-  };
+/** The lexical arm's replica over one conversation's turns: BM25 with the given terms, `b`, and counting or not. */
+function lexical(c: Conversation, terms: Terms, b: number, counts: boolean): Ranker {
+  const bm25 = new Bm25(
+    c.turns.map((t) => ({ id: t.id, text: t.content })),
+    counts ? { b } : { b, terms, presenceOnly: true },
+  );
+  return async (query) => bm25.search(query);
 }
 
 async function vector(c: Conversation, embedder: LocalEmbedder): Promise<Ranker> {
@@ -95,10 +73,11 @@ async function allAt10(make: (c: Conversation) => Promise<Ranker>): Promise<stri
 async function main(): Promise<void> {
   console.log(`tune:recall  LoCoMo dev (${questions} questions, categories 1-4), recall_all@10, in memory\n`);
   console.log('| lexical ranking, words only | b = 0.75 | b = 0.3 | b = 0 |\n| --- | ---: | ---: | ---: |');
-  for (const tf of [true, false]) {
+  for (const counts of [true, false]) {
     const cells = [];
-    for (const b of [0.75, 0.3, 0]) cells.push(tf && b !== 0.75 ? '—' : await allAt10(async (c) => lexical(c, words, b, tf)));
-    console.log(`| ${tf ? 'term frequency counted (plain BM25)' : 'presence only'} | ${cells.join(' | ')} |`);
+    for (const b of [0.75, 0.3, 0])
+      cells.push(counts && b !== 0.75 ? '—' : await allAt10(async (c) => lexical(c, words, b, counts)));
+    console.log(`| ${counts ? 'term frequency counted (plain BM25)' : 'presence only'} | ${cells.join(' | ')} |`);
   }
   const embedder = new LocalEmbedder(256);
   const cache = new Map<string, Ranker>();
