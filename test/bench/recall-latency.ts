@@ -6,8 +6,10 @@ import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { migrate } from '../../lambda/adapters/pg/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { toTsvectorLiteral } from '../../lambda/adapters/pg/lexemes.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
 import { MemoryService } from '../../lambda/memory/service.js';
 import { systemClock } from '../../lambda/ports/clock.js';
@@ -36,16 +38,18 @@ const sentence = (u: number, i: number) =>
   `User ${u} note ${i}: the ${TOPICS[i % TOPICS.length]} in ${PLACES[(u + i) % PLACES.length]} matters on day ${(i * 7) % 31}.`;
 
 const embedder = new LocalEmbedder(256);
+const analyzer = new LexicalAnalyzer();
 
 async function seedUsers(db: PgliteSqlClient, users: string[], offset: number): Promise<void> {
   const rows: unknown[][] = [];
   const flush = async () => {
     if (rows.length === 0) return;
-    const columns = [0, 1, 2, 3].map((c) => rows.map((r) => r[c]));
+    const columns = [0, 1, 2, 3, 4].map((c) => rows.map((r) => r[c]));
     await db.query(
-      `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, agent, client)
-       SELECT gen_random_uuid(), 'local', u, 'fact', c, f, e::vector, now(), now(), 'bench', 'bench/1'
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(u, c, f, e)`,
+      `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, lexemes, created_at, last_useful_at,
+                            agent, client)
+       SELECT gen_random_uuid(), 'local', u, 'fact', c, f, e::vector, l::tsvector, now(), now(), 'bench', 'bench/1'
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(u, c, f, e, l)`,
       columns,
     );
     rows.length = 0;
@@ -53,7 +57,8 @@ async function seedUsers(db: PgliteSqlClient, users: string[], offset: number): 
   for (const [n, user] of users.entries()) {
     for (let i = 0; i < PER_USER; i += 1) {
       const content = sentence(offset + n, i);
-      rows.push([user, content, fingerprint(content), toVectorLiteral(await embedder.embed(content))]);
+      const terms = toTsvectorLiteral(analyzer.terms(content));
+      rows.push([user, content, fingerprint(content), toVectorLiteral(await embedder.embed(content)), terms]);
       if (rows.length >= BATCH) await flush();
     }
     if ((n + 1) % 50 === 0) process.stderr.write(`  seeded ${offset + n + 1} users (${(offset + n + 1) * PER_USER} memories)\n`);
@@ -100,6 +105,7 @@ const service = new MemoryService({
   judge: new ScriptedJudge(() => 'different'),
   clock: systemClock,
   rules: DEFAULT_RULES,
+  analyzer,
 });
 const probeUsers = Array.from({ length: SMALL }, () => randomUUID());
 console.error(`seeding ${SMALL} users x ${PER_USER} memories`);
