@@ -89,7 +89,6 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       scope,
       embedding: vector,
       terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
-      ranking: 'hybrid',
       fusion: FUSION,
       kinds: [{ kind: 'fact', expiredBefore: null }],
       limit: 10,
@@ -136,7 +135,6 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
           candidates: FUSION.depth + 100,
         }),
     ],
-    ['recall: lexical arm alone', { lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG }, () => recall({ ranking: 'lexical' })],
     ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
     ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],
     [

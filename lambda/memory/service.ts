@@ -44,6 +44,7 @@ interface Draft {
   readonly input: RememberInput;
   readonly rule: KindRule;
   readonly embedding: number[];
+  readonly terms: string[];
   readonly source: Source;
   readonly fingerprint: string;
 }
@@ -97,7 +98,8 @@ export class MemoryService {
     if (origin !== null) checkText('origin', origin, LIMITS.originChars);
     const embedding = await this.embed(input.content);
     const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
-    return { scope: scopeOf(principal), input, rule, embedding, source, fingerprint: fingerprint(input.content) };
+    const terms = this.analyzer.terms(input.content);
+    return { scope: scopeOf(principal), input, rule, embedding, terms, source, fingerprint: fingerprint(input.content) };
   }
 
   /** The duplicate check: an exact restatement merges without a judge; otherwise the judge decides about the nearest. */
@@ -140,7 +142,7 @@ export class MemoryService {
         // Without dedup every memory is its own: a fingerprint no other row can share.
         fingerprint: draft.rule.dedup === false ? `${draft.fingerprint}#${id}` : draft.fingerprint,
         embedding: draft.embedding,
-        terms: this.analyzer.terms(draft.input.content),
+        terms: draft.terms,
         pinned: draft.input.pinned ?? false,
         source: draft.source,
         conflictsWith: decision.conflictsWith,
@@ -176,12 +178,15 @@ export class MemoryService {
     const searched = kinds.map((kind) => ({ kind, expiredBefore: expiredBefore(kindRule(this.deps.rules, kind), now) }));
     const embedding = await this.embed(input.query);
     const depth = Math.max(limit, FUSION.depth);
+    const ranking = this.deps.ranking ?? 'hybrid';
+    const terms = ranking === 'vector' ? [] : this.analyzer.queryTerms(input.query);
+    // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
+    const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
     return this.deps.store.recall({
       scope: scopeOf(principal),
       embedding,
-      terms: this.analyzer.queryTerms(input.query),
-      ranking: this.deps.ranking ?? 'hybrid',
-      fusion: { ...FUSION, depth },
+      terms,
+      fusion: { ...FUSION, depth, vectorWeight },
       kinds: searched,
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),

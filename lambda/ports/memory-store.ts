@@ -1,5 +1,5 @@
 import type { JournalLine, Principal, RecalledMemory, Source } from '../memory/model.js';
-import type { Fusion, RecallRanking } from '../memory/ranking.js';
+import type { Fusion } from '../memory/ranking.js';
 
 /** The (region, user) partition every store call is confined to. */
 export type Scope = Pick<Principal, 'region' | 'userId'>;
@@ -58,8 +58,7 @@ export interface RecallQuery {
   readonly embedding: readonly number[];
   /** The lexical arm's query terms; with none, the vector arm runs alone. */
   readonly terms: readonly string[];
-  /** The arms to run: the lexical arm alone still falls back to the vector arm for a query without terms. */
-  readonly ranking: RecallRanking;
+  /** How the arms' ranks are fused; an arm of weight 0 still runs, and what only it found is not returned. */
   readonly fusion: Fusion;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
   readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];

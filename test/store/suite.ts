@@ -4,7 +4,7 @@ import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Source } from '../../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION } from '../../lambda/memory/ranking.js';
+import { FUSION, type RecallRanking } from '../../lambda/memory/ranking.js';
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { axis, lean } from '../support/vectors.js';
 
@@ -48,9 +48,18 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       ...over,
     });
 
-    /** A recall by vector alone unless terms are given (then both arms, fused). */
-    const recall = (q: Omit<RecallQuery, 'terms' | 'ranking' | 'fusion'> & Partial<RecallQuery>) =>
-      store.recall({ terms: [], ranking: 'hybrid', fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth) }, ...q });
+    /**
+     * A recall by vector alone unless terms are given (then both arms, fused); `ranking` as the
+     * service turns NAABA_RECALL_RANKING into terms and weights.
+     */
+    const recall = ({
+      ranking = 'hybrid',
+      ...q
+    }: Omit<RecallQuery, 'terms' | 'fusion'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
+      const terms = ranking === 'vector' ? [] : (q.terms ?? []);
+      const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
+      return store.recall({ fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight }, ...q, terms });
+    };
 
     const count = async (table: string) =>
       (await harness.sql.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n ?? -1;

@@ -146,10 +146,8 @@ export class SqlMemoryStore implements MemoryStore {
 
   async recall(query: RecallQuery): Promise<RecalledMemory[]> {
     const ttl = query.kinds.filter((k) => k.expiredBefore !== null);
-    const lexical = query.ranking !== 'vector' && query.terms.length > 0;
-    const { depth, k, lexicalWeight } = query.fusion;
-    // The lexical arm alone: the vector arm still runs (and answers a query without terms), weighing nothing.
-    const vectorWeight = query.ranking === 'lexical' && lexical ? 0 : query.fusion.vectorWeight;
+    const lexical = query.terms.length > 0;
+    const { depth, k, vectorWeight, lexicalWeight } = query.fusion;
     const params: unknown[] = [
       query.scope.region,
       query.scope.userId,
