@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Bm25 } from '../bench/bm25.js';
+import { loadLocomo } from '../bench/locomo-data.js';
+import { DEFAULT_DATA_DIR } from './data.js';
+
+test('plain BM25: a rare shared word outranks a common one, the shorter text wins a tie; nothing shared, nothing returned', () => {
+  const bm25 = new Bm25([
+    { id: 'a', text: 'the ferry leaves from pier seven' },
+    { id: 'b', text: 'the bread is baked on mondays' },
+    { id: 'c', text: 'the market opens at dawn' },
+  ]);
+  expect(bm25.search('which pier for the ferry?', 10)).toEqual(['a', 'c', 'b']);
+  expect(bm25.search('pier', 10)).toEqual(['a']);
+  expect(bm25.search('zebra', 10)).toEqual([]);
+  expect(bm25.search('the', 1)).toHaveLength(1);
+});
+
+const locomo = join(DEFAULT_DATA_DIR, 'locomo', 'locomo10.json');
+const data = existsSync(locomo);
+if (!data) console.log(`LoCoMo split checks: not run, ${locomo} is missing (../shared/data holds it)`);
+
+(data ? test : test.todo)('LoCoMo splits: turns become memories, malformed evidence is split or dropped', () => {
+  const dev = loadLocomo(DEFAULT_DATA_DIR, 'dev');
+  const heldout = loadLocomo(DEFAULT_DATA_DIR, 'heldout');
+  expect(dev.map((c) => c.id)).toEqual(['conv-26', 'conv-30', 'conv-41', 'conv-42', 'conv-43']);
+  expect(heldout.map((c) => c.id)).toEqual(['conv-44', 'conv-47', 'conv-48', 'conv-49', 'conv-50']);
+  const count = (split: typeof dev) => split.reduce((n, c) => n + c.questions.length, 0);
+  expect([count(dev), count(heldout)]).toEqual([760, 775]);
+  const [first] = dev;
+  expect(first?.turns[2]).toEqual({
+    id: 'D1:3',
+    content: 'Caroline: I went to a LGBTQ support group yesterday and it was so powerful.',
+  });
+  for (const c of [...dev, ...heldout]) {
+    const ids = new Set(c.turns.map((t) => t.id));
+    for (const q of c.questions) {
+      expect(q.category).toBeGreaterThanOrEqual(1);
+      expect(q.category).toBeLessThanOrEqual(4);
+      expect(q.evidence.length).toBeGreaterThan(0);
+      expect(q.evidence.every((e) => ids.has(e))).toBe(true);
+    }
+  }
+});
