@@ -50,7 +50,9 @@ async function vector(c: Conversation, embedder: LocalEmbedder): Promise<Ranker>
 
 function fuse(lists: { ids: string[]; weight: number }[], depth: number, k: number): string[] {
   const scores = new Map<string, number>();
-  for (const l of lists) l.ids.slice(0, depth).forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + l.weight / (k + i + 1)));
+  for (const l of lists) {
+    for (const [i, id] of l.ids.slice(0, depth).entries()) scores.set(id, (scores.get(id) ?? 0) + l.weight / (k + i + 1));
+  }
   return [...scores.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map((e) => e[0]);
 }
 
