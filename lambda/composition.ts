@@ -32,11 +32,14 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
   const db = config.database;
   if (db.kind === 'pglite') {
     // Imported on demand: the Lambda bundle never carries PGlite.
-    const [{ PgliteSqlClient }, { migrate }] = await Promise.all([
+    const [{ PgliteSqlClient }, { migrate }, { makePrivate }] = await Promise.all([
       import('./adapters/pg/pglite-client.js'),
       import('./adapters/pg/migrate.js'),
+      import('./dev/data-dir.js'),
     ]);
     const client = await PgliteSqlClient.open(pgliteDir(db.dataDir));
+    // A new database's files arrive world-readable (decision 0043).
+    makePrivate(db.dataDir);
     await migrate(client, { embeddingDimensions: config.embedder.dimensions });
     return client;
   }

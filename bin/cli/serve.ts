@@ -1,12 +1,13 @@
 import { Container } from '../../lambda/composition.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
-import { lockDataDir, newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
+import { newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
+import { openDataDir } from './open.js';
 
 /** `naaba serve`: the local endpoint over the embedded database, until interrupted. */
 export async function serve(config: RuntimeConfig): Promise<void> {
   const local = config.database.kind === 'pglite';
-  const release = local ? lockDataDir(config.dataDir) : () => undefined;
+  const release = local ? openDataDir(config.dataDir) : () => undefined;
   const container = new Container(config);
   try {
     if (local) console.log(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);

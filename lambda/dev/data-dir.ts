@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -38,9 +38,35 @@ function readJson<T>(path: string): T | undefined {
   }
 }
 
-/** Takes the folder's lock (clearing a stale one left by a dead process); returns its release. */
+/**
+ * Makes a data folder private to its owner: every folder 0700, every file 0600 (memory content and
+ * key hashes live in the database files and the WAL). Returns how many entries it had to change.
+ * PGlite writes the files of a new database with mode 0666 whatever the umask, so this runs
+ * again right after PGlite opens a folder.
+ */
+export function makePrivate(dataDir: string): number {
+  let changed = 0;
+  const visit = (path: string) => {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return;
+    const wanted = stat.isDirectory() ? 0o700 : 0o600;
+    if ((stat.mode & 0o777) !== wanted) {
+      chmodSync(path, wanted);
+      changed += 1;
+    }
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  visit(dataDir);
+  return changed;
+}
+
+/**
+ * Takes the folder's lock (clearing a stale one left by a dead process); returns its release.
+ * From here on this process creates files for its owner only (umask 077).
+ */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  process.umask(0o077);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, LOCK);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {

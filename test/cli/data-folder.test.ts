@@ -1,0 +1,53 @@
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, startServe } from '../support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'naaba-private-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Every entry under `root` whose mode lets anyone but the owner in: `mode path` lines. */
+function openEntries(root: string): string[] {
+  const out: string[] = [];
+  const visit = (path: string) => {
+    const stat = lstatSync(path);
+    const mode = stat.mode & 0o777;
+    if (mode !== (stat.isDirectory() ? 0o700 : 0o600)) out.push(`${mode.toString(8)} ${path}`);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  visit(root);
+  return out;
+}
+
+function loosen(root: string): void {
+  const visit = (path: string) => {
+    const isDir = lstatSync(path).isDirectory();
+    chmodSync(path, isDir ? 0o777 : 0o666);
+    if (isDir) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  visit(root);
+}
+
+test('a new data folder is private to its owner: folders 0700, files 0600, also while the server runs', async () => {
+  const data = join(dir, 'new');
+  const server = await startServe(['--data', data, '--port', '0']);
+  try {
+    expect(openEntries(data)).toEqual([]);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+  expect(openEntries(data)).toEqual([]);
+});
+
+test('a folder an older naaba left open is repaired at start-up, and the command says so', async () => {
+  const data = join(dir, 'old');
+  expect((await runCli(['migrate', '--data', data])).code).toBe(0);
+  loosen(data);
+  expect(openEntries(data).length).toBeGreaterThan(100);
+  const again = await runCli(['migrate', '--data', data]);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toMatch(/was readable by other users; made \d+ files and folders private \(0700\/0600\)/);
+  expect(openEntries(data)).toEqual([]);
+  const quiet = await runCli(['migrate', '--data', data]);
+  expect(quiet.stderr).toBe('');
+});
