@@ -9,6 +9,11 @@ export async function serve(config: RuntimeConfig): Promise<void> {
   const local = config.database.kind === 'pglite';
   const release = local ? openDataDir(config.dataDir) : () => undefined;
   const container = new Container(config);
+  // Listened for from the start: a signal that arrives while the server starts still stops it cleanly.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   try {
     if (local) console.log(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
     await container.memory();
@@ -22,10 +27,7 @@ export async function serve(config: RuntimeConfig): Promise<void> {
       console.log('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
       console.log('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');
     }
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopped;
     console.log('naaba: shutting down');
     await server.close();
   } finally {
