@@ -66,6 +66,9 @@ export class RegionStack extends Stack {
 
     // Only the MCP function makes lexical terms (remember and recall).
     this.mcp.addEnvironment('NAABA_TEXT_LANGUAGE', config.textLanguage);
+    // API Gateway answers only to its own domain names, so Host needs no second check there;
+    // a foreign Origin is still refused by the function (decision 0044).
+    this.mcp.addEnvironment('NAABA_ALLOWED_HOSTS', '*');
 
     this.api = new McpApi(this, 'Api', {
       ...config.api,

@@ -6,7 +6,8 @@ import { lockDataDir, makePrivate } from '../../lambda/dev/data-dir.js';
 export function openDataDir(dataDir: string): () => void {
   const release = lockDataDir(dataDir);
   const changed = makePrivate(dataDir);
-  if (changed > 0) console.error(`naaba: ${dataDir} was readable by other users; made ${changed} files and folders private (0700/0600)`);
+  if (changed > 0)
+    console.error(`naaba: ${dataDir} was readable by other users; made ${changed} files and folders private (0700/0600)`);
   return release;
 }
 

@@ -4,6 +4,7 @@ import type { CurationRules } from '../memory/model.js';
 import { TEXT_LANGUAGES, type TextLanguage } from '../memory/lexical.js';
 import { RECALL_RANKINGS, type RecallRanking } from '../memory/ranking.js';
 import { DEFAULT_RULES } from '../memory/rules.js';
+import { LOOPBACK_HOSTS, type OriginPolicy } from '../http/origin.js';
 import { parseCuration, readCurationFile } from './curation-file.js';
 import { type EmbedderConfig, type JudgeConfig, readProviders } from './providers.js';
 import { ConfigError } from './errors.js';
@@ -41,6 +42,8 @@ export interface RuntimeConfig {
   readonly rulesSource: string;
   /** How recall finds memories: the lexical arm's text language and which arms run. */
   readonly recall: { readonly language: TextLanguage; readonly ranking: RecallRanking };
+  /** Which Host and Origin headers the MCP endpoint accepts (DNS rebinding protection). */
+  readonly origins: OriginPolicy;
   readonly logLevel: string;
   readonly sweep: { readonly batchSize: number; readonly maxBatches: number };
 }
@@ -86,6 +89,32 @@ function readRegions(s: Settings): DatabaseRegions | undefined {
   return { primary, others };
 }
 
+const list = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/**
+ * NAABA_ALLOWED_HOSTS: host names the MCP endpoint answers to, loopback by default (`*` for any:
+ * what the CDK stack sets, API Gateway routing only its own domains). NAABA_ALLOWED_ORIGINS:
+ * browser origins trusted besides the endpoint's own.
+ */
+function readOrigins(s: Settings, listenHost: string): OriginPolicy {
+  const own = ['0.0.0.0', '::', ...LOOPBACK_HOSTS].includes(listenHost) ? [] : [listenHost];
+  const hosts = s.string('NAABA_ALLOWED_HOSTS', [...LOOPBACK_HOSTS, ...own].join(','));
+  const origins = list(s.string('NAABA_ALLOWED_ORIGINS'));
+  for (const origin of origins) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      s.problems.push(`NAABA_ALLOWED_ORIGINS: "${origin}" is not an origin such as https://app.example.com`);
+    }
+  }
+  return {
+    allowedHosts: hosts.trim() === '*' ? 'any' : list(hosts).map((h) => h.replace(/^\[(.*)\]$/, '$1').toLowerCase()),
+    allowedOrigins: origins,
+  };
+}
+
 /** Curation rules from a file (NAABA_CONFIG), inline JSON (NAABA_CURATION, as Lambda gets them) or the defaults. */
 function readRules(s: Settings): { rules: CurationRules; rulesSource: string } {
   const file = s.string('NAABA_CONFIG');
@@ -110,9 +139,10 @@ export function describeConfig(
   const region = s.string('NAABA_REGION', 'local');
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(region))
     s.problems.push(`NAABA_REGION="${region}": lowercase letters, digits and dashes`);
+  const listen = { host: s.string('NAABA_HOST', '127.0.0.1'), port: s.integer('NAABA_PORT', 8000, 0, 65535) };
   const config: RuntimeConfig = {
     region,
-    listen: { host: s.string('NAABA_HOST', '127.0.0.1'), port: s.integer('NAABA_PORT', 8000, 0, 65535) },
+    listen,
     dataDir,
     database: readDatabase(s, dataDir),
     ...readProviders(s),
@@ -121,6 +151,7 @@ export function describeConfig(
       language: s.choice('NAABA_TEXT_LANGUAGE', TEXT_LANGUAGES, 'neutral'),
       ranking: s.choice('NAABA_RECALL_RANKING', RECALL_RANKINGS, 'hybrid'),
     },
+    origins: readOrigins(s, listen.host),
     logLevel: s.choice('NAABA_LOG_LEVEL', ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'], 'INFO'),
     sweep: {
       batchSize: s.integer('NAABA_SWEEP_BATCH', 500, 1, 10_000),

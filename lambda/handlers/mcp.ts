@@ -19,6 +19,7 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
     region: runtime.config.region,
     memory: () => runtime.memory(),
     log: logger,
+    origins: runtime.config.origins,
   });
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);

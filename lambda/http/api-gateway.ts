@@ -51,7 +51,10 @@ export function toRequest(event: ProxyEvent): Request {
       : event.isBase64Encoded
         ? Buffer.from(event.body, 'base64')
         : event.body;
-  return new Request(`https://${headers.get('host') ?? 'api.local'}${event.path}`, { method, headers, body });
+  // A malformed Host must not make the request unbuildable: the endpoint judges Host itself.
+  const host = headers.get('host') ?? 'api.local';
+  const base = URL.canParse(`https://${host}/`) ? host : 'invalid.host';
+  return new Request(`https://${base}${event.path}`, { method, headers, body });
 }
 
 /** Converts a web-standard Response to a proxy result. */

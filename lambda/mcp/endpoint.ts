@@ -1,5 +1,6 @@
 import type { MemoryService } from '../memory/service.js';
 import type { Principal } from '../memory/model.js';
+import { type OriginPolicy, originProblem } from '../http/origin.js';
 import type { ToolLog } from './context.js';
 import { serveMcp } from './serve.js';
 
@@ -11,6 +12,7 @@ export interface EndpointDeps {
   /** Built on first use: /healthz must answer without touching the database or a model. */
   readonly memory: () => Promise<MemoryService>;
   readonly log: ToolLog;
+  readonly origins: OriginPolicy;
 }
 
 /**
@@ -32,6 +34,8 @@ export async function endpoint(request: Request, principal: Principal | undefine
       { allow: 'POST' },
     );
   }
+  const refused = originProblem(request.headers.get('host'), request.headers.get('origin'), deps.origins);
+  if (refused) return json(403, { message: refused });
   // API Gateway's authorizer stands in front; without its context, refuse rather than run anonymous.
   if (!principal) return json(401, { message: 'no authorized principal' }, { 'www-authenticate': 'Bearer' });
   return serveMcp(request, principal, await deps.memory(), deps.log);

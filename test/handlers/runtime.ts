@@ -22,7 +22,8 @@ export interface HandlerRuntime {
 }
 
 export async function installRuntime(env: Record<string, string> = {}): Promise<HandlerRuntime> {
-  const config = loadConfig({ NAABA_LOG_LEVEL: 'SILENT', NAABA_REGION: REGION, ...env });
+  // NAABA_ALLOWED_HOSTS as the region stack sets it for the MCP function (API Gateway checks Host).
+  const config = loadConfig({ NAABA_LOG_LEVEL: 'SILENT', NAABA_REGION: REGION, NAABA_ALLOWED_HOSTS: '*', ...env });
   const db = await freshDatabase(config.embedder.dimensions);
   const sql = new CountingSqlClient(db);
   const clock = new ManualClock();

@@ -309,11 +309,13 @@ describe.each(REGIONS)('region %s', (region) => {
   });
 });
 
-test('the MCP function alone gets the text language, neutral unless cdk.json says otherwise', () => {
+test('the MCP function alone gets the text language (neutral unless cdk.json says otherwise) and its Host rule', () => {
   const { template } = firstStack({});
   const { mcp, authorizer, sweeper: fn } = ids(template);
 
   expect(environmentOf(template, mcp).NAABA_TEXT_LANGUAGE).toBe('neutral');
+  // API Gateway routes only its own host names: the function checks Origin, not Host.
+  expect(environmentOf(template, mcp).NAABA_ALLOWED_HOSTS).toBe('*');
   expect(environmentOf(template, authorizer).NAABA_TEXT_LANGUAGE).toBeUndefined();
   expect(environmentOf(template, fn).NAABA_TEXT_LANGUAGE).toBeUndefined();
 });
