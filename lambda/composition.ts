@@ -25,6 +25,9 @@ export interface ContainerParts {
   readonly judge?: Judge;
 }
 
+/** How often the local engine checks whether a table grew enough to need fresh planner statistics. */
+const STATISTICS_EVERY_MS = 10_000;
+
 /** The PGlite folder inside a naaba data folder. */
 export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
 
@@ -41,6 +44,8 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
     // A new database's files arrive world-readable (decision 0043).
     makePrivate(db.dataDir);
     await migrate(client, { embeddingDimensions: config.embedder.dimensions });
+    // PGlite runs no autovacuum: without this, per-user reads drift onto region-wide indexes as data grows.
+    await client.keepStatisticsCurrent(STATISTICS_EVERY_MS);
     return client;
   }
   const url = db.kind === 'url' ? db.url : await readDatabaseUrl(db.secretId);

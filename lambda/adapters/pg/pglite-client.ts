@@ -2,9 +2,19 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { SqlClient } from './sql-client.js';
 
+/** Tables whose size in pages is more than a fifth (and 8 pages) beyond what their last ANALYZE recorded. */
+const STALE_STATISTICS = `
+SELECT c.relname AS table
+  FROM pg_class AS c
+ WHERE c.relkind = 'r' AND c.relname IN ('memories', 'journal', 'memory_links', 'api_keys')
+   AND pg_relation_size(c.oid) / current_setting('block_size')::int > 1.2 * GREATEST(c.relpages, 0) + 8
+ ORDER BY c.relname`;
+
 /** PostgreSQL in WebAssembly, in this process: the local and test engine. Never bundled for Lambda. */
 export class PgliteSqlClient implements SqlClient {
   readonly engine = 'postgres' as const;
+
+  private statistics: NodeJS.Timeout | undefined;
 
   private constructor(readonly db: PGlite) {}
 
@@ -19,11 +29,34 @@ export class PgliteSqlClient implements SqlClient {
     return result.rows;
   }
 
+  /**
+   * Refreshes planner statistics of the tables that grew by a fifth since they were last
+   * analysed (PGlite runs no autovacuum): without them the planner reads a user's rows through
+   * the region-wide expiry index and remember slows down as everyone's data grows. Cheap when
+   * nothing grew: one catalog read comparing each table's size on disk with its recorded size.
+   * Returns the tables it analysed.
+   */
+  async refreshStatistics(): Promise<string[]> {
+    const grown = await this.query<{ table: string }>(STALE_STATISTICS);
+    for (const { table } of grown) await this.db.exec(`ANALYZE ${table}`);
+    return grown.map((g) => g.table);
+  }
+
+  /** Refreshes statistics now and every `everyMs` while open (the timer never keeps the process alive). */
+  async keepStatisticsCurrent(everyMs: number): Promise<void> {
+    await this.refreshStatistics();
+    this.statistics = setInterval(() => {
+      this.refreshStatistics().catch(() => undefined);
+    }, everyMs);
+    this.statistics.unref();
+  }
+
   async exec(script: string): Promise<void> {
     await this.db.exec(script);
   }
 
   async close(): Promise<void> {
+    clearInterval(this.statistics);
     if (!this.db.closed) await this.db.close();
   }
 }

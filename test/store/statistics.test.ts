@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { explain } from '../../bin/plan/explain.js';
+import { NEIGHBOURS } from '../../lambda/adapters/pg/memory-sql.js';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
+import { freshDatabase } from '../support/database.js';
+import { axis } from '../support/vectors.js';
+
+let db: PgliteSqlClient;
+beforeEach(async () => {
+  db = await freshDatabase();
+});
+afterEach(async () => db.close());
+
+async function load(users: number, each: number): Promise<string[]> {
+  const store = new SqlMemoryStore(db);
+  const now = new Date();
+  const ids = Array.from({ length: users }, () => randomUUID());
+  for (const userId of ids) {
+    for (let i = 0; i < each; i += 1) {
+      await store.insert(
+        {
+          scope: { region: 'local', userId },
+          id: randomUUID(),
+          kind: 'fact',
+          content: `note ${i}`,
+          fingerprint: `${userId}-${i}`,
+          embedding: axis(i % 7),
+          terms: ['note', String(i)],
+          pinned: false,
+          source: { agent: 'a', client: 'tests/1', origin: null, at: now },
+          conflictsWith: undefined,
+          ceiling: 10_000,
+          pinLimit: 10,
+          sourcesKept: 3,
+        },
+        now,
+      );
+    }
+  }
+  return ids;
+}
+
+const relpages = async () =>
+  (await db.query<{ n: number }>("SELECT relpages AS n FROM pg_class WHERE relname = 'memories'"))[0]?.n ?? -1;
+
+test('stale statistics send a user’s read through the region-wide index; refreshing them puts it back on the user’s', async () => {
+  const [first] = await load(20, 150);
+  const params = ['local', first, 'fact', toVectorLiteral(axis(0)), 'none'];
+  expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_expiry');
+
+  expect(await db.refreshStatistics()).toEqual(['memories']);
+  expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
+  expect(await db.refreshStatistics()).toEqual([]);
+});
+
+test('kept current while open: a table that grew is analysed by the next check, with no manual step', async () => {
+  await db.keepStatisticsCurrent(50);
+  const before = await relpages();
+  await load(10, 150);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(await relpages()).toBeGreaterThan(before);
+});
