@@ -92,10 +92,10 @@ export class MemoryService {
 
   /** Checks the input and prepares everything a write needs; embeds once, before any database call. */
   private async draft(principal: Principal, client: ClientInfo, input: RememberInput): Promise<Draft> {
-    checkText('content', input.content, LIMITS.contentBytes);
+    checkText('content', input.content, { bytes: LIMITS.contentBytes });
     const rule = kindRule(this.deps.rules, input.kind);
     const origin = input.origin?.trim() ? input.origin.trim() : null;
-    if (origin !== null) checkText('origin', origin, LIMITS.originChars);
+    if (origin !== null) checkText('origin', origin, { chars: LIMITS.originChars });
     const embedding = await this.embed(input.content);
     const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
     const terms = this.analyzer.terms(input.content);
@@ -168,7 +168,7 @@ export class MemoryService {
   }
 
   async recall(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
-    checkText('query', input.query, LIMITS.queryBytes);
+    checkText('query', input.query, { bytes: LIMITS.queryBytes });
     const kinds = input.kinds && input.kinds.length > 0 ? [...new Set(input.kinds)] : Object.keys(this.deps.rules.kinds);
     const limit = input.limit ?? LIMITS.recallDefault;
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.recallMax) {

@@ -32,6 +32,16 @@ const toolCases: [string, string, Record<string, unknown>, RegExp][] = [
   ['unknown kind', 'remember', { content: 'fine', kind: 'gossip' }, /fact.*preference.*instruction.*event.*session/],
   ['NUL byte in content', 'remember', { content: 'before\u0000after', kind: 'fact' }, /control characters/],
   ['NUL byte in origin', 'remember', { content: 'fine', kind: 'fact', origin: 'a\u0000b' }, /control characters/],
+  [
+    'an unpaired surrogate (would be stored as U+FFFD)',
+    'remember',
+    { content: 'half \uD83D a smile', kind: 'fact' },
+    /unpaired surrogate/,
+  ],
+  ['zero-width characters only', 'remember', { content: '\u200B\u200D\uFEFF', kind: 'fact' }, /content must not be empty/],
+  ['a C1 control character', 'remember', { content: 'line\u0085break', kind: 'fact' }, /control characters/],
+  ['a bidirectional override', 'remember', { content: 'pay \u202Eoclaw\u202C now', kind: 'fact' }, /bidirectional/],
+  ['an origin over 512 characters', 'remember', { content: 'fine', kind: 'fact', origin: 'o'.repeat(513) }, /origin/],
   ['content of the wrong type', 'remember', { content: 42, kind: 'fact' }, /content/],
   ['pinned of the wrong type', 'remember', { content: 'fine', kind: 'fact', pinned: 'yes' }, /pinned/],
   ['missing kind', 'remember', { content: 'fine' }, /kind/],
@@ -48,6 +58,18 @@ const toolCases: [string, string, Record<string, unknown>, RegExp][] = [
   ['a huge list of ids', 'forget', { ids: Array.from({ length: 5000 }, (_, i) => uuid(i)) }, /elements|ids/],
   ['page size out of range', 'curation_state', { page_size: 1000 }, /page_size/],
 ];
+
+test('an origin of 512 characters is accepted even when it is more than 512 bytes', async () => {
+  const other = await connect(endpoint.mcpUrl, (await endpoint.issueKey('origin-tester')).token);
+  const origin = 'é'.repeat(512);
+  const result = await other.callTool({
+    name: 'remember',
+    arguments: { content: 'Origins count characters.', kind: 'fact', origin },
+  });
+  await other.close();
+  expect(result.isError).toBeFalsy();
+  expect((result.structuredContent as { outcome: string }).outcome).toBe('stored');
+});
 
 test.each(toolCases)('%s: a clear tool error and nothing written', async (_label, name, args, message) => {
   const before = await rows();
