@@ -57,6 +57,19 @@ const toolCases: [string, string, Record<string, unknown>, RegExp][] = [
   ['101 ids', 'forget', { ids: Array.from({ length: 101 }, (_, i) => uuid(i)) }, /ids/],
   ['a huge list of ids', 'forget', { ids: Array.from({ length: 5000 }, (_, i) => uuid(i)) }, /elements|ids/],
   ['page size out of range', 'curation_state', { page_size: 1000 }, /page_size/],
+  [
+    'a crafted cursor (36 dashes for an id)',
+    'curation_state',
+    { cursor: Buffer.from(`2020-01-01T00:00:00.000Z|${'-'.repeat(36)}`).toString('base64url') },
+    /cursor is not one this server gave/,
+  ],
+  [
+    'a crafted cursor (year +275760)',
+    'curation_state',
+    { cursor: Buffer.from('+275760-09-13T00:00:00.000Z|00000000-0000-4000-8000-000000000001').toString('base64url') },
+    /cursor is not one this server gave/,
+  ],
+  ['a cursor that is not base64 of anything', 'curation_state', { cursor: 'garbage' }, /cursor is not one this server gave/],
 ];
 
 test('an origin of 512 characters is accepted even when it is more than 512 bytes', async () => {

@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../../memory/errors.js';
 import type { RecalledMemory, Source } from '../../memory/model.js';
 import type {
   ExpiryCutoff,
@@ -66,11 +67,17 @@ function toRecalled(row: MemoryRow): RecalledMemory {
 
 const cursorOf = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A cursor this store made (`cursorOf`), or a clear error: never a crafted value reaching SQL. */
 function parseCursor(cursor: string | undefined): [Date | null, string | null] {
   if (!cursor) return [null, null];
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const when = new Date(at ?? '');
-  if (!id || Number.isNaN(when.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) return [null, null];
+  const [at = '', id = '', ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const when = new Date(at);
+  if (rest.length > 0 || !ISO_INSTANT.test(at) || Number.isNaN(when.getTime()) || !UUID.test(id)) {
+    throw new InvalidInputError('cursor is not one this server gave; pass next_cursor from the previous page, or none');
+  }
   return [when, id];
 }
 
