@@ -30,8 +30,15 @@ export async function handleAdmin(request: AdminRequest, secret: string, keys: K
   try {
     if (request.method === 'GET' && request.path === '/admin/keys') return { status: 200, body: await keys.list() };
     if (request.method === 'POST' && request.path === '/admin/keys') {
-      const { name, region, userId } = JSON.parse(request.body || '{}') as { name?: string; region?: string; userId?: string };
-      return { status: 201, body: await keys.issue(name ?? '', region ?? '', userId) };
+      const parsed: unknown = JSON.parse(request.body || '{}');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        return { status: 400, body: { message: 'expected a JSON object {"name", "region", "userId"?}' } };
+      }
+      const { name, region, userId } = parsed as { name?: unknown; region?: unknown; userId?: unknown };
+      if ([name, region].some((v) => typeof v !== 'string') || (userId !== undefined && typeof userId !== 'string')) {
+        return { status: 400, body: { message: 'name and region must be strings, and userId a string when given' } };
+      }
+      return { status: 201, body: await keys.issue(name as string, region as string, userId as string | undefined) };
     }
     const revoke = /^\/admin\/keys\/([^/]+)$/.exec(request.path);
     if (request.method === 'DELETE' && revoke?.[1]) {
@@ -41,6 +48,7 @@ export async function handleAdmin(request: AdminRequest, secret: string, keys: K
     return { status: 404, body: { message: 'unknown admin route' } };
   } catch (error) {
     if (error instanceof KeyError || error instanceof SyntaxError) return { status: 400, body: { message: error.message } };
+    if (error instanceof URIError) return { status: 400, body: { message: 'the key id in the path is not valid percent-encoding' } };
     throw error;
   }
 }
