@@ -15,6 +15,7 @@ import {
   UNAUTHORIZED,
 } from '../http/api-gateway.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
+import { loggable } from '../mcp/tool-result.js';
 import { logger } from '../observability.js';
 import { handleAdmin } from './admin.js';
 import { localContext } from './lambda-context.js';
@@ -115,7 +116,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   installContainer(options.container);
   const server: Server = createServer((req, res) => {
     serve(req, res, options).catch((error: unknown) => {
-      logger.error('local server request failed', { error: (error as Error).name, message: (error as Error).message });
+      logger.error('local server request failed', { error: loggable(error) });
       if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, '{"message":"internal error"}');
       else res.end();
     });

@@ -18,15 +18,23 @@ export function failure(error: unknown, context: ToolContext, tool: string): Cal
     return { content: [{ type: 'text', text: `${error.message}${retry}` }], isError: true };
   }
   const correlationId = randomUUID();
-  context.log.error('tool failed', {
-    tool,
-    correlationId,
-    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-  });
+  context.log.error('tool failed', { tool, correlationId, error: loggable(error) });
   return {
     content: [{ type: 'text', text: `internal error; nothing more is shown here (correlation id ${correlationId})` }],
     isError: true,
   };
+}
+
+/**
+ * What an ERROR line may say about an unexpected error: its name, a driver's error code and where
+ * it was thrown. Never its message: messages of database and validation errors quote the input
+ * (`invalid input syntax for type uuid: "…"`), and no caller text may reach an ERROR line.
+ */
+export function loggable(error: unknown): { name: string; code?: string; at?: string } {
+  if (!(error instanceof Error)) return { name: typeof error };
+  const code = (error as { code?: unknown }).code;
+  const at = error.stack?.split('\n').slice(1, 6).join('\n');
+  return { name: error.name, ...(typeof code === 'string' ? { code } : {}), ...(at ? { at } : {}) };
 }
 
 /** Runs a tool body, turning every throw into a safe tool error: the SDK would otherwise show raw messages. */
