@@ -3,8 +3,8 @@
  * remember and recall get slower as *other* users' data grows, on the local engine with no
  * manual ANALYZE? Loads users through the real local endpoint (a data folder opened as `naaba
  * serve` opens it, so the engine keeps its own statistics), each to its `fact` ceiling, and at
- * each size times `samples` remembers (each evicts one: the user stays at the ceiling) and
- * recalls of the first user. Reports p50 and the ratio of the largest size to the smallest.
+ * each size, after an untimed warm-up, times `samples` remembers (each evicts one: the user
+ * stays at the ceiling) and recalls of the first user, the only client still connected. Reports p50 and the ratio of the largest size to the smallest.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ const SAMPLES = positiveInteger(options, 'samples', 100);
 const SIZES = (options.get('sizes') ?? '1,10,100').split(',').map(Number);
 /** The engine checks its statistics every 10 s (lambda/composition.ts): measure after one period, as a running server would be. */
 const SETTLE_MS = 11_000;
+const WARM_UP = 30;
 
 const TOPICS = ['river', 'market', 'school', 'harvest', 'clinic', 'bus', 'rain', 'music', 'tea', 'bread', 'bank', 'phone'];
 const PLACES = ['Ouagadougou', 'Koudougou', 'Banfora', 'Kaya', 'Dori', 'Fada', 'Gaoua', 'Tenkodogo'];
@@ -41,39 +42,49 @@ async function main(): Promise<void> {
   const config = loadConfig({ NAABA_DATA_DIR: dir, NAABA_LOG_LEVEL: 'SILENT' });
   const container = new Container(config);
   const server = await startLocalServer({ host: '127.0.0.1', port: 0, container });
-  const clients: Client[] = [];
+  let probe: Client | undefined;
+  let loaded = 0;
   const rows: { users: number; remember: number; recall: number }[] = [];
   try {
     const keys = await container.keys();
     let extra = 0;
     for (const size of SIZES) {
-      while (clients.length < size) {
-        const u = clients.length;
+      while (loaded < size) {
+        const u = loaded;
         const client = await connect(`${server.url}/mcp`, (await keys.issue(`growth-${u}`, config.region)).token);
-        clients.push(client);
         await pool(
           Array.from({ length: PER_USER }, (_, i) => i),
           4,
           (i) => call(client, 'remember', { content: sentence(u, i), kind: 'fact' }),
         );
-        if ((u + 1) % 10 === 0) process.stderr.write(`  loaded ${u + 1} users x ${PER_USER}\n`);
+        // Only the measured user stays connected: the others' data grows, not the clients in this process.
+        if (u === 0) probe = client;
+        else await client.close();
+        loaded += 1;
+        if (loaded % 10 === 0) process.stderr.write(`  loaded ${loaded} users x ${PER_USER}\n`);
       }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      const [probe] = clients;
       if (!probe) throw new Error('no user');
+      const user = probe;
       const remember: number[] = [];
       const recall: number[] = [];
+      // Untimed warm-up, so that the first size does not pay for a cold process (JIT, caches).
+      for (let w = 0; w < WARM_UP; w += 1) {
+        extra += 1;
+        await call(user, 'remember', { content: sentence(0, PER_USER + extra), kind: 'fact' });
+        await call(user, 'recall', { query: `${TOPICS[w % TOPICS.length]} warm-up`, limit: 10 });
+      }
       for (let s = 0; s < SAMPLES; s += 1) {
         extra += 1;
-        remember.push(await timed(() => call(probe, 'remember', { content: sentence(0, PER_USER + extra), kind: 'fact' })));
+        remember.push(await timed(() => call(user, 'remember', { content: sentence(0, PER_USER + extra), kind: 'fact' })));
         const query = `${TOPICS[s % TOPICS.length]} in ${PLACES[s % PLACES.length]}`;
-        recall.push(await timed(() => call(probe, 'recall', { query, limit: 10 })));
+        recall.push(await timed(() => call(user, 'recall', { query, limit: 10 })));
       }
       rows.push({ users: size, remember: p50(remember), recall: p50(recall) });
       process.stderr.write(`measured at ${size} users\n`);
     }
   } finally {
-    await Promise.all(clients.map((c) => c.close()));
+    await probe?.close();
     await server.close();
     await container.close();
     rmSync(dir, { recursive: true, force: true });
