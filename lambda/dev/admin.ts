@@ -48,7 +48,8 @@ export async function handleAdmin(request: AdminRequest, secret: string, keys: K
     return { status: 404, body: { message: 'unknown admin route' } };
   } catch (error) {
     if (error instanceof KeyError || error instanceof SyntaxError) return { status: 400, body: { message: error.message } };
-    if (error instanceof URIError) return { status: 400, body: { message: 'the key id in the path is not valid percent-encoding' } };
+    if (error instanceof URIError)
+      return { status: 400, body: { message: 'the key id in the path is not valid percent-encoding' } };
     throw error;
   }
 }
