@@ -8,6 +8,17 @@ import { createMcpServer } from './server.js';
 /** Requests larger than this are refused before parsing: content is capped at 8 KiB anyway. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Work one request may ask for: JSON-RPC messages per batch, and requests of one key in progress
+ * at once in this process (a Lambda container serves one at a time anyway), both refused before
+ * any work is done. With at most 10 calls of at most 50 memories of at most 8 KiB, an answer stays
+ * under about 4 MiB.
+ */
+export const REQUEST_LIMITS = { batchMessages: 10, concurrentPerKey: 4 } as const;
+
+/** Requests in progress per key, in this process. */
+const inProgress = new Map<string, number>();
+
 const jsonRpcError = (status: number, code: number, message: string) =>
   new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
@@ -36,6 +47,42 @@ export async function serveMcp(request: Request, principal: Principal, memory: M
   } catch {
     return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
   }
+  if (Array.isArray(body) && (body.length === 0 || body.length > REQUEST_LIMITS.batchMessages)) {
+    return jsonRpcError(
+      400,
+      -32600,
+      body.length === 0
+        ? 'Invalid Request: an empty batch'
+        : `Invalid Request: a batch of ${body.length} messages; at most ${REQUEST_LIMITS.batchMessages} per request`,
+    );
+  }
+  const running = inProgress.get(principal.keyId) ?? 0;
+  if (running >= REQUEST_LIMITS.concurrentPerKey) {
+    const busy = jsonRpcError(
+      429,
+      -32000,
+      `this key already has ${running} requests in progress (at most ${REQUEST_LIMITS.concurrentPerKey}); retry when one has answered`,
+    );
+    busy.headers.set('retry-after', '1');
+    return busy;
+  }
+  inProgress.set(principal.keyId, running + 1);
+  try {
+    return await answer(request, body, principal, memory, log);
+  } finally {
+    const left = (inProgress.get(principal.keyId) ?? 1) - 1;
+    if (left > 0) inProgress.set(principal.keyId, left);
+    else inProgress.delete(principal.keyId);
+  }
+}
+
+async function answer(
+  request: Request,
+  body: unknown,
+  principal: Principal,
+  memory: MemoryService,
+  log: ToolLog,
+): Promise<Response> {
   const initializing = initializeClient(body);
   const client = initializing ?? clientFromSessionId(request.headers.get('mcp-session-id')) ?? UNKNOWN_CLIENT;
   const server = createMcpServer({ memory, principal, client, log });

@@ -108,6 +108,20 @@ const rpcCases: [string, string, number, number][] = [
   ['malformed JSON', '{"jsonrpc": "2.0", "method": ', 400, -32700],
   ['not JSON-RPC', '{"hello": "world"}', 400, -32700],
   ['an array of junk', '[1, 2, 3]', 400, -32700],
+  ['an empty batch', '[]', 400, -32600],
+  [
+    'a batch of 11 calls (at most 10)',
+    JSON.stringify(
+      Array.from({ length: 11 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: { name: 'remember', arguments: { content: `batched ${i}`, kind: 'fact' } },
+      })),
+    ),
+    400,
+    -32600,
+  ],
 ];
 
 test.each(rpcCases)('%s gets a JSON-RPC error and writes nothing', async (_label, body, status, code) => {
