@@ -71,7 +71,17 @@ async function authorizeLocally(request: LocalRequest): Promise<AuthorizerResult
   }
 }
 
+/** The API's resources, as the stack declares them: API Gateway answers anything else itself. */
+const RESOURCES = new Set(['/mcp', '/healthz']);
+
 async function route(request: LocalRequest): Promise<ProxyResult> {
+  if (!RESOURCES.has(request.path)) {
+    return {
+      statusCode: 404,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"not found; the MCP endpoint is POST /mcp"}',
+    };
+  }
   let authorizer: AuthorizerResult | undefined;
   if (request.path === '/mcp' && request.method === 'POST') {
     const result = await authorizeLocally(request);

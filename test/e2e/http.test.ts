@@ -73,3 +73,23 @@ test('a key issued while the server runs is accepted at once', async () => {
   const key = await endpoint.issueKey('late-comer');
   expect((await post(`Bearer ${key.token}`)).status).toBe(200);
 });
+
+test.each([
+  ['POST', '/mcp/'],
+  ['POST', '/x/mcp'],
+  ['GET', '/.well-known/oauth-protected-resource/mcp'],
+  ['GET', '/healthz/extra'],
+])('%s %s with a valid key: 404 naming the real endpoint, as only /mcp and /healthz exist', async (method, path) => {
+  const key = await endpoint.issueKey('router');
+  const response = await fetch(`${endpoint.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    ...(method === 'POST' ? { body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' } : {}),
+  });
+  expect(response.status).toBe(404);
+  expect(((await response.json()) as { message: string }).message).toContain('POST /mcp');
+});
