@@ -21,6 +21,21 @@ export interface ServerNote {
   readonly pid: number;
 }
 
+/**
+ * When the kernel started a process (Linux: field 22 of /proc/PID/stat, in clock ticks since boot),
+ * or undefined where that cannot be read. A lock names its holder by pid *and* start time, so a pid
+ * that was reused by another process after a crash does not keep the folder locked.
+ */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -71,14 +86,17 @@ export function lockDataDir(dataDir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const fd = openSync(path, 'wx', 0o600);
-      writeFileSync(fd, JSON.stringify({ pid: process.pid }));
+      writeFileSync(fd, JSON.stringify({ pid: process.pid, started: startTime(process.pid) }));
       closeSync(fd);
       return () => rmSync(path, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = readJson<{ pid?: number }>(path);
-      if (holder?.pid && alive(holder.pid)) {
-        throw new DataDirBusyError(`data folder ${dataDir} is in use by process ${holder.pid}`);
+      const holder = readJson<{ pid?: number; started?: string }>(path);
+      const reused = holder?.pid !== undefined && holder.started !== undefined && startTime(holder.pid) !== holder.started;
+      if (holder?.pid && alive(holder.pid) && !reused) {
+        throw new DataDirBusyError(
+          `data folder ${dataDir} is in use by process ${holder.pid}; stop it first (if no naaba runs, delete ${path})`,
+        );
       }
       rmSync(path, { force: true });
     }

@@ -1,6 +1,7 @@
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataDirBusyError, lockDataDir } from '../../lambda/dev/data-dir.js';
 import { runCli, startServe } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'naaba-private-'));
@@ -50,4 +51,28 @@ test('a folder an older naaba left open is repaired at start-up, and the command
   expect(openEntries(data)).toEqual([]);
   const quiet = await runCli(['migrate', '--data', data]);
   expect(quiet.stderr).toBe('');
+});
+
+describe('the data folder lock', () => {
+  const lockOf = (data: string) => join(data, 'naaba.lock');
+
+  test('a lock naming a live pid that another process now uses (other start time) is stale, and taken over', () => {
+    const data = join(dir, 'reused-pid');
+    mkdirSync(data, { recursive: true });
+    writeFileSync(lockOf(data), JSON.stringify({ pid: process.pid, started: '1' }));
+    const release = lockDataDir(data);
+    expect(JSON.parse(readFileSync(lockOf(data), 'utf8'))).toMatchObject({ pid: process.pid });
+    release();
+  });
+
+  test('a lock held by a running process refuses, and says how to clear it if it is stale', () => {
+    const data = join(dir, 'held');
+    const release = lockDataDir(data);
+    try {
+      expect(() => lockDataDir(data)).toThrow(DataDirBusyError);
+      expect(() => lockDataDir(data)).toThrow(/in use by process \d+; stop it first \(if no naaba runs, delete .*naaba\.lock\)/);
+    } finally {
+      release();
+    }
+  });
 });
