@@ -25,6 +25,17 @@ const jsonRpcError = (status: number, code: number, message: string) =>
     headers: { 'content-type': 'application/json' },
   });
 
+/**
+ * A `tools/call` whose `arguments` is present but not an object (`null`, a list, a number): the SDK
+ * would answer -32603 with its validator's raw output; JSON-RPC says -32602, in words.
+ */
+function hasInvalidToolArguments(message: unknown): boolean {
+  const m = message as { method?: unknown; params?: { arguments?: unknown } } | null;
+  if (m?.method !== 'tools/call' || typeof m.params !== 'object' || m.params === null || !('arguments' in m.params)) return false;
+  const args = m.params.arguments;
+  return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
+}
+
 /** The client info of an `initialize` request (single or in a batch), if the body is one. */
 function initializeClient(body: unknown): ClientInfo | undefined {
   const messages = Array.isArray(body) ? body : [body];
@@ -54,6 +65,18 @@ export async function serveMcp(request: Request, principal: Principal, memory: M
       body.length === 0
         ? 'Invalid Request: an empty batch'
         : `Invalid Request: a batch of ${body.length} messages; at most ${REQUEST_LIMITS.batchMessages} per request`,
+    );
+  }
+  const invalid = (Array.isArray(body) ? body : [body]).find(hasInvalidToolArguments) as { id?: unknown } | undefined;
+  if (invalid) {
+    const id = typeof invalid.id === 'string' || typeof invalid.id === 'number' ? invalid.id : null;
+    return new Response(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32602, message: 'Invalid params: tools/call arguments must be an object' },
+      }),
+      { status: Array.isArray(body) ? 400 : 200, headers: { 'content-type': 'application/json' } },
     );
   }
   const running = inProgress.get(principal.keyId) ?? 0;

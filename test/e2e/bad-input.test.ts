@@ -132,6 +132,17 @@ test.each(rpcCases)('%s gets a JSON-RPC error and writes nothing', async (_label
   expect(await rows()).toEqual(before);
 });
 
+test.each(['null', '[1]', '"recall"'])('tools/call with arguments %s: -32602 in words, not a validator dump', async (args) => {
+  const before = await rows();
+  const response = await post(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"recall","arguments":${args}}}`);
+  const body = (await response.json()) as { id: number; error: { code: number; message: string } };
+  expect(body).toMatchObject({
+    id: 9,
+    error: { code: -32602, message: 'Invalid params: tools/call arguments must be an object' },
+  });
+  expect(await rows()).toEqual(before);
+});
+
 test('an unknown method is a JSON-RPC method-not-found error', async () => {
   const response = await post('{"jsonrpc":"2.0","id":7,"method":"memories/dump","params":{}}');
   const body = (await response.json()) as { id: number; error: { code: number } };
