@@ -1,5 +1,6 @@
 import type { LexicalAnalyzer } from '../../memory/lexical.js';
 import type { Embedder } from '../../ports/embedder.js';
+import { checkedEmbedding } from '../embedding-check.js';
 import { toTsvectorLiteral } from './lexemes.js';
 import { type IndexedWith, recordIndexedWith, SchemaError, schemaFacts } from './schema.js';
 import type { SqlClient } from './sql-client.js';
@@ -88,11 +89,7 @@ export async function reembed(
     if (rows.length === 0) break;
     const vectors: string[] = [];
     for (const row of rows) {
-      const vector = await embedder.embed(row.content);
-      if (vector.length !== facts.dimensions || !vector.every(Number.isFinite)) {
-        throw new SchemaError(`${embedder.name} returned a vector unfit for the schema; nothing more was rewritten`);
-      }
-      vectors.push(toVectorLiteral(vector));
+      vectors.push(toVectorLiteral(checkedEmbedding(await embedder.embed(row.content), facts.dimensions, embedder.name)));
     }
     for (const region of new Set(rows.map((r) => r.region))) {
       const mine = rows.flatMap((r, i) => (r.region === region ? [{ ...r, vector: vectors[i] ?? '' }] : []));
