@@ -19,8 +19,8 @@ export const REQUEST_LIMITS = { batchMessages: 10, concurrentPerKey: 4 } as cons
 /** Requests in progress per key, in this process. */
 const inProgress = new Map<string, number>();
 
-const jsonRpcError = (status: number, code: number, message: string) =>
-  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+const jsonRpcError = (status: number, code: number, message: string, id: string | number | null = null) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
     status,
     headers: { 'content-type': 'application/json' },
   });
@@ -70,14 +70,7 @@ export async function serveMcp(request: Request, principal: Principal, memory: M
   const invalid = (Array.isArray(body) ? body : [body]).find(hasInvalidToolArguments) as { id?: unknown } | undefined;
   if (invalid) {
     const id = typeof invalid.id === 'string' || typeof invalid.id === 'number' ? invalid.id : null;
-    return new Response(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        error: { code: -32602, message: 'Invalid params: tools/call arguments must be an object' },
-      }),
-      { status: Array.isArray(body) ? 400 : 200, headers: { 'content-type': 'application/json' } },
-    );
+    return jsonRpcError(Array.isArray(body) ? 400 : 200, -32602, 'Invalid params: tools/call arguments must be an object', id);
   }
   const running = inProgress.get(principal.keyId) ?? 0;
   if (running >= REQUEST_LIMITS.concurrentPerKey) {
