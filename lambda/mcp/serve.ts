@@ -1,20 +1,27 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LIMITS } from '../memory/limits.js';
 import type { MemoryService } from '../memory/service.js';
 import type { ClientInfo, Principal } from '../memory/model.js';
 import { clientFromSessionId, clientInfoFrom, sessionIdFor, UNKNOWN_CLIENT } from './client-info.js';
-import type { ToolLog } from './context.js';
+import { ResponseBudget, type ToolLog } from './context.js';
 import { createMcpServer } from './server.js';
 
 /** Requests larger than this are refused before parsing: content is capped at 8 KiB anyway. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Work one request may ask for: JSON-RPC messages per batch, and requests of one key in progress
- * at once in this process (a Lambda container serves one at a time anyway), both refused before
- * any work is done. With at most 10 calls of at most 50 memories of at most 8 KiB, an answer stays
- * under about 4 MiB.
+ * Work one request may ask for (docs/configuration.md, "Request limits"). Refused before any work
+ * is done: more than 10 JSON-RPC messages in a batch, recall calls whose limits add up to more
+ * than 100 memories, a fifth request of one key while four are in progress in this process (a
+ * Lambda container serves one at a time anyway). Checked as the answers are made: their JSON in
+ * all stays within 4 MiB; a call whose answer would pass that gets a tool error instead.
  */
-export const REQUEST_LIMITS = { batchMessages: 10, concurrentPerKey: 4 } as const;
+export const REQUEST_LIMITS = {
+  batchMessages: 10,
+  recalledPerRequest: 100,
+  responseBytes: 4 * 1024 * 1024,
+  concurrentPerKey: 4,
+} as const;
 
 /** Requests in progress per key, in this process. */
 const inProgress = new Map<string, number>();
@@ -34,6 +41,18 @@ function hasInvalidToolArguments(message: unknown): boolean {
   if (m?.method !== 'tools/call' || typeof m.params !== 'object' || m.params === null || !('arguments' in m.params)) return false;
   const args = m.params.arguments;
   return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
+}
+
+/** Memories the recall calls of a batch may return in all: each call's limit, or the default limit. */
+function memoriesAskedFor(messages: readonly unknown[]): number {
+  let asked = 0;
+  for (const message of messages) {
+    const m = message as { method?: unknown; params?: { name?: unknown; arguments?: { limit?: unknown } } } | null;
+    if (m?.method !== 'tools/call' || m.params?.name !== 'recall') continue;
+    const limit = m.params.arguments?.limit;
+    asked += typeof limit === 'number' && limit > 0 ? Math.min(limit, LIMITS.recallMax) : LIMITS.recallDefault;
+  }
+  return asked;
 }
 
 /** The client info of an `initialize` request (single or in a batch), if the body is one. */
@@ -65,6 +84,14 @@ export async function serveMcp(request: Request, principal: Principal, memory: M
       body.length === 0
         ? 'Invalid Request: an empty batch'
         : `Invalid Request: a batch of ${body.length} messages; at most ${REQUEST_LIMITS.batchMessages} per request`,
+    );
+  }
+  const asked = Array.isArray(body) ? memoriesAskedFor(body) : 0;
+  if (asked > REQUEST_LIMITS.recalledPerRequest) {
+    return jsonRpcError(
+      400,
+      -32600,
+      `Invalid Request: the recall calls of this batch ask for up to ${asked} memories; at most ${REQUEST_LIMITS.recalledPerRequest} per request: lower their limit or send fewer per batch`,
     );
   }
   const invalid = (Array.isArray(body) ? body : [body]).find(hasInvalidToolArguments) as { id?: unknown } | undefined;
@@ -101,7 +128,7 @@ async function answer(
 ): Promise<Response> {
   const initializing = initializeClient(body);
   const client = initializing ?? clientFromSessionId(request.headers.get('mcp-session-id')) ?? UNKNOWN_CLIENT;
-  const server = createMcpServer({ memory, principal, client, log });
+  const server = createMcpServer({ memory, principal, client, log, budget: new ResponseBudget(REQUEST_LIMITS.responseBytes) });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MemoryError } from '../memory/errors.js';
+import { MemoryError, ResponseTooLargeError } from '../memory/errors.js';
 import type { ToolContext } from './context.js';
 
 /** A successful tool result: structured content for programs, a short text rendering for people. */
@@ -42,6 +42,8 @@ export async function guarded(context: ToolContext, tool: string, body: () => Pr
   const started = Date.now();
   try {
     const result = await body();
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    if (!context.budget.take(bytes)) throw new ResponseTooLargeError(tool, bytes, context.budget.cap);
     context.log.info('tool call', { tool, ok: true, latencyMs: Date.now() - started });
     return result;
   } catch (error) {

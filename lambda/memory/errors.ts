@@ -70,3 +70,16 @@ export class StoreBusyError extends MemoryError {
     });
   }
 }
+
+/**
+ * One request's answers would pass the bytes a request may return (REQUEST_LIMITS.responseBytes):
+ * the call's answer is withheld and the caller told what to lower.
+ */
+export class ResponseTooLargeError extends MemoryError {
+  override name = 'ResponseTooLargeError';
+  constructor(tool: string, bytes: number, cap: number) {
+    super(
+      `the ${tool} answer (${bytes} bytes) would take this request's answers past the ${cap} bytes one request may return; lower limit, or send fewer calls per batch`,
+    );
+  }
+}

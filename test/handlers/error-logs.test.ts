@@ -1,5 +1,5 @@
 import type { MemoryService } from '../../lambda/memory/service.js';
-import type { ToolContext } from '../../lambda/mcp/context.js';
+import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { failure } from '../../lambda/mcp/tool-result.js';
 
 /** A database error as `pg` raises it: the message quotes what the caller sent. */
@@ -15,6 +15,7 @@ test('an unexpected error logs its name, code and place at ERROR, never its mess
     principal: { userId: 'u', region: 'r', agent: 'a', keyId: 'k' },
     client: { name: 'c', version: '1' },
     log: { info: () => undefined, error: (_m: string, attributes: Record<string, unknown>) => lines.push(attributes) },
+    budget: new ResponseBudget(1024),
   } satisfies ToolContext;
   const result = failure(new DatabaseError('invalid input syntax for type uuid: "my secret note"'), context, 'recall');
   const logged = JSON.stringify(lines);

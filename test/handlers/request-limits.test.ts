@@ -1,8 +1,11 @@
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { MemoryService } from '../../lambda/memory/service.js';
+import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { REQUEST_LIMITS, serveMcp } from '../../lambda/mcp/serve.js';
+import { guarded, success } from '../../lambda/mcp/tool-result.js';
 import { freshDatabase } from '../support/database.js';
-import { principal, serviceOver } from '../support/memory.js';
+import { CLIENT, principal, serviceOver } from '../support/memory.js';
 
 /** A database whose statements wait until the test opens the gate: requests stay in progress meanwhile. */
 class GatedSql {
@@ -59,4 +62,70 @@ test('one key may have at most 4 requests in progress; the next is 429 with Retr
   expect((await other).status).toBe(200);
   expect((await serveMcp(recall(), busyKey, service, log)).status).toBe(200);
   await db.close();
+});
+
+const post = (body: unknown) =>
+  new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(body),
+  });
+const recallCall = (id: number, limit?: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'recall', arguments: { query: 'ledger entry', ...(limit ? { limit } : {}) } },
+});
+
+describe('what one request may return', () => {
+  let db: PgliteSqlClient;
+  let service: MemoryService;
+  const owner = principal();
+  beforeAll(async () => {
+    db = await freshDatabase();
+    ({ service } = serviceOver(db));
+    // Fifty memories of 8 KiB each, the largest content a memory may have.
+    for (let i = 0; i < 50; i += 1) {
+      const words = Array.from({ length: 1200 }, (_, w) => `w${(i * 7919 + w * 104729) % 99991}`).join(' ');
+      await service.remember(owner, CLIENT, { content: `ledger entry ${i}: ${words}`.slice(0, 8192), kind: 'fact' });
+    }
+  });
+  afterAll(async () => db.close());
+
+  const recalled = async () =>
+    (await db.query<{ n: number }>('SELECT coalesce(sum(recall_count), 0)::int4 AS n FROM memories'))[0]?.n ?? -1;
+
+  test('a batch whose recall limits add up past 100 memories is refused before any work, naming what to lower', async () => {
+    const before = await recalled();
+    const response = await serveMcp(post([1, 2, 3].map((i) => recallCall(i, 50))), owner, service, log);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toMatch(/up to 150 memories; at most 100 per request: lower their limit or send fewer/);
+    expect(await recalled()).toBe(before);
+  });
+
+  test('the largest batch allowed (10 recalls of 10 memories of 8 KiB) answers in full, within the byte cap', async () => {
+    const response = await serveMcp(post(Array.from({ length: 10 }, (_, i) => recallCall(i + 1))), owner, service, log);
+    const text = await response.text();
+    const answers = JSON.parse(text) as { result: { isError?: boolean; structuredContent: { memories: unknown[] } } }[];
+    expect(answers.map((a) => [a.result.isError ?? false, a.result.structuredContent.memories.length])).toEqual(
+      Array.from({ length: 10 }, () => [false, 10]),
+    );
+    expect(Buffer.byteLength(text)).toBeGreaterThan(10 * 10 * 8000);
+    expect(Buffer.byteLength(text)).toBeLessThan(REQUEST_LIMITS.responseBytes);
+  });
+
+  test('a call whose answer would pass what is left of the budget gets a tool error saying what to lower', async () => {
+    const context = { log, budget: new ResponseBudget(1000) } as unknown as ToolContext;
+    const big = await guarded(context, 'recall', async () => success({ memories: ['x'.repeat(600)] }, 'one memory'));
+    expect(big.isError).toBeUndefined();
+    const over = await guarded(context, 'recall', async () => success({ memories: ['y'.repeat(600)] }, 'one memory'));
+    expect(over.isError).toBe(true);
+    expect(JSON.stringify(over.content)).toMatch(
+      /past the 1000 bytes one request may return; lower limit, or send fewer calls per batch/,
+    );
+    const small = await guarded(context, 'forget', async () => success({ count: 0 }, 'nothing'));
+    expect(small.isError).toBeUndefined();
+  });
 });

@@ -7,6 +7,9 @@ import { storeSuite } from './suite.js';
 /** The same suite over the `pg` driver, through PGlite served on a local socket. */
 storeSuite('PGlite over a socket, with pg', async () => {
   const db = await freshDatabase();
+  // pglite-socket serves one shared session and ignores the startup packet's options, so the
+  // isolation the store requires at start-up is set on that session directly.
+  await db.exec('SET default_transaction_isolation = serializable');
   const port = await freePort();
   const server = new PGLiteSocketServer({ db: db.db, host: '127.0.0.1', port, maxConnections: 4 });
   await server.start();

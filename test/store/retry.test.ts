@@ -45,6 +45,28 @@ class FlakySqlClient implements SqlClient {
   }
 }
 
+/** The same, with a lock: records which attempts ran holding it, and under which key. */
+class LockingFlakyClient extends FlakySqlClient {
+  readonly keys: string[] = [];
+  readonly underLock: boolean[] = [];
+  private locked = false;
+
+  override query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    this.underLock.push(this.locked);
+    return super.query<R>(text, params);
+  }
+
+  async exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
+    this.keys.push(key);
+    this.locked = true;
+    try {
+      return await work(this);
+    } finally {
+      this.locked = false;
+    }
+  }
+}
+
 const policy: RetryPolicy = { attempts: 4, baseDelayMs: 1, maxDelayMs: 4, budgetMs: 5_000 };
 const scope = { region: 'eu-central-1', userId: randomUUID() };
 const T0 = new Date('2026-03-01T00:00:00Z');
@@ -97,6 +119,14 @@ describe('a remember that meets serialization failures', () => {
     expect(flaky.attempts).toBe(policy.attempts);
     expect((await db.query<{ content: string }>('SELECT content FROM memories')).map((r) => r.content)).toEqual(['the old one']);
     expect(await count('journal')).toBe(0);
+  });
+
+  test('the first attempt runs as is; each retry holds the lock on the caller’s user', async () => {
+    const flaky = new LockingFlakyClient(db, 2);
+    await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    expect(flaky.underLock).toEqual([false, true, true]);
+    expect(flaky.keys).toEqual([`naaba:${scope.region}:${scope.userId}`, `naaba:${scope.region}:${scope.userId}`]);
+    expect(await count('memories')).toBe(1);
   });
 
   test('a deadlock (40P01) is retried too', async () => {

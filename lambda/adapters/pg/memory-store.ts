@@ -14,7 +14,7 @@ import type {
 } from '../../ports/memory-store.js';
 import * as sql from './memory-sql.js';
 import { type RetryPolicy, withRetry } from './retry.js';
-import type { SqlClient } from './sql-client.js';
+import { exclusively, type SqlClient } from './sql-client.js';
 import { toVectorLiteral } from './vector.js';
 import { toAnyTermQuery, toTermQueries, toTsvectorLiteral } from './lexemes.js';
 
@@ -92,6 +92,21 @@ export class SqlMemoryStore implements MemoryStore {
     return withRetry(() => this.db.query<R>(text, params), this.retry);
   }
 
+  /**
+   * A write the ceiling or the pin limit depends on. The first attempt runs as any statement;
+   * once it lost a serialization conflict, later attempts hold the user's lock, so that writers
+   * of one user queue instead of failing each other again and again (decision 0046).
+   */
+  private write<R>(scope: Scope, text: string, params: readonly unknown[]): Promise<R[]> {
+    let attempt = 0;
+    const key = `naaba:${scope.region}:${scope.userId}`;
+    return withRetry(() => {
+      attempt += 1;
+      if (attempt === 1) return this.db.query<R>(text, params);
+      return exclusively(this.db, key, (session) => session.query<R>(text, params));
+    }, this.retry);
+  }
+
   async neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours> {
     const rows = await this.run<{ role: string; id: string; content: string | null; distance: number | null }>(sql.NEIGHBOURS, [
       scope.region,
@@ -109,26 +124,30 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async insert(plan: InsertPlan, now: Date): Promise<InsertResult> {
-    const [row] = await this.run<{ id: string | null; pin_ok: boolean; room_ok: boolean; evicted: number }>(sql.INSERT, [
-      plan.scope.region,
-      plan.scope.userId,
-      plan.kind,
-      plan.id,
-      plan.content,
-      plan.fingerprint,
-      toVectorLiteral(plan.embedding),
-      plan.pinned,
-      now,
-      plan.source.origin,
-      plan.source.agent,
-      plan.source.client,
-      sourceJson(plan.source),
-      plan.sourcesKept,
-      plan.ceiling,
-      plan.pinLimit,
-      plan.conflictsWith ?? null,
-      toTsvectorLiteral(plan.terms),
-    ]);
+    const [row] = await this.write<{ id: string | null; pin_ok: boolean; room_ok: boolean; evicted: number }>(
+      plan.scope,
+      sql.INSERT,
+      [
+        plan.scope.region,
+        plan.scope.userId,
+        plan.kind,
+        plan.id,
+        plan.content,
+        plan.fingerprint,
+        toVectorLiteral(plan.embedding),
+        plan.pinned,
+        now,
+        plan.source.origin,
+        plan.source.agent,
+        plan.source.client,
+        sourceJson(plan.source),
+        plan.sourcesKept,
+        plan.ceiling,
+        plan.pinLimit,
+        plan.conflictsWith ?? null,
+        toTsvectorLiteral(plan.terms),
+      ],
+    );
     if (!row?.pin_ok) return { status: 'pin_limit' };
     if (!row.room_ok) return { status: 'kind_full' };
     if (row.id === null) throw new Error('insert wrote no row');
@@ -136,7 +155,7 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async merge(plan: MergePlan, now: Date): Promise<MergeResult> {
-    const [row] = await this.run<{ found: number; pin_ok: boolean | null; updated: number }>(sql.MERGE, [
+    const [row] = await this.write<{ found: number; pin_ok: boolean | null; updated: number }>(plan.scope, sql.MERGE, [
       plan.scope.region,
       plan.scope.userId,
       plan.targetId,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { StoreBusyError } from '../../memory/errors.js';
 import type { SqlClient, SqlEngine } from './sql-client.js';
 
 export interface PgClientOptions {
@@ -70,6 +71,25 @@ export async function probeEngine(url: string, connectionTimeoutMillis = 5_000):
   }
 }
 
+/** The session runs at a weaker isolation than the ceilings need; refusing beats breaking them. */
+export class IsolationError extends Error {
+  override name = 'IsolationError';
+}
+
+/**
+ * Start-up check: ceilings and the pin limit are counted and written in one statement, which is
+ * exact only under SERIALIZABLE (decision 0046). The URL's own `options` come after ours and may
+ * lower it; this refuses such a URL instead of letting concurrent writers overfill a kind.
+ */
+export async function requireSerializable(db: SqlClient): Promise<void> {
+  const [row] = await db.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level");
+  const level = (row?.level ?? 'unknown').toLowerCase();
+  if (level === 'serializable') return;
+  throw new IsolationError(
+    `the database session runs at ${level.toUpperCase()} isolation, but naaba's ceilings and pin limit hold only under SERIALIZABLE: remove default_transaction_isolation from the URL's options (naaba sets serializable itself), or set it to serializable`,
+  );
+}
+
 /** Anything but an error the server reported (socket, TLS, timeout): the connection cannot be trusted again. */
 const isConnectionError = (error: unknown) => !(error instanceof pg.DatabaseError);
 
@@ -108,7 +128,14 @@ export class PgSqlClient implements SqlClient {
       // A client-side backstop past the server's own statement timeout.
       query_timeout: options.statementTimeoutMs + 5_000,
     };
-    return new PgSqlClient(engine, config, idleTimeoutMs);
+    const client = new PgSqlClient(engine, config, idleTimeoutMs);
+    try {
+      await requireSerializable(client);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
   }
 
   /**
@@ -147,6 +174,53 @@ export class PgSqlClient implements SqlClient {
 
   query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
     return this.run(text, params) as Promise<R[]>;
+  }
+
+  /**
+   * PostgreSQL: a session advisory lock on a 64-bit hash of `key`, taken in its own statement so
+   * that the statements of `work` take their snapshots after the previous holder committed, and
+   * released before the connection goes back to the pool. A connection whose release failed is
+   * dropped: the server frees a session's locks when it ends, so no lock outlives its holder.
+   * A wait longer than the statement timeout is the busy error (nothing was changed). CockroachDB
+   * has no advisory locks; there `work` runs as is, and CockroachDB retries contended
+   * single-statement transactions itself (decision 0046).
+   */
+  async exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
+    if (this.engine !== 'postgres') return work(this);
+    const client = await this.checkout();
+    const session: SqlClient = {
+      engine: this.engine,
+      query: async <R>(text: string, params?: readonly unknown[]) =>
+        (await client.query(text, params ? [...params] : undefined)).rows as R[],
+      exec: async (script) => {
+        await client.query(script);
+      },
+      close: async () => undefined,
+    };
+    let broken: Error | undefined;
+    try {
+      try {
+        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      } catch (error) {
+        if ((error as { code?: unknown }).code === '57014') throw new StoreBusyError(1, { cause: error });
+        throw error;
+      }
+      try {
+        return await work(session);
+      } finally {
+        try {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+        } catch (error) {
+          broken = error as Error;
+        }
+      }
+    } catch (error) {
+      if (isConnectionError(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+      this.lastUsed = Date.now();
+    }
   }
 
   async exec(script: string): Promise<void> {

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
+import { exclusively, type SqlClient, type SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+import { Container } from '../../lambda/composition.js';
+import { loadConfig } from '../../lambda/config/env.js';
+import { StoreBusyError } from '../../lambda/memory/errors.js';
+import type { ClientInfo, Principal } from '../../lambda/memory/model.js';
+import type { MemoryService } from '../../lambda/memory/service.js';
+
+/**
+ * Contention rounds against a real multi-connection server, through the memory service (embed,
+ * duplicate check, insert or merge) exactly as the MCP tools call it. Each round is a burst of
+ * concurrent remembers; what must hold is checked on the rows afterwards.
+ */
+
+/** The ceiling of the contended kind: far below the burst, so most inserts evict. */
+export const NOTE_CEILING = 10;
+
+export type Scenario = 'one-partition' | 'many-users' | 'restatements';
+
+export interface RoundFigures {
+  readonly scenario: Scenario;
+  readonly calls: number;
+  readonly succeeded: number;
+  /** Calls that failed with the retryable busy error (nothing changed). */
+  readonly busy: number;
+  /** Calls that failed any other way: always a defect. */
+  readonly failed: number;
+  /** Serialization failures and deadlocks the server reported, each retried. */
+  readonly retries: number;
+  /** Guarantees broken in this round, in words; empty when all held. */
+  readonly violations: readonly string[];
+}
+
+/** Counts the serialization failures (40001) and deadlocks (40P01) the server reports. */
+class RetryCountingClient implements SqlClient {
+  readonly engine: SqlEngine;
+
+  constructor(
+    readonly inner: SqlClient,
+    readonly tally: { retries: number } = { retries: 0 },
+  ) {
+    this.engine = inner.engine;
+  }
+
+  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    try {
+      return await this.inner.query<R>(text, params);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === '40001' || code === '40P01') this.tally.retries += 1;
+      throw error;
+    }
+  }
+
+  exec(script: string): Promise<void> {
+    return this.inner.exec(script);
+  }
+
+  exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
+    return exclusively(this.inner, key, (session) => work(new RetryCountingClient(session, this.tally)));
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+export interface ContentionBench {
+  round(scenario: Scenario, writers: number): Promise<RoundFigures>;
+  close(): Promise<void>;
+}
+
+const CLIENT: ClientInfo = { name: 'contention', version: '1' };
+
+const principal = (userId: string): Principal => ({ userId, region: 'eu-central-1', agent: 'contender', keyId: randomUUID() });
+
+/**
+ * Opens the service over `connections` pooled connections to `url`, already migrated; or over
+ * `unchecked`, a client to the same database that skipped the store's start-up checks (to show
+ * what the rounds notice when a guarantee is broken).
+ */
+export async function openContentionBench(url: string, connections = 10, unchecked?: SqlClient): Promise<ContentionBench> {
+  const raw = unchecked ?? (await PgSqlClient.connect({ url, maxConnections: connections, statementTimeoutMs: 30_000 }));
+  const sql = new RetryCountingClient(raw);
+  const config = loadConfig({
+    NAABA_LOG_LEVEL: 'SILENT',
+    NAABA_DATABASE_URL: url,
+    NAABA_CURATION: JSON.stringify({ kinds: { note: { ceiling: NOTE_CEILING }, fact: { ceiling: 1000 } } }),
+  });
+  const container = new Container(config, { sql });
+  const memory: MemoryService = await container.memory();
+
+  const count = async (text: string, params: readonly unknown[]) => (await raw.query<{ n: number }>(text, params))[0]?.n ?? -1;
+
+  async function burst(calls: readonly (() => Promise<{ evicted: number; outcome: string }>)[]) {
+    const settled = await Promise.allSettled(calls.map((c) => c()));
+    const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    const busy = errors.filter((e) => e instanceof StoreBusyError).length;
+    return { ok, busy, failed: errors.length - busy, firstFailure: errors.find((e) => !(e instanceof StoreBusyError)) };
+  }
+
+  async function round(scenario: Scenario, writers: number): Promise<RoundFigures> {
+    const before = sql.tally.retries;
+    const violations: string[] = [];
+    const users = Array.from({ length: scenario === 'many-users' ? writers : 1 }, () => randomUUID());
+    const [first = ''] = users;
+    const tag = randomUUID().slice(0, 8);
+    const calls = Array.from({ length: writers }, (_, i) => {
+      const user = scenario === 'many-users' ? (users[i] ?? first) : first;
+      const content =
+        scenario === 'restatements'
+          ? `The release train ${tag} leaves on Thursdays.`
+          : `Concurrent note number ${i} about topic ${i * 7} in round ${tag}`;
+      const kind = scenario === 'restatements' ? 'fact' : 'note';
+      return () => memory.remember(principal(user), CLIENT, { content, kind });
+    });
+    const { ok, busy, failed, firstFailure } = await burst(calls);
+    if (firstFailure) violations.push(`a call failed with something other than the busy error: ${String(firstFailure)}`);
+
+    if (scenario === 'many-users') {
+      const kept = await count('SELECT count(*)::int4 AS n FROM memories WHERE user_id = ANY($1::uuid[])', [users]);
+      if (kept !== ok.length) violations.push(`${ok.length} users stored one memory each, but ${kept} are kept`);
+    } else {
+      const kept = await count('SELECT count(*)::int4 AS n FROM memories WHERE user_id = $1::uuid', [first]);
+      const lines = await count('SELECT count(*)::int4 AS n FROM journal WHERE user_id = $1::uuid', [first]);
+      if (scenario === 'restatements') {
+        const restatements = await count(
+          'SELECT coalesce(max(restatements), 0)::int4 AS n FROM memories WHERE user_id = $1::uuid',
+          [first],
+        );
+        const merged = ok.filter((r) => r.outcome === 'merged').length;
+        if (ok.length > 0 && kept !== 1) violations.push(`${ok.length} restatements left ${kept} memories, not one`);
+        if (restatements !== merged + 1)
+          violations.push(`one memory and ${merged} merges counted as ${restatements} restatements`);
+        if (lines !== merged) violations.push(`${merged} merges left ${lines} journal lines`);
+      } else {
+        const expected = Math.min(NOTE_CEILING, ok.length);
+        if (kept > NOTE_CEILING) violations.push(`${kept} memories kept for a ceiling of ${NOTE_CEILING}`);
+        else if (kept !== expected) violations.push(`${ok.length} stored but ${kept} kept (expected ${expected})`);
+        const evicted = ok.reduce((n, r) => n + r.evicted, 0);
+        if (lines !== evicted) violations.push(`${evicted} evictions left ${lines} journal lines`);
+      }
+    }
+    return { scenario, calls: writers, succeeded: ok.length, busy, failed, retries: sql.tally.retries - before, violations };
+  }
+
+  return {
+    round,
+    close: async () => {
+      await container.close();
+      await raw.close();
+    },
+  };
+}
+
+/** One line per scenario: rounds, calls, successes, busy, retries, violations. */
+export function summarise(figures: readonly RoundFigures[]): string[] {
+  const scenarios = [...new Set(figures.map((f) => f.scenario))];
+  return scenarios.map((scenario) => {
+    const rounds = figures.filter((f) => f.scenario === scenario);
+    const sum = (pick: (f: RoundFigures) => number) => rounds.reduce((n, f) => n + pick(f), 0);
+    const calls = sum((f) => f.calls);
+    const succeeded = sum((f) => f.succeeded);
+    const rate = calls === 0 ? 0 : (100 * succeeded) / calls;
+    return `${scenario}: ${rounds.length} rounds × ${rounds[0]?.calls ?? 0} writers · ${succeeded}/${calls} succeeded (${rate.toFixed(1)} %) · busy ${sum((f) => f.busy)} · other failures ${sum((f) => f.failed)} · serialization retries ${sum((f) => f.retries)} · violations ${sum((f) => f.violations.length)}`;
+  });
+}

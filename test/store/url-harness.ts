@@ -1,0 +1,63 @@
+import { type DatabaseRegions, migrate } from '../../lambda/adapters/pg/migrate.js';
+import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
+import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
+import { environment } from '../../lambda/config/env.js';
+import { DIMENSIONS } from '../support/vectors.js';
+import type { StoreHarness } from './suite.js';
+
+/**
+ * Opens the store conformance suite's harness on any PostgreSQL-wire URL: migrated with the
+ * engine's DDL first (on CockroachDB with the suite's regions); each test empties the tables.
+ */
+const env = environment();
+
+/** The regions the suite writes rows for: on CockroachDB both must be regions of the database. */
+const SUITE_REGIONS: DatabaseRegions = { primary: 'eu-central-1', others: ['us-east-1'] };
+
+function regionsFromEnv(): DatabaseRegions {
+  const names = (env.NAABA_DB_REGIONS ?? '').split(',').filter((r) => r.trim() !== '');
+  const [primary, ...others] = names.map((r) => r.trim());
+  return primary ? { primary, others } : SUITE_REGIONS;
+}
+
+/** The URL without its password, for test names and messages. */
+export function redact(raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.password) parsed.password = '****';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+async function requireSuiteRegions(sql: PgSqlClient): Promise<void> {
+  const rows = await sql.query<{ region: string }>('SELECT region FROM [SHOW REGIONS FROM DATABASE]');
+  const present = new Set(rows.map((r) => r.region));
+  const missing = [SUITE_REGIONS.primary, ...SUITE_REGIONS.others].filter((r) => !present.has(r));
+  if (missing.length > 0) {
+    throw new Error(
+      `the conformance suite writes rows homed in ${SUITE_REGIONS.primary} and ${SUITE_REGIONS.others.join(', ')}, but the database lacks ${missing.join(', ')}: use a cluster with those localities (docs/index-compatibility.md, "Checking on a cluster")`,
+    );
+  }
+}
+
+export async function openUrl(target: string): Promise<StoreHarness> {
+  const sql = await PgSqlClient.connect({ url: target, maxConnections: 4, statementTimeoutMs: 60_000 });
+  await migrate(sql, { embeddingDimensions: DIMENSIONS, regions: sql.engine === 'cockroach' ? regionsFromEnv() : undefined });
+  const dimensions = await schemaDimensions(sql);
+  if (dimensions !== DIMENSIONS) {
+    throw new Error(
+      `the database was migrated for ${dimensions}-dimensional embeddings; the suite needs ${DIMENSIONS}: use a scratch database`,
+    );
+  }
+  if (sql.engine === 'cockroach') await requireSuiteRegions(sql);
+  return {
+    sql,
+    // DELETE, not TRUNCATE: on CockroachDB a TRUNCATE is a schema change per table.
+    reset: async () => {
+      for (const table of ['memory_links', 'journal', 'memories', 'api_keys']) await sql.exec(`DELETE FROM ${table}`);
+    },
+    close: () => sql.close(),
+  };
+}

@@ -1,0 +1,153 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { environment } from '../../lambda/config/env.js';
+
+/**
+ * A throwaway PostgreSQL cluster on loopback, for tests that need a real multi-connection server:
+ * `initdb` in a temporary folder, `pg_ctl start` on a free port, one database with pgvector,
+ * removed again by `stop()`. Needs Debian's `postgresql` and a pgvector build installed into it
+ * (`../shared/vendor/README.md`, `.ci/run`).
+ */
+export interface PostgresServer {
+  /** `postgresql://postgres@127.0.0.1:PORT/naaba`, trust authentication, loopback only. */
+  readonly url: string;
+  /** What the server says it is (`PostgreSQL 15.x …`). */
+  readonly version: string;
+  stop(): Promise<void>;
+}
+
+/** Why no server could be started, in words a person can act on. */
+export class NoPostgresServer extends Error {
+  override readonly name = 'NoPostgresServer';
+}
+
+/** The folder of `initdb`/`pg_ctl`: NAABA_PG_BINDIR, else `pg_config --bindir`, else the newest Debian one. */
+function binDir(): string {
+  const given = environment().NAABA_PG_BINDIR;
+  if (given) return given;
+  try {
+    const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+    if (existsSync(join(dir, 'initdb'))) return dir;
+  } catch {
+    // Debian's pg_config (without postgresql-server-dev) may be absent; fall through.
+  }
+  const debian = '/usr/lib/postgresql';
+  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb'))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (!newest) {
+    throw new NoPostgresServer(
+      'no PostgreSQL server binaries (initdb) found: apt-get install postgresql, or set NAABA_PG_BINDIR',
+    );
+  }
+  return join(debian, newest, 'bin');
+}
+
+/** pgvector must be installed into the same server: its control file sits in the share folder. */
+function requirePgvector(bin: string): void {
+  let share: string | undefined;
+  try {
+    share = execFileSync(join(bin, 'pg_config'), ['--sharedir'], { encoding: 'utf8' }).trim();
+  } catch {
+    const version = bin.match(/postgresql\/(\d+)\//)?.[1];
+    if (version) share = `/usr/share/postgresql/${version}`;
+  }
+  if (!share || !existsSync(join(share, 'extension', 'vector.control'))) {
+    throw new NoPostgresServer(
+      `pgvector is not installed into the PostgreSQL at ${bin}: build it from ../shared/vendor/pgvector-*.tar.gz (see its README)`,
+    );
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` system user. */
+function runner(folder: string): (command: string, args: readonly string[]) => void {
+  const asRoot = process.getuid?.() === 0;
+  let prefix: string[] = [];
+  if (asRoot) {
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    if (!Number.isInteger(uid) || uid <= 0) {
+      throw new NoPostgresServer('running as root and there is no postgres system user to own the cluster');
+    }
+    chownSync(folder, uid, gid);
+    prefix = ['runuser', '-u', 'postgres', '--'];
+  }
+  return (command, args) => {
+    const [program = command, ...rest] = [...prefix, command, ...args];
+    const result = spawnSync(program, rest, { encoding: 'utf8', cwd: folder });
+    if (result.status !== 0) {
+      const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.trim().split('\n').slice(-5).join('\n');
+      throw new NoPostgresServer(
+        `${command.split('/').pop()} failed (${result.error?.message ?? `exit ${result.status}`}): ${said}`,
+      );
+    }
+  };
+}
+
+/**
+ * Starts a throwaway cluster; throws NoPostgresServer saying why when it cannot. Durability is
+ * off (`fsync=off`): the folder is deleted afterwards, and the tests measure contention, not disks.
+ */
+export async function startPostgres(options: { maxConnections?: number } = {}): Promise<PostgresServer> {
+  const bin = binDir();
+  requirePgvector(bin);
+  const folder = mkdtempSync(join(tmpdir(), 'naaba-pg-'));
+  const data = join(folder, 'data');
+  const run = runner(folder);
+  const port = await freePort();
+  const settings = [
+    `-p ${port}`,
+    `-k ${folder}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c max_connections=${options.maxConnections ?? 100}`,
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+  ].join(' ');
+  let started = false;
+  const stop = async () => {
+    if (started) {
+      try {
+        run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // Already gone: nothing to stop.
+      }
+      started = false;
+    }
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(folder, 'server.log'), '-w', '-t', '60', '-o', settings, 'start']);
+    started = true;
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres` });
+    await admin.connect();
+    let version: string;
+    try {
+      await admin.query('CREATE DATABASE naaba');
+      version = (await admin.query<{ v: string }>('SELECT version() AS v')).rows[0]?.v ?? 'PostgreSQL';
+    } finally {
+      await admin.end();
+    }
+    return { url: `postgresql://postgres@127.0.0.1:${port}/naaba`, version: version.split(' on ')[0] ?? version, stop };
+  } catch (error) {
+    await stop();
+    throw error instanceof NoPostgresServer
+      ? error
+      : new NoPostgresServer(`the server did not start: ${(error as Error).message}`);
+  }
+}
