@@ -75,10 +75,11 @@ if (url) {
     test('exclusive: a second holder of the same key waits for the first; another key does not', async () => {
       const sql = await PgSqlClient.connect({ url, maxConnections: 3, statementTimeoutMs: 5_000 });
       const order: string[] = [];
-      let release = () => undefined as void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const opened: (() => void)[] = [];
+      const gate = new Promise<void>((resolve) => opened.push(resolve));
+      const release = () => {
+        for (const open of opened) open();
+      };
       const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
       const first = sql.exclusive('naaba:test:one', async () => {
         order.push('first holds');
