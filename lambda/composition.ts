@@ -6,8 +6,8 @@ import { PgSqlClient } from './adapters/pg/pg-client.js';
 import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
 import { type RuntimeConfig, loadConfig } from './config/env.js';
-import { readDatabaseUrl } from './config/secrets.js';
-import { makeEmbedder, makeJudge } from './providers.js';
+import { readDatabaseSecret } from './config/secrets.js';
+import { makeEmbedder, makeJudge, secretsManagerClient } from './providers.js';
 import { EmbeddingDimensionError } from './memory/errors.js';
 import { LexicalAnalyzer } from './memory/lexical.js';
 import { MemoryService } from './memory/service.js';
@@ -48,8 +48,8 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
     await client.keepStatisticsCurrent(STATISTICS_EVERY_MS);
     return client;
   }
-  const url = db.kind === 'url' ? db.url : await readDatabaseUrl(db.secretId);
-  return PgSqlClient.connect({ url, ...db.pool });
+  const { url, ca } = db.kind === 'url' ? db : await readDatabaseSecret(db.secretId, await secretsManagerClient());
+  return PgSqlClient.connect({ url, ca, ...db.pool });
 }
 
 /**
@@ -80,7 +80,15 @@ export class Container {
   }
 
   sql(): Promise<SqlClient> {
-    return this.once('sql', async () => this.supplied.sql ?? openSql(this.config));
+    return this.once('sql', async () => {
+      const client = this.supplied.sql ?? (await openSql(this.config));
+      // A subsegment per statement where the handler traces (the MCP function in Lambda); as is elsewhere.
+      const [{ tracing }, { traceSql }] = await Promise.all([
+        import('./observability.js'),
+        import('./adapters/pg/traced-client.js'),
+      ]);
+      return traceSql(client, await tracing());
+    });
   }
 
   keyStore(): Promise<KeyStore> {

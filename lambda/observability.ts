@@ -2,6 +2,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import type { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { MiddlewareObj, Request } from '@middy/core';
 import { environment } from './config/env.js';
 
 type LogLevel = NonNullable<ConstructorParameters<typeof Logger>[0]>['logLevel'];
@@ -31,7 +34,7 @@ export const logger = new Logger({
  */
 export const metrics = new Metrics({ namespace: 'naaba', serviceName: 'naaba', logger });
 
-/** Adds to a count metric of this invocation; a no-op outside Lambda. */
+/** Adds to a count metric of this invocation; a no-op outside Lambda. Names: decision 0051. */
 export function count(name: string, value = 1): void {
   if (inLambda) metrics.addMetric(name, MetricUnit.Count, value);
 }
@@ -43,4 +46,93 @@ export function count(name: string, value = 1): void {
 export function observed(): Middleware[] {
   const context = injectLambdaContext(logger, { resetKeys: true });
   return inLambda ? [context, logMetrics(metrics, { captureColdStartMetric: true })] : [context];
+}
+
+/** Annotations a subsegment may carry: labels and codes chosen by the code, never input or content. */
+export type SpanAnnotations = Readonly<Record<string, string | number | boolean>>;
+
+/** What the adapters trace through. Built only where a handler asked for tracing; see {@link tracing}. */
+export interface Tracing {
+  /** The SDK client, with one subsegment per call (service, operation, region, request id; no parameters). */
+  captureClient<T>(client: T): T;
+  /** Runs `work` in a subsegment of the current segment called `name`, carrying only `annotations`. */
+  span<T>(name: string, annotations: SpanAnnotations, work: () => Promise<T>): Promise<T>;
+}
+
+/** The error fields a subsegment may keep: a thrown error's name and driver code, never its message. */
+function errorAnnotations(error: unknown): SpanAnnotations {
+  if (!(error instanceof Error)) return { error: typeof error };
+  const code = (error as { code?: unknown }).code;
+  return { error: error.name, ...(typeof code === 'string' ? { error_code: code } : {}) };
+}
+
+/** {@link Tracing} over a Powertools tracer. Subsegments are never made current, so concurrent spans cannot nest by mistake. */
+export function tracingWith(tracer: Pick<Tracer, 'getSegment' | 'captureAWSv3Client'>): Tracing {
+  return {
+    captureClient: (client) => tracer.captureAWSv3Client(client),
+    async span(name, annotations, work) {
+      const parent = tracer.getSegment();
+      if (!parent) return work();
+      const subsegment = parent.addNewSubsegment(name);
+      subsegment.addAttribute('namespace', 'remote');
+      for (const [key, value] of Object.entries(annotations)) subsegment.addAnnotation(key, value);
+      try {
+        return await work();
+      } catch (error) {
+        // Not addError(error): a database error's message quotes what was sent.
+        for (const [key, value] of Object.entries(errorAnnotations(error))) subsegment.addAnnotation(key, value);
+        subsegment.addErrorFlag();
+        throw error;
+      } finally {
+        subsegment.close();
+      }
+    },
+  };
+}
+
+interface LoadedTracing {
+  readonly tracing: Tracing;
+  readonly middleware: MiddlewareObj;
+}
+
+/** Set by {@link traced}: only a function whose handler traces loads the X-Ray SDK at all. */
+let loading: Promise<LoadedTracing | undefined> | undefined;
+
+/**
+ * The Powertools tracer and its middleware, as the tracing handler imports them: the import sits
+ * in that handler, so the other functions' bundles do not even carry the X-Ray SDK.
+ */
+export type TracerModules = () => Promise<{ Tracer: typeof Tracer; captureLambdaHandler: typeof captureLambdaHandler }>;
+
+async function loadTracing(modules: TracerModules): Promise<LoadedTracing | undefined> {
+  const { Tracer, captureLambdaHandler } = await modules();
+  const tracer = new Tracer({ serviceName: 'naaba' });
+  if (!tracer.isTracingEnabled()) return undefined;
+  // captureResponse off: a response carries memory content, which never goes to a trace.
+  return { tracing: tracingWith(tracer), middleware: captureLambdaHandler(tracer, { captureResponse: false }) };
+}
+
+/**
+ * The X-Ray middleware of a handler that traces (the MCP function, which has active tracing).
+ * Inside Lambda, unless POWERTOOLS_TRACE_ENABLED=false, the tracer is loaded on the first
+ * invocation (the X-Ray SDK is a large import); elsewhere nothing is loaded and nothing changes.
+ */
+export function traced(modules: TracerModules): MiddlewareObj {
+  if (inLambda && env.POWERTOOLS_TRACE_ENABLED !== 'false') {
+    loading ??= loadTracing(modules).catch((error: unknown) => {
+      // Untraced beats unavailable: the function answers without X-Ray.
+      logger.error('tracing could not start', { error: errorAnnotations(error) });
+      return undefined;
+    });
+  }
+  const step = (hook: 'before' | 'after' | 'onError') => async (request: Request) => {
+    const middleware = (await loading)?.middleware[hook];
+    if (middleware) await middleware(request);
+  };
+  return { before: step('before'), after: step('after'), onError: step('onError') };
+}
+
+/** The tracing of this function, or undefined where its handler does not trace (or outside Lambda). */
+export async function tracing(): Promise<Tracing | undefined> {
+  return (await loading)?.tracing;
 }

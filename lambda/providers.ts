@@ -1,4 +1,5 @@
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { LocalEmbedder } from './adapters/local/embedder.js';
 import { ExactOnlyJudge } from './adapters/local/judge.js';
 import type { OpenAiEndpoint } from './adapters/openai/http.js';
@@ -6,6 +7,12 @@ import type { CallPolicy } from './adapters/provider-call.js';
 import type { BedrockConfig, OpenAiConfig, RetryConfig, RuntimeConfig } from './config/env.js';
 import type { Embedder } from './ports/embedder.js';
 import type { Judge } from './ports/judge.js';
+import { tracing } from './observability.js';
+
+/** An AWS SDK client with an X-Ray subsegment per call where the handler traces; as it is elsewhere. */
+async function traced<T>(client: T): Promise<T> {
+  return (await tracing())?.captureClient(client) ?? client;
+}
 
 /** What a test or an evaluation may supply instead of the environment's: static credentials, another fetch. */
 export interface ProviderOverrides {
@@ -21,12 +28,24 @@ export interface ProviderOverrides {
 async function bedrockClient(bedrock: BedrockConfig, overrides: ProviderOverrides): Promise<BedrockRuntimeClient> {
   // Loaded on first use: the authorizer and the sweeper never pay for the Bedrock SDK.
   const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
-  return new BedrockRuntimeClient({
-    region: bedrock.region,
-    maxAttempts: 1,
-    ...(bedrock.endpoint ? { endpoint: bedrock.endpoint } : {}),
-    ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
-  });
+  return traced(
+    new BedrockRuntimeClient({
+      region: bedrock.region,
+      maxAttempts: 1,
+      ...(bedrock.endpoint ? { endpoint: bedrock.endpoint } : {}),
+      ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
+    }),
+  );
+}
+
+/**
+ * The Secrets Manager client the database secret is read with: the SDK's defaults (region and
+ * credentials from the Lambda environment), traced where the handler traces.
+ */
+export async function secretsManagerClient(): Promise<SecretsManagerClient> {
+  // Loaded on first use, like the Bedrock client: /healthz never pays for it.
+  const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+  return traced(new SecretsManagerClient({}));
 }
 
 function openAiEndpoint(openai: OpenAiConfig, overrides: ProviderOverrides): OpenAiEndpoint {

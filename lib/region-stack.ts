@@ -6,6 +6,9 @@ import { DatabaseSecret } from './constructs/database-secret.js';
 import { McpApi } from './constructs/mcp-api.js';
 import { MemorySweeper } from './constructs/memory-sweeper.js';
 import { NaabaFunction } from './constructs/naaba-function.js';
+import { PrivateNetwork } from './constructs/private-network.js';
+import { RegionAlarms } from './constructs/region-alarms.js';
+import { RegionDashboard } from './constructs/region-dashboard.js';
 
 export interface RegionStackProps extends StackProps {
   readonly config: DeployConfig;
@@ -14,8 +17,9 @@ export interface RegionStackProps extends StackProps {
 
 /**
  * Everything naaba runs in one AWS region, against the shared multi-region CockroachDB cluster:
- * the API, the MCP function, the authorizer and the scheduled sweeper. Each function gets exactly
- * the grants composed here, each grant together with the variable that points the code at it.
+ * the API, the MCP function, the authorizer and the scheduled sweeper, optionally in a private
+ * network, with the alarms and the dashboard that watch them. Each function gets exactly the
+ * grants composed here, each grant together with the variable that points the code at it.
  */
 export class RegionStack extends Stack {
   readonly api: McpApi;
@@ -24,6 +28,10 @@ export class RegionStack extends Stack {
   readonly sweeper: MemorySweeper;
   readonly database: DatabaseSecret;
   readonly models: BedrockModels;
+  /** The private network, when `naaba:network` is in mode `vpc`. */
+  readonly network: PrivateNetwork | undefined;
+  readonly alarms: RegionAlarms;
+  readonly dashboard: RegionDashboard;
 
   constructor(scope: Construct, id: string, props: RegionStackProps) {
     const { config, region } = props;
@@ -32,7 +40,15 @@ export class RegionStack extends Stack {
       env: { account: config.account, region: region.awsRegion },
       description: `naaba MCP endpoint of region ${region.naabaRegion} (${region.awsRegion})`,
     });
-    const common = { naabaRegion: region.naabaRegion, logLevel: config.logs.level, logRetentionDays: config.logs.retentionDays };
+    this.network = region.network
+      ? new PrivateNetwork(this, 'Network', { network: region.network, logRetentionDays: config.logs.retentionDays })
+      : undefined;
+    const common = {
+      naabaRegion: region.naabaRegion,
+      logLevel: config.logs.level,
+      logRetentionDays: config.logs.retentionDays,
+      network: this.network,
+    };
     this.database = new DatabaseSecret(this, 'Database', { secret: region.secret, ...config.database });
     this.models = new BedrockModels(this, 'Models', region.models);
 
@@ -59,6 +75,10 @@ export class RegionStack extends Stack {
     this.sweeper = new MemorySweeper(this, 'Sweeper', { ...common, ...config.sweeper });
     this.database.grantRead(this.sweeper.function);
 
+    // In the private network each function may open exactly the connections its grants are for.
+    for (const fn of [this.mcp, this.authorizer, this.sweeper.function]) this.network?.connectDatabase(fn.function);
+    this.network?.connectBedrock(this.mcp.function);
+
     // The MCP function and the sweeper must apply the same curation rules.
     if (config.curation !== undefined) {
       for (const fn of [this.mcp, this.sweeper.function]) fn.addEnvironment('NAABA_CURATION', config.curation);
@@ -75,7 +95,23 @@ export class RegionStack extends Stack {
       mcpFunction: this.mcp.function,
       authorizerFunction: this.authorizer.function,
       logRetentionDays: config.logs.retentionDays,
+      accountRole: region.apiAccountRole,
     });
     new CfnOutput(this, 'McpUrl', { value: this.api.mcpUrl, description: 'Give MCP clients this URL and a key of this region' });
+    new CfnOutput(this, 'NaabaRegion', {
+      value: region.naabaRegion,
+      description: 'The region its keys are issued for (naaba issue-key --region) and its rows are homed in',
+    });
+
+    const functions = { Mcp: this.mcp, Authorizer: this.authorizer, Sweeper: this.sweeper.function };
+    const stage = this.api.api.deploymentStage;
+    this.alarms = new RegionAlarms(this, 'Alarms', { functions, stage, others: [this.sweeper.alarm], settings: config.alarms });
+    this.dashboard = new RegionDashboard(this, 'Dashboard', {
+      dashboardName: this.stackName,
+      functions,
+      stage,
+      alarms: [...this.alarms.alarms, this.sweeper.alarm],
+      judgeUnavailableRate: config.alarms.judgeUnavailableRate,
+    });
   }
 }

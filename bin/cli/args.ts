@@ -18,6 +18,7 @@ const VALUE_FLAGS: Record<string, string> = {
   region: 'NAABA_REGION',
   config: 'NAABA_CONFIG',
   url: 'NAABA_DATABASE_URL',
+  endpoint: 'NAABA_ENDPOINT_URL',
   'db-regions': 'NAABA_DB_REGIONS',
   language: 'NAABA_TEXT_LANGUAGE',
   user: 'user',

@@ -3,6 +3,7 @@ import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer, type ServerNote } from '../../lambda/dev/data-dir.js';
 import type { ApiKey } from '../../lambda/ports/key-store.js';
 import { UsageError } from './args.js';
+import { endpointLines, mcpEndpoint } from './endpoint.js';
 import { withContainer } from './open.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
@@ -21,23 +22,36 @@ function localServer(config: RuntimeConfig): ServerNote | undefined {
   return config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
 }
 
-export async function issueKey(config: RuntimeConfig, name: string, userId: string | undefined, json: boolean): Promise<void> {
+/**
+ * `naaba issue-key`: a new key, and what to give the MCP client. The URL is the region's real
+ * endpoint (NAABA_ENDPOINT_URL, or the local server's); against a cluster without that setting it
+ * says where to read it, never a local address.
+ */
+export async function issueKey(
+  config: RuntimeConfig,
+  flags: Record<string, string>,
+  name: string,
+  userId: string | undefined,
+  json: boolean,
+): Promise<void> {
   const note = localServer(config);
+  const endpoint = mcpEndpoint(config, flags, note ? `${note.url}/mcp` : undefined);
   const key = note
     ? await viaServer<IssuedKey>(note, 'POST', '/admin/keys', { name, region: config.region, userId })
     : await withContainer(config, async (c) => (await c.keys()).issue(name, config.region, userId));
   if (json) {
-    console.log(JSON.stringify({ token: key.token, key_id: key.keyId, user_id: key.userId, region: key.region, name: key.name }));
+    const url = endpoint.kind === 'known' ? endpoint.url : null;
+    const row = { token: key.token, key_id: key.keyId, user_id: key.userId, region: key.region, name: key.name, url };
+    console.log(JSON.stringify(row));
     return;
   }
-  const url = note ? `${note.url}/mcp` : `http://${config.listen.host}:${config.listen.port}/mcp`;
   console.log(`Key "${key.name}" issued in region ${key.region}.
   key id:  ${key.keyId}
   user id: ${key.userId}
   token:   ${key.token}
 
 The token is shown once; only its SHA-256 is stored. Give your MCP client:
-  URL:     ${url}
+${endpointLines(endpoint).join('\n')}
   header:  Authorization: Bearer ${key.token}`);
 }
 

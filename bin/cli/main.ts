@@ -2,7 +2,9 @@ import { environment, loadConfig } from '../../lambda/config/env.js';
 import { ConfigError } from '../../lambda/config/errors.js';
 import { KeyError } from '../../lambda/auth/keys.js';
 import { DataDirBusyError } from '../../lambda/dev/data-dir.js';
+import { IsolationError } from '../../lambda/adapters/pg/pg-client.js';
 import { SchemaError } from '../../lambda/adapters/pg/schema.js';
+import { DatabaseTlsError } from '../../lambda/adapters/pg/tls.js';
 import { MemoryError } from '../../lambda/memory/errors.js';
 import { parseArgs, UsageError } from './args.js';
 import { check, embed } from './check.js';
@@ -14,7 +16,7 @@ const USAGE = `naaba: agent memory that forgets on purpose
 
 usage:
   naaba serve [--port 8000] [--host 127.0.0.1] [--data DIR] [--region R] [--config FILE]
-  naaba issue-key NAME [--region R] [--data DIR] [--user USER_ID] [--json]
+  naaba issue-key NAME [--region R] [--data DIR | --url URL] [--user USER_ID] [--endpoint URL] [--json]
   naaba revoke-key KEY_ID [--data DIR]
   naaba list-keys [--json] [--data DIR]
   naaba check [--probe]
@@ -24,7 +26,7 @@ usage:
   naaba reembed [--data DIR | --url URL] [--language neutral|english] [--batch 100]
 
 Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,
-NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_TEXT_LANGUAGE); see docs/configuration.md.`;
+NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE); see docs/configuration.md.`;
 
 function one(positionals: string[], what: string): string {
   if (positionals.length !== 1 || !positionals[0]) throw new UsageError(`expected exactly one ${what}`);
@@ -41,7 +43,7 @@ async function run(argv: readonly string[]): Promise<number> {
       await serve(config());
       return 0;
     case 'issue-key':
-      await issueKey(config(), one(args.positionals, 'key NAME'), user, args.switches.has('json'));
+      await issueKey(config(), settings, one(args.positionals, 'key NAME'), user, args.switches.has('json'));
       return 0;
     case 'revoke-key':
       await revokeKey(config(), one(args.positionals, 'KEY_ID'));
@@ -82,7 +84,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.error(`naaba: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    const known = [ConfigError, KeyError, DataDirBusyError, SchemaError, MemoryError].some((E) => error instanceof E);
+    const known = [ConfigError, KeyError, DataDirBusyError, SchemaError, MemoryError, DatabaseTlsError, IsolationError].some(
+      (E) => error instanceof E,
+    );
     console.error(`naaba: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}`);
     return 1;
   }

@@ -1,6 +1,7 @@
 import type { Principal } from '../memory/model.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { bearerToken, hashToken } from './token.js';
+import type { UnknownTokenCache } from './unknown-tokens.js';
 
 /** What the authorizer decides: a principal, a 403 for a key of another region, or a 401. */
 export type AuthorizationDecision =
@@ -10,17 +11,24 @@ export type AuthorizationDecision =
 
 /**
  * Resolves a bearer token to a principal. The token is hashed and looked up; nothing here
- * logs or returns the token or its hash.
+ * logs or returns the token or its hash. With `unknown`, a hash refused in the last few seconds
+ * is refused again without a read; a failed read is never taken for a refusal.
  */
 export async function authorize(
   authorization: string | undefined,
   endpointRegion: string,
   keys: KeyStore,
+  unknown?: UnknownTokenCache,
 ): Promise<AuthorizationDecision> {
   const token = bearerToken(authorization);
   if (!token) return { effect: 'unauthorized' };
-  const key = await keys.findByHash(hashToken(token));
-  if (!key || key.revokedAt !== null) return { effect: 'unauthorized' };
+  const hash = hashToken(token);
+  if (unknown?.has(hash)) return { effect: 'unauthorized' };
+  const key = await keys.findByHash(hash);
+  if (!key || key.revokedAt !== null) {
+    unknown?.add(hash);
+    return { effect: 'unauthorized' };
+  }
   if (key.region !== endpointRegion) return { effect: 'wrong_region', keyRegion: key.region };
   return { effect: 'allow', principal: { userId: key.userId, region: key.region, agent: key.name, keyId: key.keyId } };
 }

@@ -1,5 +1,6 @@
 import type { DatabaseRegions } from '../adapters/pg/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
+import { certificateFile, tlsConnection } from '../adapters/pg/tls.js';
 import type { CurationRules } from '../memory/model.js';
 import { TEXT_LANGUAGES, type TextLanguage } from '../memory/lexical.js';
 import { RECALL_RANKINGS, type RecallRanking } from '../memory/ranking.js';
@@ -15,7 +16,14 @@ export { novaMicroProfile } from './providers.js';
 
 export type DatabaseConfig =
   | { readonly kind: 'pglite'; readonly dataDir: string }
-  | { readonly kind: 'url'; readonly url: string; readonly pool: PoolConfig; readonly regions: DatabaseRegions | undefined }
+  | {
+      readonly kind: 'url';
+      readonly url: string;
+      /** The CA bundle from NAABA_DATABASE_CA_FILE; with a secret the CA travels in the secret. */
+      readonly ca?: string | undefined;
+      readonly pool: PoolConfig;
+      readonly regions: DatabaseRegions | undefined;
+    }
   | {
       readonly kind: 'secret';
       readonly secretId: string;
@@ -58,6 +66,7 @@ export function environment(): Source {
 function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
   const url = s.string('NAABA_DATABASE_URL', undefined, { secret: true });
   const secretId = s.string('NAABA_DATABASE_SECRET_ID');
+  const ca = readDatabaseCa(s, url, secretId);
   if (!url && !secretId) return { kind: 'pglite', dataDir };
   const engine = s.string('NAABA_DB_ENGINE');
   if (engine !== undefined && engine !== 'postgres' && engine !== 'cockroach') {
@@ -69,7 +78,32 @@ function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
     statementTimeoutMs: s.integer('NAABA_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
   };
   const regions = readRegions(s);
-  return url ? { kind: 'url', url, pool, regions } : { kind: 'secret', secretId: secretId ?? '', pool, regions };
+  return url ? { kind: 'url', url, ca, pool, regions } : { kind: 'secret', secretId: secretId ?? '', pool, regions };
+}
+
+/**
+ * NAABA_DATABASE_CA_FILE: PEM certificates of the authority that signed the database's
+ * certificate, for NAABA_DATABASE_URL (a secret carries its own in its "ca" field). The URL's TLS
+ * is checked here too, so `naaba check` names a URL that start-up would refuse.
+ */
+function readDatabaseCa(s: Settings, url: string | undefined, secretId: string | undefined): string | undefined {
+  const file = s.string('NAABA_DATABASE_CA_FILE');
+  if (file !== undefined && !url) {
+    s.problems.push(
+      secretId
+        ? `NAABA_DATABASE_CA_FILE is for NAABA_DATABASE_URL: with a secret, put the CA in the secret's "ca" field`
+        : 'NAABA_DATABASE_CA_FILE is set, but no NAABA_DATABASE_URL',
+    );
+    return undefined;
+  }
+  try {
+    const ca = file === undefined ? undefined : certificateFile(file, 'NAABA_DATABASE_CA_FILE');
+    if (url) tlsConnection(url, ca);
+    return ca;
+  } catch (error) {
+    s.problems.push((error as Error).message);
+    return undefined;
+  }
 }
 
 /**

@@ -58,16 +58,18 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-/** What API Gateway does in front of POST /mcp: no header is a 401 without calling the authorizer. */
-async function authorizeLocally(request: LocalRequest): Promise<AuthorizerResult | 'unauthorized'> {
+/**
+ * What API Gateway does in front of POST /mcp: no header is a 401 without calling the authorizer;
+ * a thrown `Unauthorized` is a 401, any other failure of the authorizer its failure response.
+ */
+async function authorizeLocally(request: LocalRequest): Promise<AuthorizerResult | 'unauthorized' | 'failed'> {
   const authorization = request.headers.authorization;
   if (!authorization) return 'unauthorized';
   try {
     const event = tokenAuthorizerEvent(authorization, request);
     return await authorizerHandler(event, localContext('naaba-authorizer', request.requestId));
   } catch (error) {
-    if ((error as Error).message === UNAUTHORIZED) return 'unauthorized';
-    throw error;
+    return error instanceof Error && error.message === UNAUTHORIZED ? 'unauthorized' : 'failed';
   }
 }
 
@@ -85,7 +87,7 @@ async function route(request: LocalRequest): Promise<ProxyResult> {
   let authorizer: AuthorizerResult | undefined;
   if (request.path === '/mcp' && request.method === 'POST') {
     const result = await authorizeLocally(request);
-    if (result === 'unauthorized' || !isAllowed(result)) return refusal(result);
+    if (result === 'unauthorized' || result === 'failed' || !isAllowed(result)) return refusal(result);
     authorizer = result;
   }
   return mcpHandler(proxyEvent(request, authorizer), localContext('naaba-mcp', request.requestId));

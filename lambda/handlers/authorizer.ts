@@ -1,17 +1,51 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { authorize } from '../auth/authorize.js';
+import { type AuthorizationDecision, authorize } from '../auth/authorize.js';
+import { UnknownTokenCache } from '../auth/unknown-tokens.js';
 import { container } from '../composition.js';
-import { type AuthorizerResult, authorizerResult, type TokenAuthorizerEvent } from '../http/api-gateway.js';
+import { AuthorizerFailure, type AuthorizerResult, authorizerResult, type TokenAuthorizerEvent } from '../http/api-gateway.js';
+import { loggable } from '../mcp/tool-result.js';
 import { count, logger, observed } from '../observability.js';
+import type { KeyStore } from '../ports/key-store.js';
+
+/** Time kept back from Lambda's own timeout, so a hung database still ends in a counted, logged failure. */
+const DEADLINE_MARGIN_MS = 1_000;
+
+/** One cache of refused token hashes per key store, that is per container (decision 0052). */
+const unknownTokens = new WeakMap<KeyStore, UnknownTokenCache>();
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    const timeout = Object.assign(new Error('key lookup timed out'), { name: 'TimeoutError' });
+    timer = setTimeout(() => reject(timeout), Math.max(ms, 0));
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** The decision, or an {@link AuthorizerFailure} when the key store cannot be read: never a 401 for a database that is down. */
+async function decide(event: TokenAuthorizerEvent, context: Context): Promise<AuthorizationDecision> {
+  try {
+    const runtime = container();
+    const lookup = async () => {
+      const keys = await runtime.keyStore();
+      if (!unknownTokens.has(keys)) unknownTokens.set(keys, new UnknownTokenCache(runtime.clock));
+      return authorize(event.authorizationToken, runtime.config.region, keys, unknownTokens.get(keys));
+    };
+    return await withDeadline(lookup(), context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
+  } catch (error) {
+    logger.error('authorizer failure: the key store could not be read', { error: loggable(error) });
+    count('authorizer_failure');
+    throw new AuthorizerFailure();
+  }
+}
 
 /**
  * The TOKEN authorizer: hashes the bearer token, finds the key, and passes {user, region, agent}
  * on; denies other regions' keys (403) and refuses everything else (401). Logs the decision only.
  */
-async function handleAuthorize(event: TokenAuthorizerEvent, _context: Context): Promise<AuthorizerResult> {
-  const runtime = container();
-  const decision = await authorize(event.authorizationToken, runtime.config.region, await runtime.keyStore());
+async function handleAuthorize(event: TokenAuthorizerEvent, context: Context): Promise<AuthorizerResult> {
+  const decision = await decide(event, context);
   logger.info('authorization', {
     effect: decision.effect,
     ...(decision.effect === 'allow' ? { userId: decision.principal.userId, keyId: decision.principal.keyId } : {}),

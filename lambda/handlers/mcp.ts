@@ -1,31 +1,50 @@
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { container } from '../composition.js';
 import { principalOf, type ProxyEvent, type ProxyResult, toRequest, toResult } from '../http/api-gateway.js';
-import { endpoint } from '../mcp/endpoint.js';
-import { count, logger, observed } from '../observability.js';
+import type { MemoryService } from '../memory/service.js';
+import { count, logger, observed, type TracerModules, traced } from '../observability.js';
 
-/** X-Ray segments for the MCP function only (it alone calls Bedrock); Powertools disables it outside Lambda. */
-const tracer = new Tracer({ serviceName: 'naaba' });
+/** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first request, not at load (decision 0051). */
+const mcpEndpoint = () => import('../mcp/endpoint.js');
+
+/** The judge's calls of this invocation: the judge-unavailable rate is `judge_unavailable / judge_asked`. */
+function countJudge(memory: MemoryService | undefined): void {
+  const judged = memory?.judgeHealth.takeCounts();
+  if (!judged || judged.asked === 0) return;
+  count('judge_asked', judged.asked);
+  count('judge_unavailable', judged.unavailable);
+}
 
 /** The MCP function: API Gateway proxy event in, stateless MCP over HTTP, proxy result out. */
 async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyResult> {
   const principal = principalOf(event);
   if (principal) logger.appendKeys({ userId: principal.userId, keyId: principal.keyId });
   const runtime = container();
+  let memory: MemoryService | undefined;
+  const { endpoint } = await mcpEndpoint();
   const response = await endpoint(toRequest(event), principal, {
     region: runtime.config.region,
-    memory: () => runtime.memory(),
+    memory: async () => {
+      memory = await runtime.memory();
+      return memory;
+    },
     log: logger,
     origins: runtime.config.origins,
   });
+  countJudge(memory);
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);
 }
 
-// captureResponse off: a response carries memory content, which never goes to a trace.
-export const handler = middy(handleMcp)
-  .use(observed())
-  .use(captureLambdaHandler(tracer, { captureResponse: false }));
+/** The X-Ray SDK behind Powertools' tracer: imported here, so only this function's bundle carries it. */
+const xray: TracerModules = async () => {
+  const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([
+    import('@aws-lambda-powertools/tracer'),
+    import('@aws-lambda-powertools/tracer/middleware'),
+  ]);
+  return { Tracer, captureLambdaHandler };
+};
+
+// X-Ray segments for the MCP function only: it alone has active tracing (and calls Bedrock).
+export const handler = middy(handleMcp).use(observed()).use(traced(xray));

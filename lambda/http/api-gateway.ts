@@ -10,7 +10,7 @@ import type { Principal } from '../memory/model.js';
 /**
  * The one module that knows API Gateway's shapes (REST API, Lambda proxy integration, TOKEN
  * authorizer): events to web-standard Requests and back, authorizer decisions to policies, and the
- * gateway responses for 401 and 403. The local server uses the builders here to produce the very
+ * gateway responses for 401, 403 and the authorizer's failure. The local server uses the builders here to produce the very
  * events API Gateway would send.
  */
 
@@ -23,8 +23,21 @@ export type AuthorizerResult = APIGatewayAuthorizerResult;
 export const UNAUTHORIZED = 'Unauthorized';
 
 /**
+ * What the authorizer throws when it cannot decide (the key store is unreadable): any error but
+ * {@link UNAUTHORIZED} fails the invocation, and API Gateway answers with its authorizer-failure
+ * gateway response. The message is fixed because the Lambda runtime logs it.
+ */
+export class AuthorizerFailure extends Error {
+  override name = 'AuthorizerFailure';
+
+  constructor() {
+    super('the key store could not be read');
+  }
+}
+
+/**
  * Bodies of the gateway responses. The CDK stack declares the same ones as API Gateway
- * gateway responses (UNAUTHORIZED, ACCESS_DENIED); a test keeps the two in step.
+ * gateway responses (UNAUTHORIZED, ACCESS_DENIED, AUTHORIZER_FAILURE); a test keeps the two in step.
  */
 export const GATEWAY_RESPONSES = {
   unauthorized: {
@@ -37,6 +50,12 @@ export const GATEWAY_RESPONSES = {
     headers: {},
     /** `$context.authorizer.keyRegion` is filled in from the authorizer's deny context. */
     body: '{"message":"this key belongs to region $context.authorizer.keyRegion; call that region\'s endpoint"}',
+  },
+  /** The authorizer failed (key store down or slow): a retryable 503 instead of API Gateway's bare 500. */
+  authorizerFailure: {
+    status: 503,
+    headers: { 'Retry-After': '5' },
+    body: '{"message":"the endpoint cannot check keys right now; retry in a few seconds"}',
   },
 } as const;
 
@@ -157,10 +176,13 @@ export function proxyEvent(request: LocalRequest, authorizer: AuthorizerResult |
   };
 }
 
-/** The gateway response API Gateway sends when the authorizer refuses: 401 on a throw, 403 on a deny. */
-export function refusal(result: AuthorizerResult | 'unauthorized'): ProxyResult {
-  if (result === 'unauthorized') {
-    const r = GATEWAY_RESPONSES.unauthorized;
+/**
+ * The gateway response API Gateway sends when the authorizer does not allow: 401 on a thrown
+ * {@link UNAUTHORIZED}, 503 on any other failure of the authorizer, 403 on a deny.
+ */
+export function refusal(result: AuthorizerResult | 'unauthorized' | 'failed'): ProxyResult {
+  if (result === 'unauthorized' || result === 'failed') {
+    const r = result === 'failed' ? GATEWAY_RESPONSES.authorizerFailure : GATEWAY_RESPONSES.unauthorized;
     return { statusCode: r.status, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body };
   }
   const keyRegion = String(result.context?.keyRegion ?? '');

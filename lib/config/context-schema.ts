@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ENDPOINT_SERVICE, type RegionNetworkContext, regionNetwork } from './network-context.js';
 
 /**
  * The shape of naaba's cdk.json context keys. Every key is its own top-level context entry so an
@@ -12,13 +13,17 @@ const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
 const MODEL_ID = /^[a-z0-9-]+\.[a-z0-9.-]+(:\d+)?$/;
 const SCHEDULE = /^(rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
-
 /** CloudWatch Logs accepts these retention periods only (days). */
 export const RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
 
 export const awsRegion = z.string().regex(AWS_REGION, 'expected an AWS region name such as eu-central-1');
+
+const accountRole = z.enum(
+  ['create', 'existing'],
+  'either "create" (this stack sets the role) or "existing" (the account has one)',
+);
 
 const regionEntry = z.strictObject({
   secret: z
@@ -28,7 +33,11 @@ const regionEntry = z.strictObject({
       'expected a secret name, or a complete secret ARN (with its 6-character suffix)',
     ),
   naabaRegion: z.string().regex(NAABA_REGION, 'lowercase letters, digits and dashes').optional(),
+  /** Overrides `naaba:api.accountRole` for this region. */
+  apiAccountRole: accountRole.optional(),
 });
+
+const EMAIL = z.email('an e-mail address');
 
 export const contextSchema = {
   'naaba:stackPrefix': z
@@ -63,6 +72,8 @@ export const contextSchema = {
       healthzRateLimit: z.number().positive().default(5),
       healthzBurstLimit: z.number().int().positive().default(10),
       authorizerCacheSeconds: z.number().int().min(0).max(3600).default(60),
+      /** The account's API Gateway CloudWatch role (per account and region), which stage access logging needs. */
+      accountRole: accountRole.default('create'),
     })
     .prefault({}),
   'naaba:sweeper': z
@@ -90,6 +101,48 @@ export const contextSchema = {
     .strictObject({
       poolMax: z.number().int().min(1).max(20).default(2),
       statementTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+      /**
+       * How the cluster names the AWS regions, and so the default naaba region of each stack: CockroachDB
+       * Cloud says `aws-eu-central-1`; a self-hosted cluster started with `--locality=region=eu-central-1` says `aws`.
+       */
+      regionNames: z
+        .enum(['cockroach-cloud', 'aws'], 'either "cockroach-cloud" (aws-eu-central-1) or "aws" (eu-central-1)')
+        .default('cockroach-cloud'),
+    })
+    .prefault({}),
+  /** Where the functions run: outside any VPC, or in private isolated subnets reaching AWS and the database over PrivateLink. */
+  'naaba:network': z
+    .discriminatedUnion(
+      'mode',
+      [
+        z.strictObject({ mode: z.literal('public') }),
+        z.strictObject({
+          mode: z.literal('vpc'),
+          regions: z.record(awsRegion, regionNetwork, {
+            error: (issue) =>
+              issue.input === undefined
+                ? 'missing: map each AWS region to {"databaseEndpointService": "com.amazonaws.vpce.<region>.vpce-svc-…"}'
+                : undefined,
+          }),
+        }),
+      ],
+      { error: 'expected {"mode": "public"} or {"mode": "vpc", "regions": {...}}' },
+    )
+    .default({ mode: 'public' }),
+  /** Who is told, and when: every alarm notifies the region's SNS topic; thresholds per 5-minute period. */
+  'naaba:alarms': z
+    .strictObject({
+      email: z.union([EMAIL, z.array(EMAIL).min(1)]).optional(),
+      functionErrors: z.number().int().min(1).default(1),
+      functionThrottles: z.number().int().min(1).default(1),
+      api5xx: z.number().int().min(1).default(5),
+      apiLatencyP99Ms: z.number().int().min(100).max(29_000).default(5000),
+      authorizerFailures: z.number().int().min(1).default(1),
+      toolInternal: z.number().int().min(1).default(1),
+      embedderUnavailable: z.number().int().min(1).default(5),
+      /** Share of the judge's calls that got no verdict, over `judgePeriods` 5-minute periods in a row. */
+      judgeUnavailableRate: z.number().gt(0).max(1).default(0.2),
+      judgePeriods: z.number().int().min(1).max(12).default(3),
     })
     .prefault({}),
   /** Curation rules as the Lambda reads them (NAABA_CURATION); checked in full by the functions at cold start. */
@@ -124,4 +177,4 @@ export function parseEntry<K extends ContextKey>(key: K, raw: unknown): { value?
   };
 }
 
-export { SECRET_ARN };
+export { ENDPOINT_SERVICE, type RegionNetworkContext, SECRET_ARN };

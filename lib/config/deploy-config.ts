@@ -1,4 +1,12 @@
-import { type ContextKey, type ContextValues, contextSchema, parseEntry, SECRET_ARN } from './context-schema.js';
+import {
+  type ContextKey,
+  type ContextValues,
+  contextSchema,
+  ENDPOINT_SERVICE,
+  parseEntry,
+  type RegionNetworkContext,
+  SECRET_ARN,
+} from './context-schema.js';
 
 /** cdk.json context that cannot be deployed; the message lists every problem at once. */
 export class DeployConfigError extends Error {
@@ -19,13 +27,23 @@ export interface RegionModels {
   readonly judgeRoutesTo: readonly string[];
 }
 
+/** One region's private network (`naaba:network` in mode `vpc`). */
+export type RegionNetwork = RegionNetworkContext;
+
 /** Everything one regional stack needs. */
 export interface RegionConfig {
   readonly awsRegion: string;
-  /** The region name keys and rows carry (NAABA_REGION); the AWS region unless set. */
+  /**
+   * The region name keys and rows carry (NAABA_REGION): a region of the database, since rows are
+   * homed by it (decision 0031). By default the cluster's name of the AWS region (`naaba:database.regionNames`).
+   */
   readonly naabaRegion: string;
   readonly secret: SecretRef;
   readonly models: RegionModels;
+  /** Whether this stack sets the account's API Gateway CloudWatch role in its region (decision 0048). */
+  readonly apiAccountRole: 'create' | 'existing';
+  /** The VPC placement of the functions, or undefined when they run outside any VPC (decision 0049). */
+  readonly network: RegionNetwork | undefined;
 }
 
 /** The typed deployment configuration: one stack per entry of `regions`. */
@@ -37,6 +55,7 @@ export interface DeployConfig {
   readonly sweeper: ContextValues['naaba:sweeper'];
   readonly logs: ContextValues['naaba:logs'];
   readonly database: ContextValues['naaba:database'];
+  readonly alarms: Omit<ContextValues['naaba:alarms'], 'email'> & { readonly email: readonly string[] };
   /** Inline curation rules for NAABA_CURATION, or undefined for the built-in defaults. */
   readonly curation: string | undefined;
   /** NAABA_TEXT_LANGUAGE of the MCP function: how stored and searched terms are made. */
@@ -53,6 +72,48 @@ function secretRef(awsRegion: string, secret: string, problems: string[]): Secre
     problems.push(`naaba:regions.${awsRegion}.secret: the secret is in ${arn[1]}; each region reads a secret of its own region`);
   }
   return { kind: 'arn', arn: secret };
+}
+
+/** The default naaba region: the cluster's name of the AWS region; an explicit name must be one the cluster can have. */
+function naabaRegion(awsRegion: string, explicit: string | undefined, names: string, problems: string[]): string {
+  const prefix = names === 'cockroach-cloud' ? 'aws-' : '';
+  if (explicit === undefined) return `${prefix}${awsRegion}`;
+  if (prefix && !/^aws-[a-z]{2}(-gov)?-[a-z]+-\d$/.test(explicit)) {
+    problems.push(
+      `naaba:regions.${awsRegion}.naabaRegion: CockroachDB Cloud names AWS regions aws-<region> (aws-${awsRegion}); set naaba:database.regionNames to "aws" for a self-hosted cluster`,
+    );
+  }
+  return explicit;
+}
+
+/** In mode `vpc`, each deployed region's network, checked against the region it is for. */
+function regionNetworks(
+  network: ContextValues['naaba:network'],
+  awsRegions: readonly string[],
+  problems: string[],
+): Map<string, RegionNetwork> {
+  const found = new Map<string, RegionNetwork>();
+  if (network.mode !== 'vpc') return found;
+  for (const [awsRegion, entry] of Object.entries(network.regions)) {
+    const path = `naaba:network.regions.${awsRegion}`;
+    if (!awsRegions.includes(awsRegion)) problems.push(`${path}: ${awsRegion} is not in naaba:regions`);
+    const serviceRegion = ENDPOINT_SERVICE.exec(entry.databaseEndpointService)?.[1];
+    if (serviceRegion !== awsRegion) {
+      problems.push(
+        `${path}.databaseEndpointService: the service is in ${serviceRegion}; an endpoint reaches a service of its own region`,
+      );
+    }
+    for (const [i, subnet] of (entry.vpc?.subnets ?? []).entries()) {
+      if (!subnet.availabilityZone.startsWith(awsRegion)) {
+        problems.push(`${path}.vpc.subnets.${i}.availabilityZone: ${subnet.availabilityZone} is not in ${awsRegion}`);
+      }
+    }
+    found.set(awsRegion, entry);
+  }
+  for (const awsRegion of awsRegions.filter((r) => !found.has(r))) {
+    problems.push(`naaba:network.regions: mode "vpc" needs an entry for ${awsRegion} (its databaseEndpointService at least)`);
+  }
+  return found;
 }
 
 function regionModels(awsRegion: string, bedrock: ContextValues['naaba:bedrock'], problems: string[]): RegionModels {
@@ -88,15 +149,25 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
     if (parsed.value !== undefined) Object.assign(values, { [key]: parsed.value });
   }
   const entries = Object.entries(values['naaba:regions'] ?? {});
-  const bedrock = values['naaba:bedrock'];
-  const regions: RegionConfig[] = bedrock
-    ? entries.map(([awsRegion, entry]) => ({
-        awsRegion,
-        naabaRegion: entry.naabaRegion ?? awsRegion,
-        secret: secretRef(awsRegion, entry.secret, problems),
-        models: regionModels(awsRegion, bedrock, problems),
-      }))
-    : [];
+  const { 'naaba:bedrock': bedrock, 'naaba:api': api, 'naaba:database': database, 'naaba:network': network } = values;
+  const networks = network
+    ? regionNetworks(
+        network,
+        entries.map(([r]) => r),
+        problems,
+      )
+    : new Map<string, RegionNetwork>();
+  const regions: RegionConfig[] =
+    bedrock && api && database
+      ? entries.map(([awsRegion, entry]) => ({
+          awsRegion,
+          naabaRegion: naabaRegion(awsRegion, entry.naabaRegion, database.regionNames, problems),
+          secret: secretRef(awsRegion, entry.secret, problems),
+          models: regionModels(awsRegion, bedrock, problems),
+          apiAccountRole: entry.apiAccountRole ?? api.accountRole,
+          network: networks.get(awsRegion),
+        }))
+      : [];
   const naabaRegions = regions.map((r) => r.naabaRegion);
   const repeated = naabaRegions.filter((r, i) => naabaRegions.indexOf(r) !== i);
   if (repeated.length > 0) problems.push(`naaba:regions: naaba region ${repeated.join(', ')} is served by more than one stack`);
@@ -110,6 +181,7 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
     sweeper: v['naaba:sweeper'],
     logs: v['naaba:logs'],
     database: v['naaba:database'],
+    alarms: { ...v['naaba:alarms'], email: [v['naaba:alarms'].email ?? []].flat() },
     curation: v['naaba:curation'] === undefined ? undefined : JSON.stringify(v['naaba:curation']),
     textLanguage: v['naaba:textLanguage'],
   };

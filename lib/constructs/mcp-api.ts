@@ -14,6 +14,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ApiGatewayAccountRole } from './api-account-role.js';
 
 /**
  * API Gateway's own answers when it refuses a request before the MCP function sees it. They
@@ -32,6 +33,12 @@ export const GATEWAY_REFUSALS = {
   },
   /** REST APIs answer unknown routes with 403 "Missing Authentication Token"; a 404 says what is wrong. */
   unknownRoute: { status: 404, headers: {}, body: '{"message":"not found; the MCP endpoint is POST /mcp"}' },
+  /** The authorizer threw or timed out (e.g. the database is down): API Gateway's default would be a bare 500. */
+  authorizerFailure: {
+    status: 503,
+    headers: { 'Retry-After': '5' },
+    body: '{"message":"the endpoint cannot check keys right now; retry in a few seconds"}',
+  },
 } as const;
 
 /** A bearer value API Gateway passes to the authorizer; anything else is a 401 without an invocation. */
@@ -68,17 +75,22 @@ export interface McpApiProps {
   /** How long API Gateway reuses an authorizer answer per token: the revocation delay (docs/decisions/0021). */
   readonly authorizerCacheSeconds: number;
   readonly logRetentionDays: number;
+  /** `create`: this stack sets the region's API Gateway CloudWatch role; `existing`: the account already has one. */
+  readonly accountRole: 'create' | 'existing';
 }
 
 /**
  * The regional REST API: `POST /mcp` behind the TOKEN authorizer; `GET /healthz`, and `GET` and
  * `DELETE /mcp` (answered 405 by the function), open. Throttled per stage and tighter on the open
- * health check; every request is access-logged; 401 and 403 carry naaba's bodies and headers.
+ * health check; every request is access-logged; 401, 403 and a failed authorizer's 503 carry
+ * naaba's bodies and headers.
  */
 export class McpApi extends Construct {
   readonly api: RestApi;
   readonly authorizer: TokenAuthorizer;
   readonly accessLogs: LogGroup;
+  /** The account setting this stack made, when it made it. */
+  readonly accountRole: ApiGatewayAccountRole | undefined;
   /** The MCP endpoint URL clients are given. */
   readonly mcpUrl: string;
 
@@ -100,6 +112,9 @@ export class McpApi extends Construct {
         },
       },
     });
+    // Access logging needs the account's role before the stage is created.
+    this.accountRole = props.accountRole === 'create' ? new ApiGatewayAccountRole(this, 'AccountRole') : undefined;
+    if (this.accountRole) this.api.deploymentStage.node.addDependency(this.accountRole.account);
     this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler: props.authorizerFunction,
       identitySource: IdentitySource.header('Authorization'),
@@ -143,6 +158,8 @@ export class McpApi extends Construct {
       [ResponseType.UNAUTHORIZED, GATEWAY_REFUSALS.unauthorized],
       [ResponseType.ACCESS_DENIED, GATEWAY_REFUSALS.accessDenied],
       [ResponseType.MISSING_AUTHENTICATION_TOKEN, GATEWAY_REFUSALS.unknownRoute],
+      [ResponseType.AUTHORIZER_FAILURE, GATEWAY_REFUSALS.authorizerFailure],
+      [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, GATEWAY_REFUSALS.authorizerFailure],
     ] as const;
     for (const [type, response] of responses) {
       this.api.addGatewayResponse(type.responseType, {
@@ -169,7 +186,7 @@ export class McpApi extends Construct {
       {
         id: 'AwsSolutions-APIG6',
         reason:
-          'Access logs (AwsSolutions-APIG1) record every request with status, latencies and authorizer errors; execution logs need the account-wide API Gateway CloudWatch role, a per-account singleton this app does not own, and at INFO they could record headers.',
+          'Access logs (AwsSolutions-APIG1) record every request with status, latencies and authorizer errors; execution logs add nothing an operator needs here, cost per request, and at INFO they record request headers, which carry the bearer token.',
       },
     );
   }

@@ -5,6 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { NaabaFunction } from './naaba-function.js';
+import type { PrivateNetwork } from './private-network.js';
 
 export interface MemorySweeperProps {
   readonly naabaRegion: string;
@@ -16,6 +17,7 @@ export interface MemorySweeperProps {
   readonly maxEventAgeHours: number;
   readonly batchSize: number;
   readonly maxBatches: number;
+  readonly network?: PrivateNetwork | undefined;
 }
 
 /**
@@ -46,6 +48,7 @@ export class MemorySweeper extends Construct {
       naabaRegion: props.naabaRegion,
       logLevel: props.logLevel,
       logRetentionDays: props.logRetentionDays,
+      network: props.network,
       asyncFailures: { queue: this.deadLetters, retryAttempts: props.retryAttempts, maxEventAge },
     });
     this.function.addEnvironment('NAABA_SWEEP_BATCH', String(props.batchSize));
@@ -61,6 +64,7 @@ export class MemorySweeper extends Construct {
         }),
       ],
     });
+    // Its SNS action is added with the region's other alarms (RegionAlarms).
     this.alarm = new Alarm(this, 'DeadLettersAlarm', {
       alarmDescription: 'A naaba sweep failed after its retries; its event is in the dead-letter queue (docs/deployment.md)',
       metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),

@@ -7,6 +7,10 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../bundling.js';
+import type { PrivateNetwork } from './private-network.js';
+
+/** What Lambda needs to attach a function to its subnets: network interface actions, no logs, no data. */
+const ENI_MANAGEMENT = 'service-role/AWSLambdaENIManagementAccess';
 
 export interface NaabaFunctionProps {
   readonly entry: EntryPoint;
@@ -19,6 +23,8 @@ export interface NaabaFunctionProps {
   readonly logRetentionDays: number;
   /** Asynchronous invocations (the schedule) retry this often, then land in this queue. */
   readonly asyncFailures?: { readonly queue: IQueue; readonly retryAttempts: number; readonly maxEventAge: Duration };
+  /** Runs the function in these private subnets, with a security group of its own that allows nothing out yet. */
+  readonly network?: PrivateNetwork | undefined;
 }
 
 /**
@@ -60,6 +66,7 @@ export class NaabaFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: { NAABA_REGION: props.naabaRegion, NAABA_LOG_LEVEL: props.logLevel },
+      ...(props.network ? this.placement(props.network) : {}),
       ...(props.asyncFailures
         ? {
             deadLetterQueue: props.asyncFailures.queue,
@@ -78,6 +85,17 @@ export class NaabaFunction extends Construct {
         forceDockerBundling: false,
       },
     });
+  }
+
+  /** The VPC settings of a function in the private network; Lambda creates its interfaces with the function's own role. */
+  private placement(network: PrivateNetwork) {
+    this.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(ENI_MANAGEMENT));
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${ENI_MANAGEMENT}]`,
+      reason:
+        "Lambda creates and deletes the function's network interfaces with its execution role; this AWS managed policy grants only those EC2 network-interface actions (no logs, unlike AWSLambdaVPCAccessExecutionRole), and they accept no narrower resource for the Describe calls.",
+    });
+    return { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [network.securityGroupFor(this)] };
   }
 
   /** Sets one environment variable; the grant methods of the other constructs call this. */

@@ -1,21 +1,31 @@
 /**
  * `npm run bench:bundle [-- --runs 15]`: the Lambda bundles' minified size, and the MCP bundle's
- * cold import time on the Lambda's Node major, as the median of fresh processes. Figures are
- * printed, never asserted: timings depend on the machine. Bundles are built with the settings the
- * CDK app ships (lib/bundling.ts), so what is measured is what is deployed.
+ * cold import time on the Lambda's Node major, as the median of fresh processes, loaded as the
+ * Lambda runtime loads a CommonJS `index.js` (`require()`). Because one machine's milliseconds
+ * vary with its load, the budget is a ratio: each bundle sample is paired with a sample of a
+ * fixed reference module (generated here, the same on every run and every commit), and the
+ * median ratio is what is held to the budget. Figures are printed, never asserted. Bundles are
+ * built with the settings the CDK app ships (lib/bundling.ts), so what is measured is deployed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { BUNDLING, EXTERNAL_MODULES, LAMBDA_NODE_MAJOR, REPO_ROOT } from '../../lib/bundling.js';
-import { buildLambdaBundle, bytesByPackage, type LambdaBundle, runtimeImports } from '../infra/lambda-bundle.js';
+import { BUNDLE_ROOT, buildLambdaBundle, bytesByPackage, type LambdaBundle, runtimeImports } from '../infra/lambda-bundle.js';
 
 const MIB = 1024 * 1024;
 const TARGET_BYTES = MIB;
 const TARGET_IMPORT_MS = 150;
+/**
+ * The reference: a generated CommonJS module of this many classes and object literals (about
+ * 370 KiB), of the same order as the bundle's own load. Its require() took 58–63 ms median on a
+ * quiet machine (2 cores, load average under 0.2), where the 150 ms budget was set, so the
+ * budget, as a ratio measured side by side, is 150 / 60 = 2.5 (decision 0051).
+ */
+const REFERENCE_ITEMS = 1500;
+const TARGET_RATIO = 2.5;
 
 const runsFlag = process.argv.indexOf('--runs');
 const RUNS = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 15;
@@ -38,17 +48,53 @@ function lambdaNode(): string {
   throw new Error(`no Node ${LAMBDA_NODE_MAJOR} found (tried ${candidates.join(', ')}); run npm ci`);
 }
 
-/** One fresh process: milliseconds spent in `import()` of a module, and the whole process's wall time. */
+/**
+ * One fresh process: milliseconds spent loading a module, and the whole process's wall time. A
+ * file is loaded with require(), as the Lambda runtime loads an index.js without `"type": "module"`;
+ * a package name with import(), as the bundle reaches the AWS SDK clients.
+ */
 function coldImport(node: string, module: string): { importMs: number; processMs: number } {
-  const specifier = module.startsWith('/') ? pathToFileURL(module).href : module;
-  const script = `const t0 = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t0));`;
+  const load = module.startsWith('/') ? `require(${JSON.stringify(module)})` : `await import(${JSON.stringify(module)})`;
+  const script = `const t0 = performance.now(); ${load}; process.stdout.write(String(performance.now() - t0));`;
   const started = performance.now();
-  const out = execFileSync(node, ['--input-type=module', '-e', script], {
+  const out = execFileSync(node, [...(module.startsWith('/') ? [] : ['--input-type=module']), '-e', script], {
     encoding: 'utf8',
     env: { PATH: dirname(node), NAABA_LOG_LEVEL: 'SILENT' },
     cwd: REPO_ROOT,
   });
   return { importMs: Number(out.trim().split('\n').pop()), processMs: performance.now() - started };
+}
+
+/** A fresh process: the bundle required, then its first invocation (GET /healthz), which loads what was deferred. */
+function firstInvocation(node: string, file: string): number {
+  const script = `
+    const t0 = performance.now();
+    const { handler } = require(${JSON.stringify(file)});
+    const event = { httpMethod: 'GET', path: '/healthz', headers: { Host: 'api.example' }, body: null, isBase64Encoded: false, requestContext: { requestId: 'r1' } };
+    handler(event, { functionName: 'naaba-mcp', awsRequestId: 'r1', getRemainingTimeInMillis: () => 25000 })
+      .then(() => process.stdout.write(String(performance.now() - t0)));`;
+  const out = execFileSync(node, ['-e', script], {
+    encoding: 'utf8',
+    env: { PATH: dirname(node), NAABA_LOG_LEVEL: 'SILENT' },
+    cwd: REPO_ROOT,
+  });
+  return Number(out.trim().split('\n').pop());
+}
+
+/** The fixed reference module, written next to the bundles: classes and object literals, evaluated at load. */
+function referenceModule(): string {
+  const dir = join(BUNDLE_ROOT, 'reference');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.js');
+  const parts = ["'use strict';"];
+  for (let i = 0; i < REFERENCE_ITEMS; i += 1) {
+    parts.push(
+      `class C${i} { constructor(a) { this.a = a; this.k = 'k${i}'; } m(x) { return x * ${i} + this.a; } static of(v) { return new C${i}(v); } }`,
+      `exports.c${i} = C${i}.of(${i}); exports.o${i} = { n: ${i}, s: 'v${i}', f(y) { return y + ${i}; }, l: [${i}, ${i + 1}, ${i + 2}] };`,
+    );
+  }
+  writeFileSync(file, parts.join('\n'));
+  return file;
 }
 
 function processBaseline(node: string): number {
@@ -97,19 +143,38 @@ async function main(): Promise<void> {
   for (const [pattern, why] of Object.entries(EXTERNAL_MODULES)) console.log(`  ${pattern.padEnd(20)} ${why}`);
   console.log(`  imported by the MCP bundle: ${runtimeImports(mcp.metafile).join(', ')}`);
 
+  const reference = referenceModule();
   coldImport(node, mcp.file); // warms the file system cache, not the process
-  const samples = Array.from({ length: RUNS }, () => coldImport(node, mcp.file));
+  coldImport(node, reference);
+  const samples: { importMs: number; processMs: number }[] = [];
+  const references: number[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const sample = coldImport(node, mcp.file);
+    const ref = coldImport(node, reference).importMs;
+    samples.push(sample);
+    references.push(ref);
+    ratios.push(sample.importMs / ref);
+  }
   const withSdk = Array.from({ length: RUNS }, () => coldImport(node, mcpWithSdk.file));
+  const first = Array.from({ length: RUNS }, () => firstInvocation(node, mcp.file));
   const imports = samples.map((s) => s.importMs);
   const baseline = processBaseline(node);
-  console.log(`\nMCP bundle cold import, ${RUNS} fresh processes:`);
+  const ms = (values: number[]) =>
+    `median ${median(values).toFixed(0)} ms (min ${Math.min(...values).toFixed(0)}, max ${Math.max(...values).toFixed(0)})`;
+  console.log(`\nMCP bundle cold import (require(), as the Lambda runtime loads it), ${RUNS} fresh processes:`);
+  console.log(`  require() ${ms(imports)}`);
   console.log(
-    `  import() median ${median(imports).toFixed(0)} ms (min ${Math.min(...imports).toFixed(0)}, max ${Math.max(...imports).toFixed(0)})`,
+    `  reference module (${REFERENCE_ITEMS} generated classes, ${kib(readFileSync(reference).length)}), side by side: ${ms(references)}`,
+  );
+  console.log(
+    `  ratio bundle / reference: median ${median(ratios).toFixed(2)} (min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)})`,
   );
   console.log(
     `  whole process median ${median(samples.map((s) => s.processMs)).toFixed(0)} ms; empty node process ${baseline.toFixed(0)} ms`,
   );
-  console.log(`  with the SDK bundled instead: import() median ${median(withSdk.map((s) => s.importMs)).toFixed(0)} ms`);
+  console.log(`  require() and the first invocation (GET /healthz, which loads the MCP stack): ${ms(first)}`);
+  console.log(`  with the SDK bundled instead: require() median ${median(withSdk.map((s) => s.importMs)).toFixed(0)} ms`);
   console.log('  runtime-provided SDK clients, each alone from node_modules (paid when first imported):');
   for (const client of ['@aws-sdk/client-secrets-manager', '@aws-sdk/client-bedrock-runtime']) {
     const times = Array.from({ length: RUNS }, () => coldImport(node, client).importMs);
@@ -119,7 +184,7 @@ async function main(): Promise<void> {
   console.log('\nTargets (figures, not assertions):');
   console.log(`  size   ${kib(mcp.bytes)} of ${kib(TARGET_BYTES)}: ${mcp.bytes <= TARGET_BYTES ? 'within' : 'OVER'} target`);
   console.log(
-    `  import ${median(imports).toFixed(0)} ms of ${TARGET_IMPORT_MS} ms: ${median(imports) <= TARGET_IMPORT_MS ? 'within' : 'OVER'} target`,
+    `  import ratio ${median(ratios).toFixed(2)} of ${TARGET_RATIO.toFixed(2)} (${median(imports).toFixed(0)} ms here; ${TARGET_IMPORT_MS} ms on the reference machine): ${median(ratios) <= TARGET_RATIO ? 'within' : 'OVER'} target`,
   );
 }
 

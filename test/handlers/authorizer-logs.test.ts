@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { jest } from '@jest/globals';
 import { lambdaContext, tokenEvent } from './events.js';
 import { setEnvironment } from './process-env.js';
 import type { HandlerRuntime } from './runtime.js';
+import { capturedOutput } from '../support/output.js';
 
 // The logger's level is fixed when its module loads: raise it before the handler is imported.
 const restoreEnvironment = setEnvironment({ NAABA_LOG_LEVEL: 'DEBUG' });
@@ -19,22 +19,7 @@ afterAll(async () => {
 });
 
 /** Everything written to stdout and stderr while `act` runs. */
-async function captured(act: () => Promise<unknown>): Promise<string> {
-  const lines: string[] = [];
-  const keep = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  const out = jest.spyOn(process.stdout, 'write').mockImplementation(keep);
-  const err = jest.spyOn(process.stderr, 'write').mockImplementation(keep);
-  try {
-    await act().catch(() => undefined);
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  return lines.join('');
-}
+const captured = async (act: () => Promise<unknown>): Promise<string> => (await capturedOutput(act)).output;
 
 test('logs of allowed, refused and other-region calls carry neither the token nor its hash', async () => {
   const keys = [await runtime.issue('logged'), await runtime.issue('revoked'), await runtime.issue('abroad', 'us-east-1')];

@@ -6,6 +6,13 @@ const reader = (overrides: Record<string, unknown>) => {
   return (key: string) => context[key];
 };
 
+const vpce = (region: string) => `com.amazonaws.vpce.${region}.vpce-svc-0123456789abcdef0`;
+const bothRegions = {
+  'eu-central-1': { databaseEndpointService: vpce('eu-central-1') },
+  'us-east-1': { databaseEndpointService: vpce('us-east-1') },
+};
+const subnet = (zone: string, n = 0) => ({ subnetId: `subnet-0123456789abcdef${n}`, availabilityZone: `eu-central-1${zone}` });
+
 /** The message of the DeployConfigError these overrides cause. */
 function problemsWith(overrides: Record<string, unknown>): string {
   try {
@@ -21,8 +28,12 @@ test('the committed cdk.json parses: regions with their secret and judge profile
   const config = readDeployConfig(reader({}));
 
   expect(config.regions.map((r) => [r.awsRegion, r.naabaRegion, r.secret, r.models.judgeProfileId])).toEqual([
-    ['eu-central-1', 'eu-central-1', { kind: 'name', name: 'naaba/eu-central-1/database' }, 'eu.amazon.nova-micro-v1:0'],
-    ['us-east-1', 'us-east-1', { kind: 'name', name: 'naaba/us-east-1/database' }, 'us.amazon.nova-micro-v1:0'],
+    ['eu-central-1', 'aws-eu-central-1', { kind: 'name', name: 'naaba/eu-central-1/database' }, 'eu.amazon.nova-micro-v1:0'],
+    ['us-east-1', 'aws-us-east-1', { kind: 'name', name: 'naaba/us-east-1/database' }, 'us.amazon.nova-micro-v1:0'],
+  ]);
+  expect(config.regions.map((r) => [r.apiAccountRole, r.network])).toEqual([
+    ['create', undefined],
+    ['create', undefined],
   ]);
   expect(config.account).toBeUndefined();
   expect(config.curation).toBeUndefined();
@@ -30,7 +41,14 @@ test('the committed cdk.json parses: regions with their secret and judge profile
 
 test('settings left out take their defaults', () => {
   const config = readDeployConfig(
-    reader({ 'naaba:api': undefined, 'naaba:sweeper': undefined, 'naaba:logs': undefined, 'naaba:database': undefined }),
+    reader({
+      'naaba:api': undefined,
+      'naaba:sweeper': undefined,
+      'naaba:logs': undefined,
+      'naaba:database': undefined,
+      'naaba:network': undefined,
+      'naaba:alarms': undefined,
+    }),
   );
 
   expect(config.api).toEqual({
@@ -40,9 +58,67 @@ test('settings left out take their defaults', () => {
     healthzRateLimit: 5,
     healthzBurstLimit: 10,
     authorizerCacheSeconds: 60,
+    accountRole: 'create',
   });
   expect(config.sweeper.schedule).toBe('rate(1 hour)');
   expect(config.logs).toEqual({ level: 'INFO', retentionDays: 30 });
+  expect(config.database.regionNames).toBe('cockroach-cloud');
+  expect(config.regions.map((r) => r.network)).toEqual([undefined, undefined]);
+  expect(config.alarms).toEqual({
+    email: [],
+    functionErrors: 1,
+    functionThrottles: 1,
+    api5xx: 5,
+    apiLatencyP99Ms: 5000,
+    authorizerFailures: 1,
+    toolInternal: 1,
+    embedderUnavailable: 5,
+    judgeUnavailableRate: 0.2,
+    judgePeriods: 3,
+  });
+});
+
+test.each([
+  ['cockroach-cloud', undefined, 'aws-eu-central-1'],
+  ['aws', undefined, 'eu-central-1'],
+  ['cockroach-cloud', 'aws-eu-west-1', 'aws-eu-west-1'],
+  ['aws', 'frankfurt', 'frankfurt'],
+])('regionNames %s with naabaRegion %s: the stack serves %s', (regionNames, naabaRegion, expected) => {
+  const config = readDeployConfig(
+    reader({
+      'naaba:regions': { 'eu-central-1': { secret: 'db', ...(naabaRegion ? { naabaRegion } : {}) } },
+      'naaba:database': { regionNames },
+    }),
+  );
+
+  expect(config.regions[0]?.naabaRegion).toBe(expected);
+});
+
+test('mode vpc: each region gets its own network, with the defaults of the database endpoint', () => {
+  const service = (r: string) => `com.amazonaws.vpce.${r}.vpce-svc-0123456789abcdef0`;
+  const config = readDeployConfig(
+    reader({
+      'naaba:network': {
+        mode: 'vpc',
+        regions: {
+          'eu-central-1': { databaseEndpointService: service('eu-central-1') },
+          'us-east-1': { databaseEndpointService: service('us-east-1'), databasePort: 5432 },
+        },
+      },
+    }),
+  );
+
+  expect(config.regions.map((r) => r.network)).toEqual([
+    { databaseEndpointService: service('eu-central-1'), databasePort: 26257, databasePrivateDns: true },
+    { databaseEndpointService: service('us-east-1'), databasePort: 5432, databasePrivateDns: true },
+  ]);
+});
+
+test('one e-mail address or several', () => {
+  expect(readDeployConfig(reader({ 'naaba:alarms': { email: 'ops@example.com' } })).alarms.email).toEqual(['ops@example.com']);
+  expect(readDeployConfig(reader({ 'naaba:alarms': { email: ['a@example.com', 'b@example.com'] } })).alarms.email).toHaveLength(
+    2,
+  );
 });
 
 test('a -c override arrives as JSON text and is read as JSON', () => {
@@ -82,6 +158,137 @@ test.each([
   ],
   ['an override that is not JSON', { 'naaba:api': '{rateLimit: 5}' }, /naaba:api: the override is not valid JSON/],
   ['an account id that is not one', { 'naaba:account': '1234' }, /naaba:account: a 12-digit AWS account id/],
+  ['an unknown account role choice', { 'naaba:api': { accountRole: 'maybe' } }, /naaba:api\.accountRole: either "create"/],
+  [
+    'an unknown account role choice for a region',
+    { 'naaba:regions': { 'eu-central-1': { secret: 'db', apiAccountRole: 'no' } } },
+    /naaba:regions\.eu-central-1\.apiAccountRole: either "create"/,
+  ],
+  [
+    'an unknown region naming',
+    { 'naaba:database': { regionNames: 'gcp' } },
+    /naaba:database\.regionNames: either "cockroach-cloud"/,
+  ],
+  [
+    'a CockroachDB Cloud region without its prefix',
+    { 'naaba:regions': { 'eu-central-1': { secret: 'db', naabaRegion: 'eu-central-1' } } },
+    /naaba:regions\.eu-central-1\.naabaRegion: CockroachDB Cloud names AWS regions aws-<region> \(aws-eu-central-1\)/,
+  ],
+  ['an unknown network mode', { 'naaba:network': { mode: 'private' } }, /naaba:network(\.mode)?: expected \{"mode": "public"\}/],
+  ['mode vpc without regions', { 'naaba:network': { mode: 'vpc' } }, /naaba:network\.regions/],
+  [
+    'mode vpc missing a deployed region',
+    { 'naaba:network': { mode: 'vpc', regions: { 'eu-central-1': { databaseEndpointService: vpce('eu-central-1') } } } },
+    /naaba:network\.regions: mode "vpc" needs an entry for us-east-1/,
+  ],
+  [
+    'a network for a region that is not deployed',
+    {
+      'naaba:network': { mode: 'vpc', regions: { ...bothRegions, 'eu-west-1': { databaseEndpointService: vpce('eu-west-1') } } },
+    },
+    /naaba:network\.regions\.eu-west-1: eu-west-1 is not in naaba:regions/,
+  ],
+  [
+    'an endpoint service of another region',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: { ...bothRegions, 'eu-central-1': { databaseEndpointService: vpce('us-east-1') } },
+      },
+    },
+    /naaba:network\.regions\.eu-central-1\.databaseEndpointService: the service is in us-east-1/,
+  ],
+  [
+    'an endpoint service name that is not one',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: { ...bothRegions, 'eu-central-1': { databaseEndpointService: 'cluster.example.com' } },
+      },
+    },
+    /naaba:network\.regions\.eu-central-1\.databaseEndpointService: the endpoint service name/,
+  ],
+  [
+    'a given VPC with one subnet',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: {
+          ...bothRegions,
+          'eu-central-1': { ...bothRegions['eu-central-1'], vpc: { vpcId: 'vpc-0123456789abcdef0', subnets: [subnet('a')] } },
+        },
+      },
+    },
+    /naaba:network\.regions\.eu-central-1\.vpc\.subnets: at least two private subnets/,
+  ],
+  [
+    'two subnets in one zone',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: {
+          ...bothRegions,
+          'eu-central-1': {
+            ...bothRegions['eu-central-1'],
+            vpc: { vpcId: 'vpc-0123456789abcdef0', subnets: [subnet('a'), subnet('a', 1)] },
+          },
+        },
+      },
+    },
+    /vpc\.subnets: one subnet per availability zone/,
+  ],
+  [
+    'a subnet in another region',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: {
+          ...bothRegions,
+          'eu-central-1': {
+            ...bothRegions['eu-central-1'],
+            vpc: {
+              vpcId: 'vpc-0123456789abcdef0',
+              subnets: [subnet('a'), { subnetId: 'subnet-0123456789abcdef9', availabilityZone: 'us-east-1b' }],
+            },
+          },
+        },
+      },
+    },
+    /vpc\.subnets\.1\.availabilityZone: us-east-1b is not in eu-central-1/,
+  ],
+  [
+    'a VPC id that is not one',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: {
+          ...bothRegions,
+          'eu-central-1': { ...bothRegions['eu-central-1'], vpc: { vpcId: 'default', subnets: [subnet('a'), subnet('b', 1)] } },
+        },
+      },
+    },
+    /vpc\.vpcId: a VPC id such as vpc-/,
+  ],
+  [
+    'a CIDR next to a given VPC',
+    {
+      'naaba:network': {
+        mode: 'vpc',
+        regions: {
+          ...bothRegions,
+          'eu-central-1': {
+            ...bothRegions['eu-central-1'],
+            vpcCidr: '10.1.0.0/16',
+            vpc: { vpcId: 'vpc-0123456789abcdef0', subnets: [subnet('a'), subnet('b', 1)] },
+          },
+        },
+      },
+    },
+    /eu-central-1\.vpcCidr: vpcCidr is for the VPC this stack creates/,
+  ],
+  ['an e-mail address that is not one', { 'naaba:alarms': { email: 'ops at example' } }, /naaba:alarms\.email/],
+  ['a judge rate above 1', { 'naaba:alarms': { judgeUnavailableRate: 20 } }, /naaba:alarms\.judgeUnavailableRate/],
+  ['a misspelt alarm setting', { 'naaba:alarms': { api500: 3 } }, /naaba:alarms: .*api500/],
 ])('%s is refused with a message naming the setting', (_name, overrides, message) => {
   expect(problemsWith(overrides)).toMatch(message);
 });

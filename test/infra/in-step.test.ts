@@ -12,9 +12,10 @@ import { CDK_CONTEXT, environmentOf, firstStack, functionId } from './support.js
  * tests hold the two copies together.
  */
 
-test("the gateway's 401 and 403 are the ones the local server imitates", () => {
+test("the gateway's 401, 403 and authorizer-failure 503 are the ones the local server imitates", () => {
   expect(GATEWAY_REFUSALS.unauthorized).toEqual(GATEWAY_RESPONSES.unauthorized);
   expect(GATEWAY_REFUSALS.accessDenied).toEqual(GATEWAY_RESPONSES.accessDenied);
+  expect(GATEWAY_REFUSALS.authorizerFailure).toEqual(GATEWAY_RESPONSES.authorizerFailure);
 });
 
 describe("the authorizer's identity validation expression", () => {

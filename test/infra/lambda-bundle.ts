@@ -79,3 +79,46 @@ export function runtimeImports(metafile: Metafile): string[] {
   }
   return [...names].sort();
 }
+
+/** What a shipped bundle's handler answered (or the message it failed with), and every line the process printed. */
+export interface BundleRun {
+  readonly result: unknown;
+  readonly failure?: string;
+  readonly lines: string[];
+}
+
+/**
+ * Runs a bundle as the Lambda runtime does: `require()` of its file in a fresh Node 24 process
+ * with exactly `env` (no inherited variables), its handler called once with `event` and a Lambda
+ * context. The process exits shortly after the answer, as a container would be frozen. A handler
+ * that fails (the authorizer's `Unauthorized`) gives `failure`; a process that answers nothing throws.
+ */
+export async function invokeBundle(
+  bundle: LambdaBundle,
+  functionName: string,
+  env: Readonly<Record<string, string>>,
+  event: unknown,
+): Promise<BundleRun> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { dirname } = await import('node:path');
+  const script = `
+    const { handler } = require(${JSON.stringify(bundle.file)});
+    const context = { functionName: ${JSON.stringify(functionName)}, functionVersion: '$LATEST', awsRequestId: 'req-' + process.pid,
+      memoryLimitInMB: '1024', invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:' + ${JSON.stringify(functionName)},
+      getRemainingTimeInMillis: () => 25000 };
+    handler(JSON.parse(process.env.TEST_EVENT), context).then(
+      (result) => { process.stdout.write('\\nRESULT ' + JSON.stringify(result ?? null) + '\\n'); setTimeout(() => process.exit(0), 300); },
+      (error) => { process.stdout.write('\\nFAILED ' + JSON.stringify(String(error && error.message)) + '\\n'); process.exit(0); });`;
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', script], {
+    cwd: dirname(bundle.file),
+    env: { PATH: '/usr/bin:/bin', ...env, TEST_EVENT: JSON.stringify(event) },
+    timeout: 60_000,
+  });
+  const lines = `${stdout}\n${stderr}`.split('\n');
+  const answered = lines.find((l) => l.startsWith('RESULT '));
+  const failed = lines.find((l) => l.startsWith('FAILED '));
+  if (answered) return { result: JSON.parse(answered.slice(7)), lines };
+  if (failed) return { result: undefined, failure: JSON.parse(failed.slice(7)) as string, lines };
+  throw new Error(`the ${functionName} bundle answered nothing:\n${lines.join('\n')}`);
+}

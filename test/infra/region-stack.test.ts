@@ -1,5 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { GATEWAY_RESPONSES } from '../../lambda/http/api-gateway.js';
+import { GATEWAY_REFUSALS } from '../../lib/constructs/mcp-api.js';
 import {
   buildApp,
   CDK_CONTEXT,
@@ -190,6 +191,48 @@ describe.each(REGIONS)('region %s', (region) => {
       });
     });
 
+    test.each(['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'])(
+      'a failing authorizer (%s) answers 503 with Retry-After and a JSON message, not a bare 500',
+      (type) => {
+        const template = templateOf(region);
+
+        template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+          ResponseType: type,
+          StatusCode: '503',
+          ResponseParameters: { 'gatewayresponse.header.Retry-After': "'5'" },
+          ResponseTemplates: { 'application/json': GATEWAY_REFUSALS.authorizerFailure.body },
+        });
+        expect(JSON.parse(GATEWAY_REFUSALS.authorizerFailure.body)).toEqual({
+          message: 'the endpoint cannot check keys right now; retry in a few seconds',
+        });
+      },
+    );
+
+    test("by default the stack sets the region's API Gateway account role, kept on delete, before the stage", () => {
+      const template = templateOf(region);
+      const account = logicalId(template, 'AWS::ApiGateway::Account');
+      const role = String(flat(template.toJSON().Resources[account].Properties.CloudWatchRoleArn)).replace(
+        /^\$\{(\w+)\.Arn\}$/,
+        '$1',
+      );
+      const resources = template.toJSON().Resources;
+
+      expect(resources[role]).toMatchObject({
+        Type: 'AWS::IAM::Role',
+        DeletionPolicy: 'Retain',
+        Properties: {
+          AssumeRolePolicyDocument: {
+            Statement: [{ Action: 'sts:AssumeRole', Principal: { Service: 'apigateway.amazonaws.com' } }],
+          },
+        },
+      });
+      expect(flat(resources[role].Properties.ManagedPolicyArns)).toEqual([
+        `arn:\${AWS::Partition}:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs`,
+      ]);
+      expect(resources[account].DeletionPolicy).toBe('Retain');
+      expect(resources[logicalId(template, 'AWS::ApiGateway::Stage')].DependsOn).toContain(account);
+    });
+
     test('the stage is throttled, tighter on /healthz, and access-logged to a log group with a retention', () => {
       const template = templateOf(region);
       const stage = template.findResources('AWS::ApiGateway::Stage')[logicalId(template, 'AWS::ApiGateway::Stage')];
@@ -240,7 +283,8 @@ describe.each(REGIONS)('region %s', (region) => {
       for (const env of all) {
         expect(env.NAABA_DATABASE_SECRET_ID).toBe(regionsContext[region]?.secret);
         expect(env.NAABA_DATABASE_URL).toBeUndefined();
-        expect(env.NAABA_REGION).toBe(region);
+        // CockroachDB Cloud's name of the AWS region (naaba:database.regionNames): rows are homed by it.
+        expect(env.NAABA_REGION).toBe(`aws-${region}`);
       }
       expect(JSON.stringify(template.toJSON())).not.toMatch(/postgres(ql)?:\/\//);
     });
@@ -318,6 +362,33 @@ test('the MCP function alone gets the text language (neutral unless cdk.json say
   expect(environmentOf(template, mcp).NAABA_ALLOWED_HOSTS).toBe('*');
   expect(environmentOf(template, authorizer).NAABA_TEXT_LANGUAGE).toBeUndefined();
   expect(environmentOf(template, fn).NAABA_TEXT_LANGUAGE).toBeUndefined();
+});
+
+test.each([
+  ['for every region', { 'naaba:api': { ...api, accountRole: 'existing' } }, [] as string[]],
+  [
+    'for one region',
+    {
+      'naaba:regions': {
+        ...regionsContext,
+        [REGIONS[0] as string]: { ...regionsContext[REGIONS[0] as string], apiAccountRole: 'existing' },
+      },
+    },
+    REGIONS.slice(1),
+  ],
+])('accountRole "existing" %s: those stacks leave the account setting alone', (_name, overrides, creating) => {
+  const { stacks } = buildApp(overrides);
+
+  const setting = stacks.filter((s) => Object.keys(Template.fromStack(s).findResources('AWS::ApiGateway::Account')).length === 1);
+
+  expect(setting.map((s) => s.region)).toEqual(creating);
+  for (const stack of stacks.filter((s) => !creating.includes(s.region))) {
+    expect(
+      Object.values(Template.fromStack(stack).findResources('AWS::IAM::Role')).map(
+        (r) => r.Properties.AssumeRolePolicyDocument.Statement[0].Principal.Service,
+      ),
+    ).not.toContain('apigateway.amazonaws.com');
+  }
 });
 
 test('one stack per region of cdk.json, named after it', () => {

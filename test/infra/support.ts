@@ -25,6 +25,25 @@ export function firstStack(overrides: Record<string, unknown> = {}): { stack: Re
   return { stack, template: Template.fromStack(stack) };
 }
 
+/** A PrivateLink endpoint service name of this region, as a database provider would give it. */
+export const endpointService = (region: string) => `com.amazonaws.vpce.${region}.vpce-svc-0123456789abcdef0`;
+/** A VPC of the operator's, with two private subnets in the first region of cdk.json. */
+export const GIVEN_VPC = {
+  vpcId: 'vpc-0123456789abcdef0',
+  subnets: [
+    { subnetId: 'subnet-0123456789abcdef0', availabilityZone: `${REGIONS[0]}a` },
+    { subnetId: 'subnet-0123456789abcdef1', availabilityZone: `${REGIONS[0]}b` },
+  ],
+};
+
+/** `naaba:network` in mode vpc for every region of cdk.json; the first region may get a given VPC. */
+export function vpcContext(first: Record<string, unknown> = {}): Record<string, unknown> {
+  const regions = Object.fromEntries(
+    REGIONS.map((r, i) => [r, { databaseEndpointService: endpointService(r), ...(i === 0 ? first : {}) }]),
+  );
+  return { 'naaba:network': { mode: 'vpc', regions } };
+}
+
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
 /**

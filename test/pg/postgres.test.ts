@@ -3,7 +3,7 @@ import { IsolationError, PgSqlClient } from '../../lambda/adapters/pg/pg-client.
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { environment } from '../../lambda/config/env.js';
 import { NOTE_CEILING, openContentionBench, type ContentionBench, type RoundFigures, summarise } from './contention.js';
-import { type PostgresServer, startPostgres } from '../support/pg-server.js';
+import { postgresForTests } from '../support/pg-server.js';
 import { storeSuite } from '../store/suite.js';
 import { openUrl, redact } from '../store/url-harness.js';
 
@@ -15,19 +15,10 @@ import { openUrl, redact } from '../store/url-harness.js';
  * `npm run test:pg`) that is a failure, not a skip.
  */
 const env = environment();
-const required = env.NAABA_REQUIRE_POSTGRES === '1';
 const rounds = Number(env.NAABA_CONTENTION_ROUNDS ?? 3);
 const given = env.NAABA_CONTENTION_URL;
 
-let server: PostgresServer | undefined;
-let reason = '';
-if (!given) {
-  try {
-    server = await startPostgres();
-  } catch (error) {
-    reason = (error as Error).message;
-  }
-}
+const server = given ? undefined : await postgresForTests('real PostgreSQL tests (store conformance, contention rounds)');
 const url = given ?? server?.url;
 
 if (url) {
@@ -126,15 +117,5 @@ if (url) {
       await unguarded.close();
       expect(broken.join('\n')).toMatch(new RegExp(`memories kept for a ceiling of ${NOTE_CEILING}`));
     });
-  });
-} else if (required) {
-  console.log(`real PostgreSQL tests: FAILED, no server could be started: ${reason}`);
-  test('a throwaway PostgreSQL server starts (NAABA_REQUIRE_POSTGRES=1)', () => {
-    throw new Error(`no PostgreSQL server could be started: ${reason}`);
-  });
-} else {
-  console.log(`real PostgreSQL tests: NOT RUN, no server could be started: ${reason} (npm run test:pg requires one)`);
-  describe('real PostgreSQL server (needs PostgreSQL 15+ with pgvector installed)', () => {
-    test.todo(`store conformance and contention rounds on a real server: not run, ${reason}`);
   });
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +14,21 @@ import { environment } from '../../lambda/config/env.js';
 export interface PostgresServer {
   /** `postgresql://postgres@127.0.0.1:PORT/naaba`, trust authentication, loopback only. */
   readonly url: string;
+  readonly port: number;
   /** What the server says it is (`PostgreSQL 15.x …`). */
   readonly version: string;
   stop(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  readonly maxConnections?: number;
+  /**
+   * Serve TLS with this certificate and key (PEM files, copied into the cluster: PostgreSQL wants
+   * the key owned by the server's user and unreadable to others). Plaintext stays accepted too.
+   */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Loopback addresses to listen on and trust besides 127.0.0.1 (`127.0.0.2` can stand in for a remote host). */
+  readonly alsoListenOn?: readonly string[];
 }
 
 /** Why no server could be started, in words a person can act on. */
@@ -73,9 +85,10 @@ function freePort(): Promise<number> {
 }
 
 /** PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` system user. */
-function runner(folder: string): (command: string, args: readonly string[]) => void {
+function runner(folder: string): { run: (command: string, args: readonly string[]) => void; own: (path: string) => void } {
   const asRoot = process.getuid?.() === 0;
   let prefix: string[] = [];
+  let own = (_path: string): void => undefined;
   if (asRoot) {
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
     const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
@@ -84,8 +97,9 @@ function runner(folder: string): (command: string, args: readonly string[]) => v
     }
     chownSync(folder, uid, gid);
     prefix = ['runuser', '-u', 'postgres', '--'];
+    own = (path) => chownSync(path, uid, gid);
   }
-  return (command, args) => {
+  const run = (command: string, args: readonly string[]) => {
     const [program = command, ...rest] = [...prefix, command, ...args];
     const result = spawnSync(program, rest, { encoding: 'utf8', cwd: folder });
     if (result.status !== 0) {
@@ -95,28 +109,44 @@ function runner(folder: string): (command: string, args: readonly string[]) => v
       );
     }
   };
+  return { run, own };
+}
+
+/** Puts the certificate and key into the data folder and returns the settings that serve them. */
+function serveTls(data: string, tls: NonNullable<PostgresOptions['tls']>, own: (path: string) => void): string[] {
+  for (const [from, to] of [
+    [tls.certFile, 'server.crt'],
+    [tls.keyFile, 'server.key'],
+  ] as const) {
+    const path = join(data, to);
+    copyFileSync(from, path);
+    own(path);
+    chmodSync(path, 0o600);
+  }
+  return ['-c ssl=on', '-c ssl_cert_file=server.crt', '-c ssl_key_file=server.key'];
 }
 
 /**
  * Starts a throwaway cluster; throws NoPostgresServer saying why when it cannot. Durability is
  * off (`fsync=off`): the folder is deleted afterwards, and the tests measure contention, not disks.
  */
-export async function startPostgres(options: { maxConnections?: number } = {}): Promise<PostgresServer> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = binDir();
   requirePgvector(bin);
   const folder = mkdtempSync(join(tmpdir(), 'naaba-pg-'));
   const data = join(folder, 'data');
-  const run = runner(folder);
+  const { run, own } = runner(folder);
   const port = await freePort();
+  const others = options.alsoListenOn ?? [];
   const settings = [
     `-p ${port}`,
     `-k ${folder}`,
-    '-c listen_addresses=127.0.0.1',
+    `-c listen_addresses=${['127.0.0.1', ...others].join(',')}`,
     `-c max_connections=${options.maxConnections ?? 100}`,
     '-c fsync=off',
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
-  ].join(' ');
+  ];
   let started = false;
   const stop = async () => {
     if (started) {
@@ -131,7 +161,10 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
   };
   try {
     run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
-    run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(folder, 'server.log'), '-w', '-t', '60', '-o', settings, 'start']);
+    // initdb trusts 127.0.0.1 and ::1; the other addresses listened on are trusted alike.
+    if (others.length > 0) appendFileSync(join(data, 'pg_hba.conf'), others.map((a) => `host all all ${a}/32 trust\n`).join(''));
+    if (options.tls) settings.push(...serveTls(data, options.tls, own));
+    run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(folder, 'server.log'), '-w', '-t', '60', '-o', settings.join(' '), 'start']);
     started = true;
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres` });
@@ -143,11 +176,37 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
     } finally {
       await admin.end();
     }
-    return { url: `postgresql://postgres@127.0.0.1:${port}/naaba`, version: version.split(' on ')[0] ?? version, stop };
+    return { url: `postgresql://postgres@127.0.0.1:${port}/naaba`, port, version: version.split(' on ')[0] ?? version, stop };
   } catch (error) {
     await stop();
     throw error instanceof NoPostgresServer
       ? error
       : new NoPostgresServer(`the server did not start: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * For a test file that needs a real server: one started, or undefined after registering what says
+ * why there is none — a failing test when NAABA_REQUIRE_POSTGRES=1 (CI, `npm run test:pg`), a
+ * todo and one printed line otherwise. Never a silent pass.
+ */
+export async function postgresForTests(
+  what: string,
+  options?: Parameters<typeof startPostgres>[0],
+): Promise<PostgresServer | undefined> {
+  try {
+    return await startPostgres(options);
+  } catch (error) {
+    const reason = (error as Error).message;
+    if (environment().NAABA_REQUIRE_POSTGRES === '1') {
+      console.log(`${what}: FAILED, no PostgreSQL server could be started: ${reason}`);
+      test(`${what} (a PostgreSQL server is required: NAABA_REQUIRE_POSTGRES=1)`, () => {
+        throw new Error(`no PostgreSQL server could be started: ${reason}`);
+      });
+    } else {
+      console.log(`${what}: NOT RUN, no PostgreSQL server could be started: ${reason} (npm run test:pg requires one)`);
+      test.todo(`${what}: not run, ${reason}`);
+    }
+    return undefined;
   }
 }

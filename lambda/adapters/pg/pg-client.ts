@@ -1,9 +1,15 @@
 import pg from 'pg';
 import { StoreBusyError } from '../../memory/errors.js';
 import type { SqlClient, SqlEngine } from './sql-client.js';
+import { tlsConnection } from './tls.js';
 
 export interface PgClientOptions {
   readonly url: string;
+  /**
+   * PEM certificates of the authority that signed the server's certificate, for a cluster that is
+   * not publicly trusted; without it the system roots are used. Needs `sslmode=verify-full`.
+   */
+  readonly ca?: string | undefined;
   /** Connections per process: one or two fit a Lambda container (it serves one request at a time). */
   readonly maxConnections: number;
   readonly statementTimeoutMs: number;
@@ -45,7 +51,7 @@ export function sessionOptions(engine: SqlEngine, statementTimeoutMs: number): s
 /**
  * Puts the session options into the URL's own `options` parameter (pg lets URL parameters win
  * over configuration, so they must live in the same place). The URL's options come last, so an
- * operator can still override a setting on purpose. TLS stays exactly as the URL's `sslmode` says.
+ * operator can still override a setting on purpose. TLS is `tlsConnection`'s business.
  */
 export function withSessionOptions(url: string, options: string): { connectionString: string; options?: string } {
   let parsed: URL;
@@ -60,8 +66,9 @@ export function withSessionOptions(url: string, options: string): { connectionSt
 }
 
 /** Tells CockroachDB from PostgreSQL by what the server says it is. */
-export async function probeEngine(url: string, connectionTimeoutMillis = 5_000): Promise<SqlEngine> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis });
+export async function probeEngine(connection: string | pg.ClientConfig, connectionTimeoutMillis = 5_000): Promise<SqlEngine> {
+  const given = typeof connection === 'string' ? { connectionString: connection } : connection;
+  const client = new pg.Client({ ...given, connectionTimeoutMillis });
   await client.connect();
   try {
     const result = await client.query<{ version: string }>('SELECT version() AS version');
@@ -113,12 +120,15 @@ export class PgSqlClient implements SqlClient {
     return pool;
   }
 
+  /** Refuses a URL without verified TLS to a host that is not loopback before connecting (`tlsConnection`). */
   static async connect(options: PgClientOptions): Promise<PgSqlClient> {
     const connectionTimeoutMillis = options.connectionTimeoutMs ?? 5_000;
-    const engine = options.engine ?? (await probeEngine(options.url, connectionTimeoutMillis));
+    const tls = tlsConnection(options.url, options.ca);
+    const engine = options.engine ?? (await probeEngine(tls, connectionTimeoutMillis));
     const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
     const config: pg.PoolConfig = {
-      ...withSessionOptions(options.url, sessionOptions(engine, options.statementTimeoutMs)),
+      ...tls,
+      ...withSessionOptions(tls.connectionString, sessionOptions(engine, options.statementTimeoutMs)),
       max: options.maxConnections,
       idleTimeoutMillis: idleTimeoutMs,
       connectionTimeoutMillis,

@@ -1,0 +1,51 @@
+import { Duration } from 'aws-cdk-lib';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+
+/**
+ * The application metrics the functions emit with Powertools Metrics (namespace `naaba`,
+ * dimension `service=naaba`), named here once for the alarms and the dashboard.
+ */
+export const APP_NAMESPACE = 'naaba';
+export const APP_SERVICE = 'naaba';
+
+export const TOOLS = ['remember', 'recall', 'forget', 'curation_state'] as const;
+export const OUTCOMES = ['ok', 'bad_input', 'embedder_unavailable', 'judge_unavailable', 'store_busy', 'internal'] as const;
+export type Tool = (typeof TOOLS)[number];
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Alarms and the dashboard look at 5-minute sums. */
+export const PERIOD = Duration.minutes(5);
+
+/**
+ * The 5-minute sum of one application count, e.g. `tool_call_internal`, `recall_ok`, `authorizer_failure`.
+ * A label is for graphs only: an alarm on a labelled metric renders as metric math.
+ */
+export function appCount(metricName: string, label?: string): Metric {
+  return new Metric({
+    namespace: APP_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: APP_SERVICE },
+    statistic: 'Sum',
+    period: PERIOD,
+    ...(label ? { label } : {}),
+  });
+}
+
+/** Every tool call that ended so. */
+export const toolCalls = (outcome: Outcome) => appCount(`tool_call_${outcome}`, outcome);
+
+/** One tool's calls that ended so. */
+export const callsOf = (tool: Tool, outcome: Outcome) => appCount(`${tool}_${outcome}`, outcome);
+
+/**
+ * The share of remembers whose judge gave no verdict: `judge_unavailable / judge_asked`, 0 in a
+ * period where nothing asked the judge (Powertools emits no zero counts, so both are filled).
+ */
+export function judgeUnavailableRate(period = PERIOD): MathExpression {
+  return new MathExpression({
+    expression: 'IF(FILL(asked, 0) > 0, FILL(unavailable, 0) / FILL(asked, 0), 0)',
+    usingMetrics: { asked: appCount('judge_asked'), unavailable: appCount('judge_unavailable') },
+    period,
+    label: 'judge unavailable / judge asked',
+  });
+}

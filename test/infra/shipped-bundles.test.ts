@@ -1,0 +1,123 @@
+import { rmSync } from 'node:fs';
+import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
+import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
+import { KeyService } from '../../lambda/auth/keys.js';
+import { systemClock } from '../../lambda/ports/clock.js';
+import { mcpCall, scheduledEvent, tokenEvent } from '../handlers/events.js';
+import { BedrockStub, DUMMY_CREDENTIALS, titanAnswer } from '../providers/support/bedrock-stub.js';
+import { type SecretsStandIn, startSecretsStandIn } from '../store/tls-support.js';
+import { postgresForTests } from '../support/pg-server.js';
+import { BUNDLE_ROOT, buildLambdaBundle, invokeBundle, type LambdaBundle } from './lambda-bundle.js';
+import { environmentOf, firstStack, functionId } from './support.js';
+
+/**
+ * The three shipped bundles (built with the CDK app's bundling settings), each run as the Lambda
+ * runtime runs it, with the environment the stack gives it: the database URL read through the
+ * real Secrets Manager client from a stand-in, Bedrock through the real client from a stand-in,
+ * a throwaway PostgreSQL. Authorizer → MCP (remember, recall) → sweeper, with API Gateway- and
+ * EventBridge-shaped events.
+ */
+const SECRET = 'naaba/test/database';
+const CONTENT = 'The staging database moves to Frankfurt on the 3rd.';
+
+const server = await postgresForTests('shipped bundles end to end');
+
+if (server) {
+  const url = server.url;
+  const { stack, template } = firstStack();
+  const outDir = `${BUNDLE_ROOT}/shipped-${process.pid}`;
+  let bundles: Record<'authorizer' | 'mcp' | 'sweeper', LambdaBundle>;
+  let secrets: SecretsStandIn;
+  let bedrock: BedrockStub;
+  let token: string;
+
+  /** The function's environment from the template, with the stand-ins where AWS would be. */
+  const envOf = (description: RegExp, name: string): Record<string, string> => ({
+    ...environmentOf(template, functionId(template, description)),
+    NAABA_DATABASE_SECRET_ID: SECRET,
+    NAABA_DB_ENGINE: 'postgres',
+    NAABA_BEDROCK_ENDPOINT: bedrock.url,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
+    AWS_REGION: stack.region,
+    AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: DUMMY_CREDENTIALS.secretAccessKey,
+    AWS_LAMBDA_FUNCTION_NAME: name,
+  });
+
+  beforeAll(async () => {
+    const [authorizer, mcp, sweeper] = await Promise.all(
+      (['authorizer', 'mcp', 'sweeper'] as const).map((entry) => buildLambdaBundle(entry, { outDir })),
+    );
+    bundles = { authorizer: authorizer as LambdaBundle, mcp: mcp as LambdaBundle, sweeper: sweeper as LambdaBundle };
+    [secrets, bedrock] = await Promise.all([startSecretsStandIn({ [SECRET]: url }), BedrockStub.start()]);
+    const embedding = Array.from({ length: 1024 }, (_, i) => (i === 7 ? 1 : 0));
+    bedrock.script.set([], titanAnswer(embedding));
+    const db = await PgSqlClient.connect({ url, maxConnections: 1, statementTimeoutMs: 10_000, engine: 'postgres' });
+    await migrate(db, { embeddingDimensions: 1024 });
+    const region = envOf(/authorizer/, 'naaba-authorizer').NAABA_REGION ?? '';
+    token = (await new KeyService(new SqlKeyStore(db), systemClock).issue('shipped-bundles', region)).token;
+    await db.close();
+  });
+  afterAll(async () => {
+    await Promise.all([secrets?.close(), bedrock?.close(), server?.stop()]);
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  test('authorizer → MCP remember and recall → sweeper, each from its shipped bundle', async () => {
+    const authorized = (
+      await invokeBundle(
+        bundles.authorizer,
+        'naaba-authorizer',
+        envOf(/authorizer/, 'naaba-authorizer'),
+        tokenEvent(`Bearer ${token}`),
+      )
+    ).result as { principalId: string; policyDocument: { Statement: { Effect: string }[] }; context: Record<string, string> };
+    expect(authorized.policyDocument.Statement.map((s) => s.Effect)).toEqual(['Allow']);
+    const principal = {
+      userId: authorized.context.userId ?? '',
+      region: authorized.context.region ?? '',
+      agent: authorized.context.agent ?? '',
+      keyId: authorized.context.keyId ?? '',
+    };
+    expect(principal.agent).toBe('shipped-bundles');
+
+    const refused = await invokeBundle(
+      bundles.authorizer,
+      'naaba-authorizer',
+      envOf(/authorizer/, 'naaba-authorizer'),
+      tokenEvent(`Bearer nb_${'x'.repeat(43)}`),
+    );
+    expect(refused.failure).toBe('Unauthorized');
+
+    const mcpEnv = envOf(/MCP endpoint: stateless/, 'naaba-mcp');
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const run = await invokeBundle(
+        bundles.mcp,
+        'naaba-mcp',
+        mcpEnv,
+        mcpCall('tools/call', { name, arguments: args }, principal),
+      );
+      const { statusCode, body } = run.result as { statusCode: number; body: string };
+      expect(statusCode).toBe(200);
+      return {
+        answer: (JSON.parse(body) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result,
+        lines: run.lines,
+      };
+    };
+    const remembered = await call('remember', { content: CONTENT, kind: 'fact' });
+    expect(remembered.answer.isError).toBeUndefined();
+    expect(remembered.answer.structuredContent).toMatchObject({ outcome: 'stored', kind: 'fact' });
+    const recalled = await call('recall', { query: 'Where does the staging database move?' });
+    expect((recalled.answer.structuredContent.memories as { content: string }[]).map((m) => m.content)).toEqual([CONTENT]);
+    // Bedrock was called through the real client: once per remember, once per recall.
+    expect(bedrock.script.received.filter((r) => r.path.includes('/invoke')).length).toBe(2);
+    // The logs (every line but the answer itself) never carry the content.
+    const logged = [...remembered.lines, ...recalled.lines].filter((l) => !l.startsWith('RESULT '));
+    expect(logged.join('\n')).not.toContain(CONTENT);
+
+    const swept = await invokeBundle(bundles.sweeper, 'naaba-sweeper', envOf(/naaba sweeper/, 'naaba-sweeper'), scheduledEvent());
+    expect(swept.lines.some((l) => l.startsWith('RESULT'))).toBe(true);
+    expect(swept.lines.join('\n')).not.toMatch(/"level":"ERROR"/);
+  });
+}
