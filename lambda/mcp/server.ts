@@ -1,5 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from './context.js';
+import { countCall } from './tool-result.js';
 import { registerCurationState } from './tools/curation-state.js';
 import { registerForget } from './tools/forget.js';
 import { registerRecall } from './tools/recall.js';
@@ -23,5 +25,24 @@ export function createMcpServer(context: ToolContext): McpServer {
   registerRecall(server, context);
   registerForget(server, context);
   registerCurationState(server, context);
+  countRefusedCalls(server);
   return server;
+}
+
+const TOOLS = new Set(['remember', 'recall', 'forget', 'curation_state']);
+
+/**
+ * The SDK answers a call whose arguments fail the tool's input schema (or that names no tool)
+ * itself, as a tool error, before any tool body runs; every such answer goes through its
+ * `createToolError`. Counted here as bad input, so that the per-tool metrics see every call
+ * (decision 0051). `test/handlers/tool-metrics.test.ts` fails if an SDK upgrade renames it.
+ */
+function countRefusedCalls(server: McpServer): void {
+  const sdk = server as unknown as { createToolError(message: string): CallToolResult };
+  const answer = sdk.createToolError.bind(server);
+  sdk.createToolError = (message: string) => {
+    const named = /tool ([a-z_]+)/i.exec(message)?.[1] ?? '';
+    countCall(TOOLS.has(named) ? named : 'unknown_tool', 'bad_input');
+    return answer(message);
+  };
 }

@@ -79,7 +79,7 @@ function causeNames(cause: unknown, depth = 0): string[] {
 }
 
 /** Counts one call under both names its alarms use. */
-function countCall(tool: string, outcome: ToolOutcome): void {
+export function countCall(tool: string, outcome: ToolOutcome): void {
   count(`tool_call_${outcome}`);
   count(`${tool}_${outcome}`);
 }

@@ -104,6 +104,8 @@ test.each<[string, string, string, Record<string, unknown>, Reply[], boolean]>([
   ['recall, embedded', 'ok', 'recall', { query: 'which bundler' }, [titan], false],
   ['curation_state', 'ok', 'curation_state', {}, [], false],
   ['forget with both ids and all', 'bad_input', 'forget', { ids: ['00000000-0000-4000-8000-000000000000'], all: true }, [], true],
+  ['recall with a limit its schema refuses (answered by the SDK)', 'bad_input', 'recall', { query: 'x', limit: 500 }, [], true],
+  ['remember without content (answered by the SDK)', 'bad_input', 'remember', { kind: 'fact' }, [], true],
   ['remember, Bedrock 403', 'embedder_unavailable', 'remember', { content: SECRET, kind: 'fact' }, [denied], true],
   ['recall, Bedrock 403', 'embedder_unavailable', 'recall', { query: SECRET }, [denied], true],
   [
