@@ -32,6 +32,8 @@ export const BUNDLING: {
   readonly sourcemap: boolean;
   readonly mainFields: readonly string[];
   readonly external: readonly string[];
+  /** Compile-time constants: `NAABA_BUNDLED` picks the page files inlined as text (docs/decisions/0053). */
+  readonly define: Readonly<Record<string, string>>;
 } = {
   platform: 'node',
   format: 'cjs',
@@ -40,6 +42,7 @@ export const BUNDLING: {
   sourcemap: false,
   mainFields: ['module', 'main'],
   external: Object.keys(EXTERNAL_MODULES),
+  define: { 'globalThis.NAABA_BUNDLED': 'true' },
 };
 
 /** The repository root: entry points, package.json and the lock file are found from here. */

@@ -14,6 +14,7 @@ import {
   tokenAuthorizerEvent,
   UNAUTHORIZED,
 } from '../http/api-gateway.js';
+import { PAGE_PATHS } from '../http/web-page.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
 import { loggable } from '../mcp/tool-result.js';
 import { logger } from '../observability.js';
@@ -73,11 +74,14 @@ async function authorizeLocally(request: LocalRequest): Promise<AuthorizerResult
   }
 }
 
-/** The API's resources, as the stack declares them: API Gateway answers anything else itself. */
-const RESOURCES = new Set(['/mcp', '/healthz']);
+/** The API's open resources, as the stack declares them: API Gateway answers anything else itself. */
+const RESOURCES = new Set(['/mcp', '/healthz', ...PAGE_PATHS]);
+/** `/api/{proxy+}`: any method, behind the authorizer. */
+const API_PROXY = /^\/api\/.+/;
 
 async function route(request: LocalRequest): Promise<ProxyResult> {
-  if (!RESOURCES.has(request.path)) {
+  const api = API_PROXY.test(request.path);
+  if (!api && !RESOURCES.has(request.path)) {
     return {
       statusCode: 404,
       headers: { 'content-type': 'application/json' },
@@ -85,7 +89,7 @@ async function route(request: LocalRequest): Promise<ProxyResult> {
     };
   }
   let authorizer: AuthorizerResult | undefined;
-  if (request.path === '/mcp' && request.method === 'POST') {
+  if (api || (request.path === '/mcp' && request.method === 'POST')) {
     const result = await authorizeLocally(request);
     if (result === 'unauthorized' || result === 'failed' || !isAllowed(result)) return refusal(result);
     authorizer = result;

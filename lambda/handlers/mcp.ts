@@ -2,6 +2,8 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { container } from '../composition.js';
 import { principalOf, type ProxyEvent, type ProxyResult, toRequest, toResult } from '../http/api-gateway.js';
+import { isApiPath, webApi } from '../http/web-api.js';
+import { webPage } from '../http/web-page.js';
 import type { MemoryService } from '../memory/service.js';
 import { count, logger, observed, type TracerModules, traced } from '../observability.js';
 
@@ -16,22 +18,28 @@ function countJudge(memory: MemoryService | undefined): void {
   count('judge_unavailable', judged.unavailable);
 }
 
-/** The MCP function: API Gateway proxy event in, stateless MCP over HTTP, proxy result out. */
+/**
+ * The MCP function: API Gateway proxy event in, proxy result out. It answers MCP (`/mcp`), the
+ * health check, the memory page's files and its data API (`/api/…`); only MCP loads the MCP stack.
+ */
 async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyResult> {
   const principal = principalOf(event);
   if (principal) logger.appendKeys({ userId: principal.userId, keyId: principal.keyId });
   const runtime = container();
   let memory: MemoryService | undefined;
-  const { endpoint } = await mcpEndpoint();
-  const response = await endpoint(toRequest(event), principal, {
-    region: runtime.config.region,
+  const deps = {
     memory: async () => {
       memory = await runtime.memory();
       return memory;
     },
     log: logger,
     origins: runtime.config.origins,
-  });
+  };
+  const request = toRequest(event);
+  const response = isApiPath(event.path)
+    ? await webApi(request, principal, deps)
+    : ((await webPage(request.method, event.path)) ??
+      (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region })));
   countJudge(memory);
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);

@@ -44,3 +44,42 @@ export interface CurationState {
   readonly counts: { readonly perKind: Record<string, number>; readonly pinned: number };
   readonly journal: JournalPage;
 }
+
+/** The memory page's first view: counts against ceilings, the pin limit, the providers in use. */
+export interface Overview {
+  readonly kinds: readonly {
+    readonly kind: string;
+    readonly ceiling: number;
+    readonly ttlSeconds: number | null;
+    readonly count: number;
+    readonly pinned: number;
+  }[];
+  readonly pinned: number;
+  readonly pinLimit: number;
+  readonly judge: JudgeStatus;
+  readonly embedder: string;
+}
+
+export interface BrowseInput {
+  /** One kind, or every configured kind. */
+  readonly kind?: string;
+  readonly cursor?: string;
+  readonly limit?: number;
+}
+
+/** Automatic deletions of one UTC day, per rule. */
+export interface JournalDay {
+  readonly day: string;
+  readonly ceiling: number;
+  readonly expiry: number;
+  readonly duplicate: number;
+}
+
+/** What one kind will lose next: by the ceiling (least recently useful) and, with a TTL, by expiry. */
+export interface KindOutlook {
+  readonly kind: string;
+  readonly ceiling: number;
+  readonly count: number;
+  readonly evictNext: readonly { id: string; content: string; lastUsefulAt: Date; recallCount: number }[];
+  readonly expiringNext: readonly { id: string; content: string; expiresAt: Date }[];
+}

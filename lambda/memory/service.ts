@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { Judge } from '../ports/judge.js';
-import type { MemoryStore, Scope } from '../ports/memory-store.js';
+import type { JournalPage, MemoryPage, MemoryStore, RecallQuery, Scope } from '../ports/memory-store.js';
 import { fingerprint } from './canonical.js';
 import {
   EmbedderError,
@@ -18,7 +18,18 @@ import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
 import { FUSION, type RecallRanking } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
-import type { CurationState, ForgetInput, ForgetResult, RecallInput, RememberInput, RememberResult } from './service-types.js';
+import type {
+  BrowseInput,
+  CurationState,
+  ForgetInput,
+  ForgetResult,
+  JournalDay,
+  KindOutlook,
+  Overview,
+  RecallInput,
+  RememberInput,
+  RememberResult,
+} from './service-types.js';
 
 export interface MemoryServiceDeps {
   readonly store: MemoryStore;
@@ -37,6 +48,22 @@ export interface MemoryServiceDeps {
 const REMEMBER_ATTEMPTS = 3;
 
 const scopeOf = (p: Principal): Scope => ({ region: p.region, userId: p.userId });
+
+const DAY_MS = 86_400_000;
+/** Bounds of the memory page's reads: default and maximum. */
+const BROWSE_PAGE = { default: 50, max: 100 } as const;
+const JOURNAL_DAYS = { default: 30, max: 90 } as const;
+const NEXT_TO_GO = { default: 5, max: 50 } as const;
+
+const utcDate = (d: Date) => [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()] as const;
+
+/** An optional integer from 1 to `bounds.max`, or the default; anything else is a clear error. */
+function boundedInteger(name: string, value: number | undefined, bounds: { default: number; max: number }): number {
+  const n = value ?? bounds.default;
+  if (!Number.isInteger(n) || n < 1 || n > bounds.max)
+    throw new InvalidInputError(`${name} must be an integer from 1 to ${bounds.max}`);
+  return n;
+}
 
 /** A remember call, checked and embedded, ready to be written. */
 interface Draft {
@@ -168,6 +195,16 @@ export class MemoryService {
   }
 
   async recall(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
+    return this.deps.store.recall(await this.recallQuery(principal, input));
+  }
+
+  /** Recall's ranking for the memory page, writing nothing: looking is not recalling. */
+  async search(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
+    return this.deps.store.search(await this.recallQuery(principal, input));
+  }
+
+  /** Checks a recall and turns it into the store's query (one embedding, the configured arms). */
+  private async recallQuery(principal: Principal, input: RecallInput): Promise<RecallQuery> {
     checkText('query', input.query, { bytes: LIMITS.queryBytes });
     const kinds = input.kinds && input.kinds.length > 0 ? [...new Set(input.kinds)] : Object.keys(this.deps.rules.kinds);
     const limit = input.limit ?? LIMITS.recallDefault;
@@ -175,22 +212,104 @@ export class MemoryService {
       throw new InvalidInputError(`limit must be an integer from 1 to ${LIMITS.recallMax}`);
     }
     const now = this.deps.clock.now();
-    const searched = kinds.map((kind) => ({ kind, expiredBefore: expiredBefore(kindRule(this.deps.rules, kind), now) }));
     const embedding = await this.embed(input.query);
     const depth = Math.max(limit, FUSION.depth);
     const ranking = this.deps.ranking ?? 'hybrid';
     const terms = ranking === 'vector' ? [] : this.analyzer.queryTerms(input.query);
     // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
     const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
-    return this.deps.store.recall({
+    return {
       scope: scopeOf(principal),
       embedding,
       terms,
       fusion: { ...FUSION, depth, vectorWeight },
-      kinds: searched,
+      kinds: this.searched(kinds, now),
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),
       now,
+    };
+  }
+
+  /** Each kind with the instant before which its unpinned memories count as expired; unknown kinds are refused. */
+  private searched(kinds: readonly string[], now: Date) {
+    return kinds.map((kind) => ({ kind, expiredBefore: expiredBefore(kindRule(this.deps.rules, kind), now) }));
+  }
+
+  /** Counts against ceilings per kind, pins against the pin limit, and the providers in use. */
+  async overview(principal: Principal): Promise<Overview> {
+    const kinds = Object.keys(this.deps.rules.kinds);
+    const now = this.deps.clock.now();
+    const counts = await this.deps.store.counts(scopeOf(principal), expiryCutoffs(this.deps.rules, kinds, now));
+    return {
+      kinds: kinds.map((kind) => {
+        const rule = kindRule(this.deps.rules, kind);
+        const count = counts.perKind[kind] ?? 0;
+        return { kind, ceiling: rule.ceiling, ttlSeconds: rule.ttlSeconds, count, pinned: counts.pinnedPerKind[kind] ?? 0 };
+      }),
+      pinned: counts.pinned,
+      pinLimit: this.deps.rules.pinLimit,
+      judge: this.judgeHealth.snapshot(),
+      embedder: this.deps.embedder.name,
+    };
+  }
+
+  /** Live memories, newest first, paged; reading them changes nothing. */
+  async browse(principal: Principal, input: BrowseInput): Promise<MemoryPage> {
+    const pageSize = boundedInteger('limit', input.limit, BROWSE_PAGE);
+    const kinds = input.kind === undefined ? Object.keys(this.deps.rules.kinds) : [input.kind];
+    const query = {
+      scope: scopeOf(principal),
+      kinds: this.searched(kinds, this.deps.clock.now()),
+      pageSize,
+      cursor: input.cursor,
+    };
+    return this.deps.store.browse(query);
+  }
+
+  /** The journal, newest first, paged as curation_state pages it. */
+  async journal(principal: Principal, cursor: string | undefined): Promise<JournalPage> {
+    return this.deps.store.journal(scopeOf(principal), LIMITS.journalPageDefault, cursor);
+  }
+
+  /** Automatic deletions per UTC day and rule over the last `days` days (today included), oldest first. */
+  async journalByDay(principal: Principal, days: number | undefined): Promise<JournalDay[]> {
+    const span = boundedInteger('days', days, JOURNAL_DAYS);
+    const today = Date.UTC(...utcDate(this.deps.clock.now()));
+    const dayOf = (i: number) => new Date(today - (span - 1 - i) * DAY_MS).toISOString().slice(0, 10);
+    const counted = await this.deps.store.journalByDay(scopeOf(principal), new Date(today - (span - 1) * DAY_MS));
+    return Array.from({ length: span }, (_, i) => {
+      const day = dayOf(i);
+      const of = (rule: string) => counted.find((c) => c.day === day && c.rule === rule)?.lines ?? 0;
+      return { day, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
+    });
+  }
+
+  /** Per kind, what the ceiling evicts first and, for a kind with a TTL, what expires first: forgetting read before it happens. */
+  async nextToGo(principal: Principal, limit: number | undefined): Promise<KindOutlook[]> {
+    const perKind = boundedInteger('limit', limit, NEXT_TO_GO);
+    const kinds = Object.keys(this.deps.rules.kinds);
+    const now = this.deps.clock.now();
+    const scope = scopeOf(principal);
+    const counts = await this.deps.store.counts(scope, expiryCutoffs(this.deps.rules, kinds, now));
+    const next = await this.deps.store.nextToGo(scope, this.searched(kinds, now), perKind);
+    return kinds.map((kind) => {
+      const rule = kindRule(this.deps.rules, kind);
+      const ttl = rule.ttlSeconds;
+      const own = next.filter((m) => m.kind === kind);
+      return {
+        kind,
+        ceiling: rule.ceiling,
+        count: counts.perKind[kind] ?? 0,
+        evictNext: own.map(({ id, content, lastUsefulAt, recallCount }) => ({ id, content, lastUsefulAt, recallCount })),
+        expiringNext:
+          ttl === null
+            ? []
+            : own.map(({ id, content, lastUsefulAt }) => ({
+                id,
+                content,
+                expiresAt: new Date(lastUsefulAt.getTime() + ttl * 1000),
+              })),
+      };
     });
   }
 

@@ -1,4 +1,4 @@
-import type { JournalLine, Principal, RecalledMemory, Source } from '../memory/model.js';
+import type { JournalLine, JournalRule, Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
 import type { Fusion } from '../memory/ranking.js';
 
 /** The (region, user) partition every store call is confined to. */
@@ -79,6 +79,36 @@ export interface ExpiryCutoff {
   readonly expiredBefore: Date;
 }
 
+/** A page of live memories, newest first. */
+export interface MemoryPage {
+  readonly memories: readonly Memory[];
+  readonly nextCursor: string | undefined;
+}
+
+/** What to list: some kinds, each with its expiry cutoff (null without a TTL), one page after `cursor`. */
+export interface BrowseQuery {
+  readonly scope: Scope;
+  readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
+  readonly pageSize: number;
+  readonly cursor: string | undefined;
+}
+
+/** How many journal lines of one rule fell on one UTC day (`YYYY-MM-DD`). */
+export interface JournalDayCount {
+  readonly day: string;
+  readonly rule: JournalRule;
+  readonly lines: number;
+}
+
+/** A memory first in line to go: the least recently useful unpinned ones of its kind. */
+export interface NextToGo {
+  readonly id: string;
+  readonly kind: string;
+  readonly content: string;
+  readonly lastUsefulAt: Date;
+  readonly recallCount: number;
+}
+
 /** Storage of memories and the forgetting journal. Every method is one atomic round trip. */
 export interface MemoryStore {
   /** Reads the nearest memory of the same kind and any exact restatement of it. */
@@ -89,12 +119,23 @@ export interface MemoryStore {
   merge(plan: MergePlan, now: Date): Promise<MergeResult>;
   /** The best unexpired memories first (fused vector and lexical ranks); marks the returned ones useful. */
   recall(query: RecallQuery): Promise<RecalledMemory[]>;
+  /** Ranks exactly as {@link recall} does, but writes nothing: looking is not recalling. */
+  search(query: RecallQuery): Promise<RecalledMemory[]>;
+  /** Live memories of some kinds, newest first, read only. */
+  browse(query: BrowseQuery): Promise<MemoryPage>;
+  /** Journal lines since an instant, counted per UTC day and rule. */
+  journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]>;
+  /** Per kind, the first `perKind` unpinned live memories in eviction order (least recently useful first). */
+  nextToGo(scope: Scope, kinds: BrowseQuery['kinds'], perKind: number): Promise<NextToGo[]>;
   /** Deletes the caller's memories among `ids`; returns the ids actually deleted. */
   forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]>;
   /** Deletes all the caller's memories (of one kind, or all) and the matching journal lines. */
   forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }>;
   /** Live (unexpired) memories per kind, and how many of them are pinned. */
-  counts(scope: Scope, expiry: readonly ExpiryCutoff[]): Promise<{ perKind: Record<string, number>; pinned: number }>;
+  counts(
+    scope: Scope,
+    expiry: readonly ExpiryCutoff[],
+  ): Promise<{ perKind: Record<string, number>; pinned: number; pinnedPerKind: Record<string, number> }>;
   journal(scope: Scope, pageSize: number, cursor: string | undefined): Promise<JournalPage>;
   /** Deletes one bounded batch of a region's expired memories of one kind, journaling each (rule `expiry`). */
   sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;

@@ -81,6 +81,7 @@ export class NaabaFunction extends Construct {
         sourceMap: BUNDLING.sourcemap,
         mainFields: [...BUNDLING.mainFields],
         externalModules: [...BUNDLING.external],
+        define: { ...BUNDLING.define },
         esbuildArgs: Object.fromEntries(Object.keys(SILENCED_WARNINGS).map((id) => [`--log-override:${id}`, 'silent'])),
         forceDockerBundling: false,
       },

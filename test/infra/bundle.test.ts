@@ -1,8 +1,10 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { EXTERNAL_MODULES, type EntryPoint, SILENCED_WARNINGS } from '../../lib/bundling.js';
+import { PAGE_CSP } from '../../lambda/http/web-page.js';
+import { EXTERNAL_MODULES, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../../lib/bundling.js';
 import { BUNDLE_ROOT, buildLambdaBundle, type LambdaBundle } from './lambda-bundle.js';
 import { environmentOf, firstStack, functionId } from './support.js';
 
@@ -39,8 +41,11 @@ test('packages left out are loaded by require() or import() where the code reach
   }
 });
 
-/** Loads a bundle in a fresh Node process with the stack's environment, answers GET /healthz, lists what got loaded. */
-async function healthzIn(entry: EntryPoint): Promise<{ statusCode: number; body: string; loaded: string[] }> {
+/** Loads a bundle in a fresh Node process with the stack's environment, answers GET `path` (/healthz), lists what got loaded. */
+async function healthzIn(
+  entry: EntryPoint,
+  path = '/healthz',
+): Promise<{ statusCode: number; body: string; headers: Record<string, string>; loaded: string[] }> {
   const { stack, template } = firstStack();
   const env = environmentOf(template, functionId(template, /MCP endpoint/));
   // Resolution hooks see every module loaded, by require() or import(), from here on.
@@ -49,7 +54,7 @@ async function healthzIn(entry: EntryPoint): Promise<{ statusCode: number; body:
     const loaded = [];
     registerHooks({ resolve: (specifier, context, next) => { const r = next(specifier, context); loaded.push(r.url); return r; } });
     const { handler } = await import(${JSON.stringify(pathToFileURL(bundles.get(entry)?.file ?? '').href)});
-    const event = { httpMethod: 'GET', path: '/healthz', headers: { Host: 'api.example' }, body: null, isBase64Encoded: false, requestContext: { requestId: 'r1' } };
+    const event = { httpMethod: 'GET', path: ${JSON.stringify(path)}, headers: { Host: 'api.example' }, body: null, isBase64Encoded: false, requestContext: { requestId: 'r1' } };
     const context = { functionName: 'naaba-mcp', awsRequestId: 'r1', getRemainingTimeInMillis: () => 25000 };
     const result = await handler(event, context);
     process.stdout.write('\\n' + JSON.stringify({ ...result, loaded: loaded.filter((u) => u.includes('node_modules')) }));`;
@@ -59,6 +64,20 @@ async function healthzIn(entry: EntryPoint): Promise<{ statusCode: number; body:
   });
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
 }
+
+test('the shipped MCP bundle serves the memory page from text inlined at bundle time, with its CSP, offline', async () => {
+  const page = await healthzIn('mcp', '/');
+  const script = await healthzIn('mcp', '/app.js');
+
+  expect(page.statusCode).toBe(200);
+  expect(page.body).toBe(readFileSync(join(REPO_ROOT, 'web/index.html'), 'utf8'));
+  expect(page.headers['content-security-policy']).toBe(PAGE_CSP);
+  expect(page.headers['x-content-type-options']).toBe('nosniff');
+  expect(page.headers['referrer-policy']).toBe('no-referrer');
+  expect(script.body).toBe(readFileSync(join(REPO_ROOT, 'web/app.js'), 'utf8'));
+  expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+  expect(page.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
+});
 
 test('the shipped MCP bundle, configured as the stack configures it, loads on Node 24 and answers /healthz offline', async () => {
   const result = await healthzIn('mcp');

@@ -47,6 +47,7 @@ export async function buildLambdaBundle(entry: EntryPoint, options: BundleOption
     sourcemap: BUNDLING.sourcemap,
     mainFields: [...BUNDLING.mainFields],
     external: BUNDLING.external.filter((name) => !(options.withAwsSdk && name === '@aws-sdk/*')),
+    define: { ...BUNDLING.define },
     metafile: true,
     logLevel: 'silent',
   });

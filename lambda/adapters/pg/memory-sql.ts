@@ -172,6 +172,43 @@ const lexicalArm = (prefixes: string, live: string, query: number) => `lexical_r
    LIMIT $7::int4
 )`;
 
+/** The columns every memory answer carries, read from `alias`. */
+const MEMORY_COLUMNS = (alias: string) =>
+  [
+    'id',
+    'kind',
+    'content',
+    'pinned',
+    'created_at',
+    'last_useful_at',
+    'recall_count',
+    'restatements',
+    'origin',
+    'agent',
+    'client',
+    'restated_by',
+  ]
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+
+/** The ids a memory is linked to by a conflict, sorted: $1 is the region. */
+const CONFLICTS = (alias: string) =>
+  `ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.region = $1 AND l.memory_id = ${alias}.id ORDER BY 1)`;
+
+/** Recall's last step: the hits become useful (recall count and last usefulness). */
+const TOUCH_HITS = `UPDATE memories AS m
+     SET recall_count = m.recall_count + 1,
+         last_useful_at = GREATEST(m.last_useful_at, $6::timestamptz)
+    FROM hits
+   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = hits.id
+  RETURNING ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3::vector AS distance`;
+
+/** The read-only twin of {@link TOUCH_HITS}: the same rows, nothing written; $6 is the instant read at. */
+const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3::vector AS distance,
+         $6::timestamptz AS read_at
+    FROM memories AS m JOIN hits ON hits.id = m.id
+   WHERE m.region = $1 AND m.user_id = $2::uuid`;
+
 /**
  * The best unexpired memories first, marking each returned one useful: one statement.
  * $1 region, $2 user, $3 embedding, $4 vector candidates, $5 limit, $6 now, $7 depth of each arm,
@@ -186,8 +223,10 @@ const lexicalArm = (prefixes: string, live: string, query: number) => `lexical_r
  * is a lexical row, so counting matches among them is counting over the partition). The ranks
  * are fused: score = Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs
  * but counts for nothing, and what only it found is not returned (the lexical arm alone).
+ * With `touch` false the same ranking is read without the UPDATE: looking is not recalling
+ * (the memory page's search); $6 is then only echoed back.
  */
-export function recallSql(kinds: number, ttlKinds: number, lexical: boolean): string {
+export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, touch = true): string {
   const prefixes = Array.from({ length: kinds }, (_, i) => `($1, $2::uuid, $${9 + i})`).join(', ');
   const cutoffs = 9 + kinds;
   const ctes = [vectorArm(prefixes, unexpired(ttlKinds, cutoffs, 'v'))];
@@ -204,20 +243,13 @@ WITH ${ctes.join(', ')}, hits AS (
   HAVING sum(arms.part) > 0
    ORDER BY score DESC, arms.id
    LIMIT $5::int4
-), touched AS (
-  UPDATE memories AS m
-     SET recall_count = m.recall_count + 1,
-         last_useful_at = GREATEST(m.last_useful_at, $6::timestamptz)
-    FROM hits
-   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = hits.id
-  RETURNING m.id, m.kind, m.content, m.pinned, m.created_at, m.last_useful_at, m.recall_count,
-            m.restatements, m.origin, m.agent, m.client, m.restated_by, hits.score,
-            m.embedding <=> $3::vector AS distance
+), found AS (
+  ${touch ? TOUCH_HITS : READ_HITS}
 )
 SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
        t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score,
-       ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.region = $1 AND l.memory_id = t.id ORDER BY 1) AS conflicts
-  FROM touched AS t
+       ${CONFLICTS('t')} AS conflicts
+  FROM found AS t
  ORDER BY t.score DESC, t.id`;
 }
 
@@ -287,3 +319,47 @@ WITH old AS (
   DELETE FROM journal WHERE region = $1 AND id IN (SELECT id FROM old) RETURNING 1
 )
 SELECT (SELECT count(*) FROM gone)::int4 AS trimmed`;
+
+/** The (region, user, kind) prefixes of `kinds` kinds, as a tuple IN list from `$first` on. */
+const prefixList = (kinds: number, first: number) =>
+  Array.from({ length: kinds }, (_, i) => `($1, $2::uuid, $${first + i})`).join(', ');
+
+/**
+ * Live memories newest first, keyset-paged, read only: $1 region, $2 user, $3 page size + 1,
+ * $4/$5 cursor (created_at, id) or nulls, the kinds ($6…), then (kind, cutoff) pairs.
+ */
+export function browseSql(kinds: number, ttlKinds: number): string {
+  return `
+SELECT ${MEMORY_COLUMNS('m').replace('m.id,', 'm.id::text AS id,')}, ${CONFLICTS('m')} AS conflicts
+  FROM memories AS m
+ WHERE (m.region, m.user_id, m.kind) IN (${prefixList(kinds, 6)})
+   AND ($4::timestamptz IS NULL OR (m.created_at, m.id) < ($4::timestamptz, $5::uuid))
+   AND ${unexpired(ttlKinds, 6 + kinds, 'm')}
+ ORDER BY m.created_at DESC, m.id DESC
+ LIMIT $3::int4`;
+}
+
+/** Journal lines per UTC day and rule since an instant: $1 region, $2 user, $3 since. */
+export const JOURNAL_DAILY = `
+SELECT CAST(CAST(j.at AT TIME ZONE 'UTC' AS DATE) AS TEXT) AS day, j.rule, count(*)::int4 AS lines
+  FROM journal AS j
+ WHERE j.region = $1 AND j.user_id = $2::uuid AND j.at >= $3::timestamptz
+ GROUP BY 1, 2
+ ORDER BY 1, 2`;
+
+/**
+ * Per kind, the first unpinned live memories in eviction order (the INSERT's victims' order,
+ * `last_useful_at, id`), read only: $1 region, $2 user, $3 how many per kind, the kinds ($4…),
+ * then (kind, cutoff) pairs. For a kind with a TTL the same order is the order of expiry.
+ */
+export function nextToGoSql(kinds: number, ttlKinds: number): string {
+  return `
+SELECT r.id::text AS id, r.kind, r.content, r.last_useful_at, r.recall_count
+  FROM (SELECT m.id, m.kind, m.content, m.last_useful_at, m.recall_count,
+               row_number() OVER (PARTITION BY m.kind ORDER BY m.last_useful_at, m.id) AS rank
+          FROM memories AS m
+         WHERE (m.region, m.user_id, m.kind) IN (${prefixList(kinds, 4)})
+           AND NOT m.pinned AND ${unexpired(ttlKinds, 4 + kinds, 'm')}) AS r
+ WHERE r.rank <= $3::int4
+ ORDER BY r.kind, r.rank`;
+}

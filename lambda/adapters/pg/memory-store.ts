@@ -1,14 +1,18 @@
 import { InvalidInputError } from '../../memory/errors.js';
-import type { RecalledMemory, Source } from '../../memory/model.js';
+import type { JournalRule, Memory, RecalledMemory, Source } from '../../memory/model.js';
 import type {
+  BrowseQuery,
   ExpiryCutoff,
+  JournalDayCount,
   InsertPlan,
   InsertResult,
   JournalPage,
   MemoryStore,
   MergePlan,
+  MemoryPage,
   MergeResult,
   Neighbours,
+  NextToGo,
   RecallQuery,
   Scope,
 } from '../../ports/memory-store.js';
@@ -46,7 +50,7 @@ interface MemoryRow {
 const sourceJson = (source: Source): string =>
   JSON.stringify({ agent: source.agent, client: source.client, origin: source.origin, at: source.at.toISOString() });
 
-function toRecalled(row: MemoryRow): RecalledMemory {
+function toMemory(row: Omit<MemoryRow, 'distance' | 'score'>): Memory {
   const restatedBy = typeof row.restated_by === 'string' ? (JSON.parse(row.restated_by) as SourceJson[]) : row.restated_by;
   return {
     id: row.id,
@@ -60,9 +64,19 @@ function toRecalled(row: MemoryRow): RecalledMemory {
     source: { agent: row.agent, client: row.client, origin: row.origin, at: new Date(row.created_at) },
     restatedBy: restatedBy.map((s) => ({ agent: s.agent, client: s.client, origin: s.origin, at: new Date(s.at) })),
     conflicts: row.conflicts ?? [],
-    distance: Number(row.distance),
-    score: Number(row.score),
   };
+}
+
+const toRecalled = (row: MemoryRow): RecalledMemory => ({
+  ...toMemory(row),
+  distance: Number(row.distance),
+  score: Number(row.score),
+});
+
+/** The kinds' names, then (kind, cutoff) pairs for those with a TTL: how every multi-kind read is parameterised. */
+function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: unknown[]; ttl: number } {
+  const ttl = kinds.filter((k) => k.expiredBefore !== null);
+  return { names: kinds.map((k) => k.kind), cutoffs: ttl.flatMap((k) => [k.kind, k.expiredBefore]), ttl: ttl.length };
 }
 
 const cursorOf = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
@@ -170,7 +184,16 @@ export class SqlMemoryStore implements MemoryStore {
     return row.updated === 1 ? { status: 'merged', id: plan.targetId } : { status: 'gone' };
   }
 
-  async recall(query: RecallQuery): Promise<RecalledMemory[]> {
+  recall(query: RecallQuery): Promise<RecalledMemory[]> {
+    return this.ranked(query, true);
+  }
+
+  search(query: RecallQuery): Promise<RecalledMemory[]> {
+    return this.ranked(query, false);
+  }
+
+  /** The fused recall ranking; `touch` marks the returned memories useful. */
+  private async ranked(query: RecallQuery, touch: boolean): Promise<RecalledMemory[]> {
     const ttl = query.kinds.filter((k) => k.expiredBefore !== null);
     const lexical = query.terms.length > 0;
     const { depth, k, vectorWeight, lexicalWeight } = query.fusion;
@@ -187,8 +210,52 @@ export class SqlMemoryStore implements MemoryStore {
       ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
       ...(lexical ? [toAnyTermQuery(query.terms), toTermQueries(query.terms)] : []),
     ];
-    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length, lexical), params);
+    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length, lexical, touch), params);
     return rows.map(toRecalled);
+  }
+
+  async browse(query: BrowseQuery): Promise<MemoryPage> {
+    const [at, id] = parseCursor(query.cursor);
+    const { names, cutoffs, ttl } = kindParams(query.kinds);
+    const rows = await this.run<Omit<MemoryRow, 'distance' | 'score'>>(sql.browseSql(names.length, ttl), [
+      query.scope.region,
+      query.scope.userId,
+      query.pageSize + 1,
+      at,
+      id,
+      ...names,
+      ...cutoffs,
+    ]);
+    const page = rows.slice(0, query.pageSize);
+    const last = page.at(-1);
+    return {
+      memories: page.map(toMemory),
+      nextCursor: rows.length > query.pageSize && last ? cursorOf(new Date(last.created_at), last.id) : undefined,
+    };
+  }
+
+  async journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]> {
+    const rows = await this.run<{ day: string; rule: string; lines: number }>(sql.JOURNAL_DAILY, [
+      scope.region,
+      scope.userId,
+      since,
+    ]);
+    return rows.map((r) => ({ day: r.day, rule: r.rule as JournalRule, lines: r.lines }));
+  }
+
+  async nextToGo(scope: Scope, kinds: BrowseQuery['kinds'], perKind: number): Promise<NextToGo[]> {
+    const { names, cutoffs, ttl } = kindParams(kinds);
+    const rows = await this.run<{ id: string; kind: string; content: string; last_useful_at: Date; recall_count: number }>(
+      sql.nextToGoSql(names.length, ttl),
+      [scope.region, scope.userId, perKind, ...names, ...cutoffs],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      content: r.content,
+      lastUsefulAt: new Date(r.last_useful_at),
+      recallCount: r.recall_count,
+    }));
   }
 
   async forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]> {
@@ -205,15 +272,22 @@ export class SqlMemoryStore implements MemoryStore {
     return { memories: row?.memories ?? 0, journalLines: row?.journal_lines ?? 0 };
   }
 
-  async counts(scope: Scope, expiry: readonly ExpiryCutoff[]): Promise<{ perKind: Record<string, number>; pinned: number }> {
+  async counts(
+    scope: Scope,
+    expiry: readonly ExpiryCutoff[],
+  ): Promise<{ perKind: Record<string, number>; pinned: number; pinnedPerKind: Record<string, number> }> {
     const rows = await this.run<{ kind: string; total: number; pinned: number }>(sql.countsSql(expiry.length), [
       scope.region,
       scope.userId,
       ...expiry.flatMap((e) => [e.kind, e.expiredBefore]),
     ]);
     const perKind: Record<string, number> = {};
-    for (const row of rows) perKind[row.kind] = row.total;
-    return { perKind, pinned: rows.reduce((sum, r) => sum + r.pinned, 0) };
+    const pinnedPerKind: Record<string, number> = {};
+    for (const row of rows) {
+      perKind[row.kind] = row.total;
+      pinnedPerKind[row.kind] = row.pinned;
+    }
+    return { perKind, pinned: rows.reduce((sum, r) => sum + r.pinned, 0), pinnedPerKind };
   }
 
   async journal(scope: Scope, pageSize: number, cursor: string | undefined): Promise<JournalPage> {

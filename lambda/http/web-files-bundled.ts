@@ -1,0 +1,10 @@
+/**
+ * The page's files inlined as text by esbuild's `text` import attribute: only the Lambda bundle
+ * loads this module (lambda/http/web-files.ts), so the shipped function needs no file on disk.
+ */
+// @ts-expect-error -- a browser script, not a module of this program: esbuild inlines its text.
+import js from '../../web/app.js' with { type: 'text' };
+import css from '../../web/app.css' with { type: 'text' };
+import html from '../../web/index.html' with { type: 'text' };
+
+export const files = { html, js: js as string, css };
