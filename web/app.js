@@ -185,8 +185,10 @@ function compare(m, otherId) {
   close.addEventListener('click', () => {
     pane.hidden = true;
   });
-  const right = other ? memoryCard(other) : el('p', `memory ${otherId} (not on this page; search to find it)`, 'card');
-  pane.replaceChildren(memoryCard(m), right, close);
+  const pair = el('ul', undefined, 'memories pair');
+  const right = other ? memoryCard(other) : el('li', `memory ${otherId} (not on this page; search to find it)`, 'card');
+  pair.append(memoryCard(m), right);
+  pane.replaceChildren(pair, close);
   pane.hidden = false;
   close.focus();
 }
