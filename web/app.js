@@ -274,7 +274,12 @@ function drawChart(days) {
   const step = width / Math.max(days.length, 1);
   const peak = Math.max(1, ...days.map((d) => RULES.reduce((sum, r) => sum + (d[r] ?? 0), 0)));
   const totals = Object.fromEntries(RULES.map((r) => [r, days.reduce((sum, d) => sum + (d[r] ?? 0), 0)]));
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height + 14}`, role: 'img', class: 'chart' });
+  const chart = svg('svg', {
+    viewBox: `0 0 ${width} ${height + 14}`,
+    role: 'img',
+    class: 'chart',
+    preserveAspectRatio: 'xMinYMax meet',
+  });
   chart.setAttribute(
     'aria-label',
     `Forgotten per day over ${days.length} days: ${RULES.map((r) => `${totals[r]} by ${r}`).join(', ')}`,
