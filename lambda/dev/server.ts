@@ -105,7 +105,10 @@ function send(res: ServerResponse, status: number, headers: Record<string, unkno
 async function serve(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions): Promise<void> {
   const body = await readBody(req);
   if (body === undefined) return send(res, 413, { 'content-type': 'application/json' }, '{"message":"request body too large"}');
-  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const url = new URL(req.url ?? '/', 'http://local');
+  const path = url.pathname;
+  const query: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) query[name] = [...(query[name] ?? []), value];
   const method = req.method ?? 'GET';
   if (path.startsWith('/admin/') && options.adminSecret) {
     const secret = req.headers['x-naaba-admin'];
@@ -122,6 +125,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: LocalSe
     headers: headersOf(req),
     body: body === '' ? null : body,
     requestId: randomUUID(),
+    ...(url.search === '' ? {} : { query }),
   };
   const result = await route(request);
   send(res, result.statusCode, result.headers ?? {}, result.body);

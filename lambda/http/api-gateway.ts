@@ -73,7 +73,18 @@ export function toRequest(event: ProxyEvent): Request {
   // A malformed Host must not make the request unbuildable: the endpoint judges Host itself.
   const host = headers.get('host') ?? 'api.local';
   const base = URL.canParse(`https://${host}/`) ? host : 'invalid.host';
-  return new Request(`https://${base}${event.path}`, { method, headers, body });
+  return new Request(`https://${base}${event.path}${queryOf(event)}`, { method, headers, body });
+}
+
+/** The query string API Gateway parsed into the event, rebuilt (`?a=1&a=2`), or '' without one. */
+function queryOf(event: ProxyEvent): string {
+  const query = new URLSearchParams();
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const single = event.queryStringParameters ?? {};
+  for (const [name, values] of Object.entries(multi)) for (const value of values ?? []) query.append(name, value);
+  for (const [name, value] of Object.entries(single)) if (!(name in multi) && value !== undefined) query.append(name, value);
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
 }
 
 /** Converts a web-standard Response to a proxy result. */
@@ -134,6 +145,8 @@ export interface LocalRequest {
   readonly headers: Record<string, string>;
   readonly body: string | null;
   readonly requestId: string;
+  /** The query string's parameters, each with its values in order. */
+  readonly query?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const LOCAL_METHOD_ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:naaba-local/local';
@@ -155,8 +168,12 @@ export function proxyEvent(request: LocalRequest, authorizer: AuthorizerResult |
     isBase64Encoded: false,
     path: request.path,
     pathParameters: null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
+    queryStringParameters: request.query
+      ? Object.fromEntries(Object.entries(request.query).map(([k, v]) => [k, v.at(-1)]))
+      : null,
+    multiValueQueryStringParameters: request.query
+      ? Object.fromEntries(Object.entries(request.query).map(([k, v]) => [k, [...v]]))
+      : null,
     stageVariables: null,
     resource: request.path,
     requestContext: {
