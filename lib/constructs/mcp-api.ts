@@ -141,6 +141,19 @@ export class McpApi extends Construct {
         `${verb} /mcp reaches the function only to be answered 405 (stateless MCP has no stream to open or session to end); it reads nothing.`,
       );
     }
+    // The memory page: its files open (they hold no data), every data call behind the same authorizer as /mcp.
+    const pageReason =
+      'The memory page files (HTML, script, stylesheet) are static and hold no data; every data call they make goes to /api, behind the TOKEN authorizer.';
+    this.open(this.api.root.addMethod('GET', integration), pageReason);
+    for (const file of ['app.js', 'app.css'])
+      this.open(this.api.root.addResource(file).addMethod('GET', integration), pageReason);
+    const data = this.api.root.addResource('api').addResource('{proxy+}');
+    const any = data.addMethod('ANY', integration, { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM });
+    Validations.of(any).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'The memory page signs in with a naaba API key, checked by the same Lambda TOKEN authorizer as /mcp, not a Cognito user.',
+    });
     const healthz = this.api.root.addResource('healthz');
     this.open(
       healthz.addMethod('GET', integration),

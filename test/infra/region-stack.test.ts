@@ -137,22 +137,30 @@ describe.each(REGIONS)('region %s', (region) => {
 
   describe('API', () => {
     const methods = (template: Template) => {
-      const paths = Object.fromEntries(
-        Object.entries(template.findResources('AWS::ApiGateway::Resource')).map(([id, r]) => [id, r.Properties.PathPart]),
-      );
+      const resources = template.findResources('AWS::ApiGateway::Resource');
+      // A resource's full path: its parent's (a Ref to another resource, or the API's root) and its own part.
+      const pathOf = (id: string | undefined): string => {
+        const r = id === undefined ? undefined : resources[id];
+        if (!r) return '';
+        return `${pathOf(r.Properties.ParentId?.Ref)}/${r.Properties.PathPart}`;
+      };
       return Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => ({
-        route: `${m.Properties.HttpMethod} /${paths[m.Properties.ResourceId.Ref] ?? ''}`,
+        route: `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId.Ref) || '/'}`,
         authorization: m.Properties.AuthorizationType as string,
         authorizer: m.Properties.AuthorizerId ? flat(m.Properties.AuthorizerId) : undefined,
       }));
     };
 
-    test('POST /mcp has the TOKEN authorizer; GET /healthz and GET, DELETE /mcp have none', () => {
+    test('POST /mcp and ANY /api/{proxy+} have the TOKEN authorizer; GET /healthz, the page files and GET, DELETE /mcp have none', () => {
       const template = templateOf(region);
       const authorizer = logicalId(template, 'AWS::ApiGateway::Authorizer');
 
       expect(methods(template).sort((a, b) => a.route.localeCompare(b.route))).toEqual([
+        { route: 'ANY /api/{proxy+}', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
         { route: 'DELETE /mcp', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /app.css', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /app.js', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /healthz', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /mcp', authorization: 'NONE', authorizer: undefined },
         { route: 'POST /mcp', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
