@@ -115,6 +115,10 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       },
       rep.now,
     );
+  const pageKinds = [
+    { kind: 'fact', expiredBefore: null },
+    { kind: 'session', expiredBefore: hour(24) },
+  ];
   const cases: [string, PlanExpectations, () => Promise<unknown>][] = [
     [
       'neighbours',
@@ -135,6 +139,40 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
           candidates: FUSION.depth + 100,
         }),
     ],
+    // The memory page's search: recall's ranking, read only (no UPDATE of usefulness).
+    [
+      'search: one kind, read only',
+      { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
+      () =>
+        memories.search({
+          scope,
+          embedding: vector,
+          terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
+          fusion: FUSION,
+          kinds: [{ kind: 'fact', expiredBefore: null }],
+          limit: 10,
+          candidates: FUSION.depth,
+          now: rep.now,
+        }),
+    ],
+    [
+      'browse',
+      { postgresIndex: 'memories_user_kind' },
+      () => memories.browse({ scope, kinds: pageKinds, pageSize: 50, cursor: undefined }),
+    ],
+    [
+      'browse next page',
+      { postgresIndex: 'memories_user_kind' },
+      () =>
+        memories.browse({
+          scope,
+          kinds: pageKinds,
+          pageSize: 50,
+          cursor: Buffer.from(`${hour(48).toISOString()}|${SOME_ID}`).toString('base64url'),
+        }),
+    ],
+    ['journal by day', { postgresIndex: 'journal_user_at' }, () => memories.journalByDay(scope, hour(24 * 30))],
+    ['next to go', { postgresIndex: 'memories_user_kind' }, () => memories.nextToGo(scope, pageKinds, 5)],
     ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
     ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],
     [

@@ -16,7 +16,10 @@ test('the catalogue holds every statement of memory-sql.ts, as the store sends i
     memorySql.recallSql(1, 0, true),
     memorySql.recallSql(1, 0, false),
     memorySql.recallSql(2, 1, true),
+    memorySql.recallSql(1, 0, true, false),
     memorySql.countsSql(1),
+    memorySql.browseSql(2, 1),
+    memorySql.nextToGoSql(2, 1),
   ])
     expect(texts).toContain(text);
 });

@@ -282,6 +282,60 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(all.map((m) => m.content)).toEqual(['stale pinned', 'other kind', 'fresh']);
     });
 
+    test('the page’s reads change nothing: search ranks as recall, browse is newest first, next to go is eviction order', async () => {
+      await store.insert(plan({ content: 'oldest useful', embedding: axis(0) }), at(0));
+      await store.insert(plan({ content: 'middle', embedding: lean(0, 1, 0.5) }), at(10));
+      await store.insert(plan({ content: 'newest', embedding: lean(0, 2, 0.2) }), at(20));
+      await store.insert(plan({ content: 'pinned one', embedding: axis(3), pinned: true }), at(5));
+      await store.insert(plan({ scope: bob, content: 'bob’s', embedding: axis(0) }), at(0));
+      const usefulness = () =>
+        harness.sql.query<{ id: string; recall_count: number; last_useful_at: Date }>(
+          'SELECT id::text AS id, recall_count, last_useful_at FROM memories ORDER BY id',
+        );
+      const before = await usefulness();
+      const kinds = [{ kind: 'fact', expiredBefore: null }];
+      const query = {
+        scope: alice,
+        embedding: axis(0),
+        terms: [],
+        fusion: FUSION,
+        kinds,
+        limit: 10,
+        candidates: 10,
+        now: at(100),
+      };
+
+      const searched = await store.search(query);
+      const page = await store.browse({ scope: alice, kinds, pageSize: 2, cursor: undefined });
+      const rest = await store.browse({ scope: alice, kinds, pageSize: 2, cursor: page.nextCursor });
+      const next = await store.nextToGo(alice, kinds, 2);
+      expect(await usefulness()).toEqual(before);
+
+      expect((await recall(query)).map((m) => m.content)).toEqual(searched.map((m) => m.content));
+      expect([...page.memories, ...rest.memories].map((m) => m.content)).toEqual([
+        'newest',
+        'middle',
+        'pinned one',
+        'oldest useful',
+      ]);
+      expect(rest.nextCursor).toBeUndefined();
+      expect(next.map((m) => m.content)).toEqual(['oldest useful', 'middle']);
+    });
+
+    test('journal lines per day and rule, of the caller only', async () => {
+      const day = (d: number) => new Date(T0.getTime() + d * 86_400_000);
+      await store.insert(plan({ content: 'a', embedding: axis(0), ceiling: 1 }), day(0));
+      await store.insert(plan({ content: 'b', embedding: axis(1), ceiling: 1 }), day(0));
+      await store.insert(plan({ content: 'c', embedding: axis(2), ceiling: 1 }), day(1));
+      await store.insert(plan({ scope: bob, content: 'x', embedding: axis(0), ceiling: 1 }), day(1));
+      await store.insert(plan({ scope: bob, content: 'y', embedding: axis(1), ceiling: 1 }), day(1));
+      const dayName = (d: number) => day(d).toISOString().slice(0, 10);
+      expect(await store.journalByDay(alice, day(-1))).toEqual([
+        { day: dayName(0), rule: 'ceiling', lines: 1 },
+        { day: dayName(1), rule: 'ceiling', lines: 1 },
+      ]);
+    });
+
     test('lexical arm: a rare word finds its memory however far its vector; never another user’s or region’s', async () => {
       const carol: Scope = { region: 'us-east-1', userId: alice.userId };
       await store.insert(plan({ content: 'The invoice number is ZX-4471.', embedding: axis(5) }), T0);
@@ -389,8 +443,13 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(await store.counts(alice, [{ kind: 'session', expiredBefore: at(10) }])).toEqual({
         perKind: { session: 1, fact: 1 },
         pinned: 1,
+        pinnedPerKind: { session: 1, fact: 0 },
       });
-      expect(await store.counts(alice, [])).toEqual({ perKind: { session: 2, fact: 1 }, pinned: 1 });
+      expect(await store.counts(alice, [])).toEqual({
+        perKind: { session: 2, fact: 1 },
+        pinned: 1,
+        pinnedPerKind: { session: 1, fact: 0 },
+      });
     });
 
     test('journal pages newest first with an opaque cursor', async () => {
