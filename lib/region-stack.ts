@@ -97,6 +97,10 @@ export class RegionStack extends Stack {
       logRetentionDays: config.logs.retentionDays,
       accountRole: region.apiAccountRole,
     });
+    new CfnOutput(this, 'PageUrl', {
+      value: this.api.api.url,
+      description: 'The memory page (sign in with a key of this region); keep the trailing slash',
+    });
     new CfnOutput(this, 'McpUrl', { value: this.api.mcpUrl, description: 'Give MCP clients this URL and a key of this region' });
     new CfnOutput(this, 'NaabaRegion', {
       value: region.naabaRegion,

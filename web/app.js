@@ -95,7 +95,7 @@ function facts(pairs) {
 // ---- Overview
 
 async function loadOverview() {
-  const overview = await api('/api/overview');
+  const overview = await api('api/overview');
   state.kinds = overview.kinds;
   const grid = $('kinds');
   grid.replaceChildren();
@@ -209,7 +209,7 @@ async function loadMemories(append = false) {
   state.query = '';
   const params = new URLSearchParams({ kind: state.kind });
   if (append && state.cursor) params.set('cursor', state.cursor);
-  const page = await api(`/api/memories?${params}`);
+  const page = await api(`api/memories?${params}`);
   state.cursor = page.nextCursor ?? null;
   $('more-memories').hidden = !state.cursor;
   $('compare').hidden = true;
@@ -218,7 +218,7 @@ async function loadMemories(append = false) {
 
 async function search(query) {
   const params = new URLSearchParams({ q: query, limit: '20' });
-  const found = await api(`/api/search?${params}`);
+  const found = await api(`api/search?${params}`);
   state.query = query;
   $('more-memories').hidden = true;
   showMemories(found.memories, false);
@@ -239,7 +239,7 @@ function confirmed(message, action) {
 async function forgetOne(m) {
   if (!(await confirmed(`Forget this ${m.kind} memory? “${m.content.slice(0, 200)}”`, 'Forget it'))) return;
   await guarded(async () => {
-    await api(`/api/memories/${encodeURIComponent(m.id)}`, 'DELETE');
+    await api(`api/memories/${encodeURIComponent(m.id)}`, 'DELETE');
     notify('Forgotten.');
     await refresh();
   });
@@ -248,7 +248,7 @@ async function forgetOne(m) {
 async function forgetKind() {
   if (!(await confirmed(`Forget every ${state.kind} memory? This cannot be undone.`, `Forget all ${state.kind}`))) return;
   await guarded(async () => {
-    await api(`/api/memories?${new URLSearchParams({ kind: state.kind })}`, 'DELETE');
+    await api(`api/memories?${new URLSearchParams({ kind: state.kind })}`, 'DELETE');
     notify(`Forgot every ${state.kind} memory.`);
     await refresh();
   });
@@ -260,7 +260,7 @@ async function forgetAll() {
   )
     return;
   await guarded(async () => {
-    await api('/api/memories?all=true', 'DELETE');
+    await api('api/memories?all=true', 'DELETE');
     notify('Forgot everything.');
     await refresh();
   });
@@ -319,10 +319,10 @@ function drawChart(days) {
 }
 
 async function loadJournal(pageIndex = 0) {
-  const daily = await api('/api/journal/daily?days=30');
+  const daily = await api('api/journal/daily?days=30');
   drawChart(daily.days);
   const cursor = state.journal[pageIndex] ?? null;
-  const page = await api(`/api/journal${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`);
+  const page = await api(`api/journal${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`);
   state.journal = state.journal.slice(0, pageIndex + 1);
   if (page.nextCursor) state.journal.push(page.nextCursor);
   state.journalPage = pageIndex;
@@ -352,7 +352,7 @@ async function loadJournal(pageIndex = 0) {
 // ---- Next to go
 
 async function loadNext() {
-  const next = await api('/api/next?limit=5');
+  const next = await api('api/next?limit=5');
   const blocks = next.kinds.map((k) => {
     const block = el('section', undefined, 'card');
     block.dataset.kind = k.kind;

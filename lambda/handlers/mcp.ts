@@ -35,6 +35,12 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
     log: logger,
     origins: runtime.config.origins,
   };
+  // On API Gateway the page lives at the stage URL (`…/v1/`); without its slash the page's relative
+  // links would lose the stage, so send the browser to the slash first.
+  const stagePath = event.requestContext?.path;
+  if (event.path === '/' && stagePath && !stagePath.endsWith('/')) {
+    return { statusCode: 308, headers: { location: `${stagePath}/`, 'cache-control': 'no-store' }, body: '' };
+  }
   const request = toRequest(event);
   const response = isApiPath(event.path)
     ? await webApi(request, principal, deps)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolLog } from '../mcp/context.js';
-import { loggable } from '../mcp/tool-result.js';
-import { InvalidInputError, MemoryError } from '../memory/errors.js';
+import { loggable, outcomeOf } from '../mcp/tool-result.js';
+import { InvalidInputError } from '../memory/errors.js';
 import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
 import type { MemoryService } from '../memory/service.js';
 import { type OriginPolicy, originProblem } from './origin.js';
@@ -120,17 +120,26 @@ function routeOf(method: string, path: string): { route: Route; id: string | und
   const rest = path.replace(/^.*?\/api\//, '');
   const one = /^memories\/([^/]+)$/.exec(rest);
   if (one?.[1] !== undefined && method === 'DELETE') {
-    const id = decodeURIComponent(one[1]);
-    return { route: ROUTES['DELETE memories'] as Route, id: UUID.test(id) ? id.toLowerCase() : `invalid:${id}` };
+    // A UUID holds no escapes: the raw segment is checked as it came (a malformed `%E0` is a 400, never a throw).
+    const id = one[1];
+    return { route: ROUTES['DELETE memories'] as Route, id: UUID.test(id) ? id.toLowerCase() : 'invalid:' };
   }
   const route = ROUTES[`${method} ${rest}`];
   return route ? { route, id: undefined } : undefined;
 }
 
-/** How a failure reaches the page: the domain's own message when it is safe, else a correlation id. */
+/**
+ * How a failure reaches the page, classified as the MCP tools classify it (`outcomeOf`): the
+ * caller's input is a 400; a busy database or an unavailable embedder a 503 with Retry-After,
+ * logged; anything else a 500 with a correlation id, never its message.
+ */
 function failure(error: unknown, log: ToolLog, route: string): Response {
-  if (error instanceof InvalidInputError) return json(400, { error: error.message });
-  if (error instanceof MemoryError && error.expose) return json(error.retryable ? 503 : 409, { error: error.message });
+  const outcome = outcomeOf(error);
+  if (outcome === 'bad_input') return json(400, { error: (error as Error).message });
+  if (outcome === 'store_busy' || outcome === 'embedder_unavailable' || outcome === 'judge_unavailable') {
+    log.error('web api call failed', { route, outcome, error: loggable(error) });
+    return json(503, { error: (error as Error).message }, { 'retry-after': '1' });
+  }
   const correlationId = randomUUID();
   log.error('web api call failed', { route, correlationId, error: loggable(error) });
   return json(500, { error: `internal error; nothing more is shown here (correlation id ${correlationId})` });

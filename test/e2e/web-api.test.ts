@@ -148,6 +148,7 @@ test.each([
   ['days past the maximum', '/api/journal/daily?days=91', 'GET', undefined, 400],
   ['a forget without a target', '/api/memories', 'DELETE', undefined, 400],
   ['an id that is no UUID', '/api/memories/42', 'DELETE', undefined, 400],
+  ['an id with a malformed escape', '/api/memories/%E0', 'DELETE', undefined, 400],
   ['an unknown route', '/api/nothing', 'GET', undefined, 404],
   ['a path outside the API', '/nothing', 'GET', undefined, 404],
 ])('%s', async (_name, path, method, bearer, status) => {

@@ -59,6 +59,16 @@ test('GET /healthz answers 200 without touching the database', async () => {
   expect(runtime.sql.roundTrips).toBe(before);
 });
 
+test('the page at the stage URL without its slash is sent to the slash, so its relative links keep the stage', async () => {
+  const event = proxyEvent({ method: 'GET', path: '/' });
+  const bare = await invoke({ ...event, requestContext: { ...event.requestContext, path: '/v1' } });
+  expect([bare.statusCode, bare.headers?.location]).toEqual([308, '/v1/']);
+
+  const slashed = await invoke({ ...event, requestContext: { ...event.requestContext, path: '/v1/' } });
+  expect(slashed.statusCode).toBe(200);
+  expect(slashed.body).toContain('src="app.js"');
+});
+
 test.each(['GET', 'DELETE'])('%s /mcp reaches the function and gets 405 with Allow: POST', async (method) => {
   const result = await invoke(proxyEvent({ method, path: '/mcp' }));
 

@@ -225,7 +225,8 @@ export class PgSqlClient implements SqlClient {
         }
       }
     } catch (error) {
-      if (isConnectionError(error)) broken = error as Error;
+      // A lock wait cut by the statement timeout leaves a healthy session (nothing was locked).
+      if (isConnectionError(error) && !(error instanceof StoreBusyError)) broken = error as Error;
       throw error;
     } finally {
       client.release(broken);
