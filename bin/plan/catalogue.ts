@@ -84,18 +84,18 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
   const hour = (h: number) => new Date(rep.now.getTime() - h * 3_600_000);
   const source = { agent: 'verify-plan', client: 'naaba/verify-plan', origin: 'representative', at: rep.now };
   const analyzer = new LexicalAnalyzer();
-  const recall = (over: Partial<RecallQuery>) =>
-    memories.recall({
-      scope,
-      embedding: vector,
-      terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
-      fusion: FUSION,
-      kinds: [{ kind: 'fact', expiredBefore: null }],
-      limit: 10,
-      candidates: FUSION.depth,
-      now: rep.now,
-      ...over,
-    });
+  const recallQuery = (over: Partial<RecallQuery> = {}): RecallQuery => ({
+    scope,
+    embedding: vector,
+    terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
+    fusion: FUSION,
+    kinds: [{ kind: 'fact', expiredBefore: null }],
+    limit: 10,
+    candidates: FUSION.depth,
+    now: rep.now,
+    ...over,
+  });
+  const recall = (over: Partial<RecallQuery>) => memories.recall(recallQuery(over));
   const insert = (conflictsWith: string | undefined) =>
     memories.insert(
       {
@@ -143,17 +143,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     [
       'search: one kind, read only',
       { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
-      () =>
-        memories.search({
-          scope,
-          embedding: vector,
-          terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
-          fusion: FUSION,
-          kinds: [{ kind: 'fact', expiredBefore: null }],
-          limit: 10,
-          candidates: FUSION.depth,
-          now: rep.now,
-        }),
+      () => memories.search(recallQuery()),
     ],
     [
       'browse',
