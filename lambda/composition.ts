@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { SqlKeyStore } from './adapters/pg/key-store.js';
 import { SqlMemoryStore } from './adapters/pg/memory-store.js';
+import { SqlOAuthStore } from './adapters/pg/oauth-store.js';
 import { requireIndexedWith, schemaFacts } from './adapters/pg/schema.js';
 import { PgSqlClient } from './adapters/pg/pg-client.js';
 import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
+import { OAuthService } from './auth/oauth.js';
 import { type RuntimeConfig, loadConfig } from './config/env.js';
 import { readDatabaseSecret } from './config/secrets.js';
 import { makeEmbedder, makeJudge, secretsManagerClient } from './providers.js';
@@ -16,6 +18,7 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
 import type { Judge } from './ports/judge.js';
 import type { KeyStore } from './ports/key-store.js';
+import type { OAuthStore } from './ports/oauth-store.js';
 
 /** Parts a caller may supply instead of the configured ones (tests, benchmarks, the local server). */
 export interface ContainerParts {
@@ -93,6 +96,20 @@ export class Container {
 
   keyStore(): Promise<KeyStore> {
     return this.once('keyStore', async () => new SqlKeyStore(await this.sql()));
+  }
+
+  oauthStore(): Promise<OAuthStore> {
+    return this.once('oauthStore', async () => new SqlOAuthStore(await this.sql(), this.config.region));
+  }
+
+  /** The authorization server as seen at `issuer` (the public base URL the request came in on). */
+  async oauth(issuer: string): Promise<OAuthService> {
+    const settings = {
+      issuer,
+      region: this.config.region,
+      registrationsPerWindow: this.config.oauth.registrationsPerHour,
+    };
+    return new OAuthService(await this.oauthStore(), await this.keyStore(), this.clock, settings);
   }
 
   keys(): Promise<KeyService> {

@@ -216,6 +216,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
           region: rep.region,
           createdAt: rep.now,
           revokedAt: null,
+          clientId: null,
         }),
     ],
     ['key revoke', {}, () => keys.revoke(SOME_ID, rep.now)],

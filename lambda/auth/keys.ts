@@ -51,6 +51,7 @@ export class KeyService {
       region,
       createdAt: this.clock.now(),
       revokedAt: null,
+      clientId: null,
     };
     await this.store.insert({ ...key, tokenSha256: hashToken(token) });
     return { token, keyId: key.keyId, userId: key.userId, region, name };

@@ -54,6 +54,8 @@ export interface RuntimeConfig {
   readonly origins: OriginPolicy;
   readonly logLevel: string;
   readonly sweep: { readonly batchSize: number; readonly maxBatches: number };
+  /** OAuth sign-in: how many clients may register per hour, across the endpoint (docs/decisions/0054). */
+  readonly oauth: { readonly registrationsPerHour: number };
 }
 
 type Source = Readonly<Record<string, string | undefined>>;
@@ -191,6 +193,7 @@ export function describeConfig(
       batchSize: s.integer('NAABA_SWEEP_BATCH', 500, 1, 10_000),
       maxBatches: s.integer('NAABA_SWEEP_MAX_BATCHES', 200, 1, 100_000),
     },
+    oauth: { registrationsPerHour: s.integer('NAABA_OAUTH_REGISTRATIONS_PER_HOUR', 100, 1, 100_000) },
   };
   return { config, report: s.report, problems: s.problems };
 }

@@ -14,6 +14,7 @@ import {
   tokenAuthorizerEvent,
   UNAUTHORIZED,
 } from '../http/api-gateway.js';
+import { OAUTH_PATHS } from '../http/oauth.js';
 import { PAGE_PATHS } from '../http/web-page.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
 import { loggable } from '../mcp/tool-result.js';
@@ -75,7 +76,7 @@ async function authorizeLocally(request: LocalRequest): Promise<AuthorizerResult
 }
 
 /** The API's open resources, as the stack declares them: API Gateway answers anything else itself. */
-const RESOURCES = new Set(['/mcp', '/healthz', ...PAGE_PATHS]);
+const RESOURCES = new Set(['/mcp', '/healthz', ...PAGE_PATHS, ...OAUTH_PATHS]);
 /** `/api/{proxy+}`: any method, behind the authorizer. */
 const API_PROXY = /^\/api\/.+/;
 
@@ -91,7 +92,9 @@ async function route(request: LocalRequest): Promise<ProxyResult> {
   let authorizer: AuthorizerResult | undefined;
   if (api || (request.path === '/mcp' && request.method === 'POST')) {
     const result = await authorizeLocally(request);
-    if (result === 'unauthorized' || result === 'failed' || !isAllowed(result)) return refusal(result);
+    if (result === 'unauthorized' || result === 'failed' || !isAllowed(result)) {
+      return refusal(result, `http://${request.headers.host ?? 'localhost'}`);
+    }
     authorizer = result;
   }
   return mcpHandler(proxyEvent(request, authorizer), localContext('naaba-mcp', request.requestId));

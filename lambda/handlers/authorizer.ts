@@ -30,7 +30,7 @@ async function decide(event: TokenAuthorizerEvent, context: Context): Promise<Au
     const lookup = async () => {
       const keys = await runtime.keyStore();
       if (!unknownTokens.has(keys)) unknownTokens.set(keys, new UnknownTokenCache(runtime.clock));
-      return authorize(event.authorizationToken, runtime.config.region, keys, unknownTokens.get(keys));
+      return authorize(event.authorizationToken, runtime.config.region, keys, unknownTokens.get(keys), runtime.clock.now());
     };
     return await withDeadline(lookup(), context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
   } catch (error) {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { container } from '../composition.js';
-import { principalOf, type ProxyEvent, type ProxyResult, toRequest, toResult } from '../http/api-gateway.js';
+import { principalOf, type ProxyEvent, type ProxyResult, publicBase, toRequest, toResult } from '../http/api-gateway.js';
 import { isApiPath, webApi } from '../http/web-api.js';
 import { webPage } from '../http/web-page.js';
 import type { MemoryService } from '../memory/service.js';
@@ -9,6 +9,9 @@ import { count, logger, observed, type TracerModules, traced } from '../observab
 
 /** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first request, not at load (decision 0051). */
 const mcpEndpoint = () => import('../mcp/endpoint.js');
+/** The OAuth routes (decision 0054): loaded by the first sign-in request. */
+const oauthRoutes = () => import('../http/oauth.js');
+const isOAuthPath = (path: string) => path.startsWith('/.well-known/') || path.startsWith('/oauth/');
 
 /** The judge's calls of this invocation: the judge-unavailable rate is `judge_unavailable / judge_asked`. */
 function countJudge(memory: MemoryService | undefined): void {
@@ -42,10 +45,20 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
     return { statusCode: 308, headers: { location: `${stagePath}/`, 'cache-control': 'no-store' }, body: '' };
   }
   const request = toRequest(event);
-  const response = isApiPath(event.path)
-    ? await webApi(request, principal, deps)
-    : ((await webPage(request.method, event.path)) ??
-      (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region })));
+  const oauth = isOAuthPath(event.path)
+    ? await (await oauthRoutes()).oauthRoute(request, event.path, {
+        oauth: () => runtime.oauth(publicBase(event)),
+        base: publicBase(event),
+        origins: runtime.config.origins,
+        log: logger,
+      })
+    : undefined;
+  const response =
+    oauth ??
+    (isApiPath(event.path)
+      ? await webApi(request, principal, deps)
+      : ((await webPage(request.method, event.path)) ??
+        (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region }))));
   countJudge(memory);
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);

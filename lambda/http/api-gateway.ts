@@ -42,8 +42,9 @@ export class AuthorizerFailure extends Error {
 export const GATEWAY_RESPONSES = {
   unauthorized: {
     status: 401,
-    headers: { 'WWW-Authenticate': 'Bearer' },
-    body: '{"message":"missing, malformed, unknown or revoked bearer token"}',
+    /** `$resourceMetadata` is the URL of the protected resource metadata (RFC 9728 §5.1): see {@link wwwAuthenticate}. */
+    headers: { 'WWW-Authenticate': 'Bearer resource_metadata="$resourceMetadata"' },
+    body: '{"message":"missing, malformed, unknown, expired or revoked bearer token; OAuth clients: see WWW-Authenticate"}',
   },
   accessDenied: {
     status: 403,
@@ -58,6 +59,36 @@ export const GATEWAY_RESPONSES = {
     body: '{"message":"the endpoint cannot check keys right now; retry in a few seconds"}',
   },
 } as const;
+
+/** Where a client finds how to sign in to `/mcp` (RFC 9728 §3.1, under the endpoint's base URL). */
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+/** The 401's challenge for the endpoint at `base`: points OAuth clients at the resource metadata. */
+export function wwwAuthenticate(base: string): string {
+  return GATEWAY_RESPONSES.unauthorized.headers['WWW-Authenticate'].replace(
+    '$resourceMetadata',
+    `${base}${RESOURCE_METADATA_PATH}`,
+  );
+}
+
+function header(event: ProxyEvent, name: string): string | undefined {
+  const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
+  return entry?.[1] ?? undefined;
+}
+
+/**
+ * The public base URL the request came in on: `https://<domain>/<stage>` on API Gateway (the
+ * domain and stage from the request context, not from a header), `https://<custom domain>` behind
+ * a custom domain mapped at its root, and `http://<Host>` on the local server, whose Host the
+ * origin policy checks.
+ */
+export function publicBase(event: ProxyEvent): string {
+  const domain = event.requestContext?.domainName;
+  if (!domain) return `http://${header(event, 'host') ?? 'localhost'}`;
+  const full = event.requestContext.path ?? event.path;
+  const prefix = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+  return `https://${domain}${prefix.replace(/\/$/, '')}`;
+}
 
 /** Converts a proxy event to a web-standard Request. */
 export function toRequest(event: ProxyEvent): Request {
@@ -197,9 +228,17 @@ export function proxyEvent(request: LocalRequest, authorizer: AuthorizerResult |
  * The gateway response API Gateway sends when the authorizer does not allow: 401 on a thrown
  * {@link UNAUTHORIZED}, 503 on any other failure of the authorizer, 403 on a deny.
  */
-export function refusal(result: AuthorizerResult | 'unauthorized' | 'failed'): ProxyResult {
-  if (result === 'unauthorized' || result === 'failed') {
-    const r = result === 'failed' ? GATEWAY_RESPONSES.authorizerFailure : GATEWAY_RESPONSES.unauthorized;
+export function refusal(result: AuthorizerResult | 'unauthorized' | 'failed', base: string): ProxyResult {
+  if (result === 'unauthorized') {
+    const r = GATEWAY_RESPONSES.unauthorized;
+    return {
+      statusCode: r.status,
+      headers: { 'content-type': 'application/json', 'WWW-Authenticate': wwwAuthenticate(base) },
+      body: r.body,
+    };
+  }
+  if (result === 'failed') {
+    const r = GATEWAY_RESPONSES.authorizerFailure;
     return { statusCode: r.status, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body };
   }
   const keyRegion = String(result.context?.keyRegion ?? '');

@@ -6,6 +6,8 @@ export interface ApiKey {
   readonly region: string;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
+  /** The OAuth client holding this key when it is a grant (docs/decisions/0054); null for a key issued by the CLI. */
+  readonly clientId: string | null;
 }
 
 export interface NewApiKey extends ApiKey {
@@ -15,6 +17,8 @@ export interface NewApiKey extends ApiKey {
 /** Persistence of API keys, looked up by token hash. */
 export interface KeyStore {
   findByHash(tokenSha256: string): Promise<ApiKey | undefined>;
+  /** The grant an OAuth access token belongs to, while the token has not expired at `now`. */
+  findByAccessToken(tokenSha256: string, now: Date): Promise<ApiKey | undefined>;
   insert(key: NewApiKey): Promise<void>;
   /** Marks the key revoked; resolves false when no such key exists. */
   revoke(keyId: string, at: Date): Promise<boolean>;

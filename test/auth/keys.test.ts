@@ -10,6 +10,9 @@ class MemoryKeyStore implements KeyStore {
   async findByHash(hash: string): Promise<ApiKey | undefined> {
     return this.keys.find((k) => k.tokenSha256 === hash);
   }
+  async findByAccessToken(): Promise<ApiKey | undefined> {
+    return undefined;
+  }
   async insert(key: NewApiKey): Promise<void> {
     this.keys.push(key);
   }

@@ -54,6 +54,7 @@ async function storeRowFor(token: string): Promise<void> {
     region: REGION,
     createdAt: clock.now(),
     revokedAt: null,
+    clientId: null,
   });
 }
 

@@ -86,6 +86,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         region: 'eu-central-1',
         createdAt: T0,
         revokedAt: null,
+        clientId: null,
       };
       await keys.insert({ ...key, tokenSha256: 'ab'.repeat(32) });
       expect(await keys.findByHash('ab'.repeat(32))).toEqual(key);

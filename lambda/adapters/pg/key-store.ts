@@ -9,9 +9,14 @@ interface KeyRow {
   region: string;
   created_at: Date;
   revoked_at: Date | null;
+  client_id: string | null;
 }
 
-const COLUMNS = 'key_id::text AS key_id, name, user_id::text AS user_id, region, created_at, revoked_at';
+const COLUMNS =
+  'key_id::text AS key_id, name, user_id::text AS user_id, region::text AS region, created_at, revoked_at, client_id';
+/** The same columns of `api_keys` joined as `k`. */
+const K_COLUMNS =
+  'k.key_id::text AS key_id, k.name, k.user_id::text AS user_id, k.region::text AS region, k.created_at, k.revoked_at, k.client_id';
 
 const toKey = (row: KeyRow): ApiKey => ({
   keyId: row.key_id,
@@ -20,6 +25,7 @@ const toKey = (row: KeyRow): ApiKey => ({
   region: row.region,
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
+  clientId: row.client_id,
 });
 
 /** API keys over SQL. The token hash is written once and only ever compared. */
@@ -32,6 +38,19 @@ export class SqlKeyStore implements KeyStore {
   async findByHash(tokenSha256: string): Promise<ApiKey | undefined> {
     const rows = await withRetry(
       () => this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE token_sha256 = $1`, [tokenSha256]),
+      this.retry,
+    );
+    return rows[0] ? toKey(rows[0]) : undefined;
+  }
+
+  async findByAccessToken(tokenSha256: string, now: Date): Promise<ApiKey | undefined> {
+    const rows = await withRetry(
+      () =>
+        this.db.query<KeyRow>(
+          `SELECT ${K_COLUMNS} FROM oauth_tokens t JOIN api_keys k ON k.key_id = t.key_id
+            WHERE t.token_sha256 = $1 AND t.kind = 'access' AND t.expires_at > $2::timestamptz`,
+          [tokenSha256, now],
+        ),
       this.retry,
     );
     return rows[0] ? toKey(rows[0]) : undefined;

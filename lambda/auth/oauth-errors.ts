@@ -1,0 +1,15 @@
+/**
+ * An OAuth error as RFC 6749 §5.2 / RFC 7591 §3.2.2 name them: safe to show, since every message
+ * is ours and names no secret. `status` is the HTTP status the endpoint answers with.
+ */
+export class OAuthError extends Error {
+  override name = 'OAuthError';
+
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
