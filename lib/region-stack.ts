@@ -96,9 +96,16 @@ export class RegionStack extends Stack {
       authorizerFunction: this.authorizer.function,
       logRetentionDays: config.logs.retentionDays,
       accountRole: region.apiAccountRole,
+      domain: region.domain,
     });
+    if (this.api.domain) {
+      new CfnOutput(this, 'DomainTarget', {
+        value: this.api.domain.domainNameAliasDomainName,
+        description: `Point ${region.domain?.name} at this name (CNAME, or a Route 53 alias)`,
+      });
+    }
     new CfnOutput(this, 'PageUrl', {
-      value: this.api.api.url,
+      value: `${this.api.baseUrl}/`,
       description: 'The memory page (sign in with a key of this region); keep the trailing slash',
     });
     new CfnOutput(this, 'McpUrl', { value: this.api.mcpUrl, description: 'Give MCP clients this URL and a key of this region' });

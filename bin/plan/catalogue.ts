@@ -1,5 +1,6 @@
 import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { oauthSql } from '../../lambda/adapters/pg/oauth-store.js';
 import * as reembedSql from '../../lambda/adapters/pg/reembed.js';
 import { ANY_MEMORY, RECORD_SETTING, schemaFacts } from '../../lambda/adapters/pg/schema.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
@@ -204,6 +205,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       () => memories.trimJournal(rep.region, hour(24 * 30), 500),
     ],
     ['key by token hash', {}, () => keys.findByHash('a'.repeat(64))],
+    ['grant by access token hash', {}, () => keys.findByAccessToken('a'.repeat(64), rep.now)],
     [
       'key insert',
       {},
@@ -224,7 +226,47 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ['user exists', {}, () => keys.userExists(rep.userId, rep.region)],
     ['schema facts', {}, () => schemaFacts(recorder).catch(() => undefined)],
   ];
+  const later = new Date(rep.now.getTime() + 3_600_000);
   const direct: [string, PlanExpectations, string, readonly unknown[]][] = [
+    // OAuth sign-in (decision 0054): point reads by primary key, the registration window by creation time.
+    ['oauth: register a client', {}, oauthSql.REGISTER, [SOME_ID, 'client', '[]', rep.now, rep.now, 100]],
+    ['oauth: find a client', {}, oauthSql.FIND_CLIENT, [SOME_ID]],
+    [
+      'oauth: save a code',
+      {},
+      oauthSql.SAVE_CODE,
+      [rep.region, 'c'.repeat(64), SOME_ID, rep.userId, 'agent', 'https://a/cb', 'x'.repeat(43), 'https://r/mcp', later],
+    ],
+    ['oauth: consume a code', {}, oauthSql.CONSUME_CODE, [rep.region, 'c'.repeat(64), rep.now]],
+    ['oauth: a used code', {}, oauthSql.USED_CODE, [rep.region, 'c'.repeat(64)]],
+    [
+      'oauth: create a grant',
+      {},
+      oauthSql.CREATE_GRANT,
+      [
+        SOME_ID,
+        'agent',
+        rep.userId,
+        rep.region,
+        rep.now,
+        'client',
+        'a'.repeat(64),
+        later,
+        'b'.repeat(64),
+        later,
+        rep.region,
+        'c'.repeat(64),
+      ],
+    ],
+    [
+      'oauth: rotate a refresh token',
+      {},
+      oauthSql.ROTATE,
+      ['b'.repeat(64), rep.now, 'client', 'd'.repeat(64), later, 'e'.repeat(64), later],
+    ],
+    ['oauth: a replaced refresh token', {}, oauthSql.REPLACED_REFRESH, ['b'.repeat(64)]],
+    ['oauth: expired codes', { regionBatch: true }, oauthSql.DELETE_EXPIRED_CODES, [rep.region, rep.now, 500]],
+    ['oauth: expired tokens', { regionBatch: true }, oauthSql.DELETE_EXPIRED_TOKENS, [rep.now, 500]],
     // The start-up check when the recorded embedder or analyzer differs: any row at all, then the new names.
     ['any memory stored', { fullScanAllowed: true }, ANY_MEMORY, []],
     ['record embedder', {}, RECORD_SETTING, ['embedder', 'local-lexical-v2/256']],

@@ -63,6 +63,6 @@ export interface OAuthStore {
   createGrant(grant: ApiKey & { readonly clientId: string }, codeSha256: string, tokens: TokenPair): Promise<void>;
   /** Replaces a live refresh token of a live grant of `clientId` by `tokens`: one statement. */
   rotate(refreshSha256: string, clientId: string, at: Date, tokens: TokenPair): Promise<Rotation>;
-  /** Deletes codes and tokens that expired before `before`; returns how many rows went. */
-  deleteExpired(before: Date): Promise<number>;
+  /** Deletes up to `batch` codes and `batch` tokens that expired before `before`; returns how many rows went. */
+  deleteExpired(before: Date, batch: number): Promise<number>;
 }

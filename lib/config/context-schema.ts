@@ -11,6 +11,8 @@ const AWS_REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
 const NAABA_REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[0-9a-f-]{36}$/;
 const MODEL_ID = /^[a-z0-9-]+\.[a-z0-9.-]+(:\d+)?$/;
 const SCHEDULE = /^(rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
 /** CloudWatch Logs accepts these retention periods only (days). */
@@ -35,6 +37,18 @@ const regionEntry = z.strictObject({
   naabaRegion: z.string().regex(NAABA_REGION, 'lowercase letters, digits and dashes').optional(),
   /** Overrides `naaba:api.accountRole` for this region. */
   apiAccountRole: accountRole.optional(),
+  /**
+   * A custom domain mapped at its root, so the endpoint's URLs have no stage segment: what OAuth
+   * clients need to find the authorization server metadata (decision 0054).
+   */
+  domain: z
+    .strictObject({
+      name: z.string().regex(DOMAIN_NAME, 'a lower-case DNS name such as memory.example.com'),
+      certificateArn: z
+        .string()
+        .regex(CERTIFICATE_ARN, 'an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)'),
+    })
+    .optional(),
 });
 
 const EMAIL = z.email('an e-mail address');

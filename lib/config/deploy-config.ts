@@ -44,6 +44,8 @@ export interface RegionConfig {
   readonly apiAccountRole: 'create' | 'existing';
   /** The VPC placement of the functions, or undefined when they run outside any VPC (decision 0049). */
   readonly network: RegionNetwork | undefined;
+  /** The region's custom domain (mapped at its root), or undefined for the execute-api URL (decision 0054). */
+  readonly domain: { readonly name: string; readonly certificateArn: string } | undefined;
 }
 
 /** The typed deployment configuration: one stack per entry of `regions`. */
@@ -64,6 +66,21 @@ export interface DeployConfig {
 
 /** Reads one context value, e.g. `app.node.tryGetContext`. */
 export type ContextReader = (key: string) => unknown;
+
+/** A regional API's certificate must live in the API's own region. */
+function certificateDomain(
+  awsRegion: string,
+  domain: { name: string; certificateArn: string } | undefined,
+  problems: string[],
+): RegionConfig['domain'] {
+  const certificateRegion = domain?.certificateArn.split(':')[3];
+  if (domain && certificateRegion !== awsRegion) {
+    problems.push(
+      `naaba:regions.${awsRegion}.domain.certificateArn: the certificate is in ${certificateRegion}; a regional API needs one in ${awsRegion}`,
+    );
+  }
+  return domain;
+}
 
 function secretRef(awsRegion: string, secret: string, problems: string[]): SecretRef {
   const arn = SECRET_ARN.exec(secret);
@@ -166,6 +183,7 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
           models: regionModels(awsRegion, bedrock, problems),
           apiAccountRole: entry.apiAccountRole ?? api.accountRole,
           network: networks.get(awsRegion),
+          domain: certificateDomain(awsRegion, entry.domain, problems),
         }))
       : [];
   const naabaRegions = regions.map((r) => r.naabaRegion);

@@ -1,14 +1,18 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
+  type DomainName,
   LogGroupLogDestination,
   type Method,
+  type Resource,
   ResponseType,
   RestApi,
+  SecurityPolicy,
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -23,8 +27,9 @@ import { ApiGatewayAccountRole } from './api-account-role.js';
 export const GATEWAY_REFUSALS = {
   unauthorized: {
     status: 401,
-    headers: { 'WWW-Authenticate': 'Bearer' },
-    body: '{"message":"missing, malformed, unknown or revoked bearer token"}',
+    /** `$resourceMetadata` becomes the URL of the protected resource metadata (RFC 9728 §5.1). */
+    headers: { 'WWW-Authenticate': 'Bearer resource_metadata="$resourceMetadata"' },
+    body: '{"message":"missing, malformed, unknown, expired or revoked bearer token; OAuth clients: see WWW-Authenticate"}',
   },
   accessDenied: {
     status: 403,
@@ -42,7 +47,20 @@ export const GATEWAY_REFUSALS = {
 } as const;
 
 /** A bearer value API Gateway passes to the authorizer; anything else is a 401 without an invocation. */
-export const BEARER_PATTERN = '^[Bb][Ee][Aa][Rr][Ee][Rr] nb_[A-Za-z0-9_-]{43}$';
+export const BEARER_PATTERN = '^[Bb][Ee][Aa][Rr][Ee][Rr] nba?_[A-Za-z0-9_-]{43}$';
+
+/** Where OAuth clients read how to sign in to `/mcp`, under the base URL (lambda/http/api-gateway.ts). */
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+/** The OAuth routes (decision 0054), open: what they issue is bound to a key typed on the consent page. */
+export const OAUTH_ROUTES: readonly (readonly [string, readonly string[]])[] = [
+  ['/.well-known/oauth-protected-resource', ['GET']],
+  [RESOURCE_METADATA_PATH, ['GET']],
+  ['/.well-known/oauth-authorization-server', ['GET']],
+  ['/oauth/register', ['POST']],
+  ['/oauth/authorize', ['GET', 'POST']],
+  ['/oauth/token', ['POST']],
+];
 
 /** The access log line: who called what and how it ended, never a header, a body or a token. */
 const ACCESS_LOG_FIELDS = {
@@ -77,6 +95,8 @@ export interface McpApiProps {
   readonly logRetentionDays: number;
   /** `create`: this stack sets the region's API Gateway CloudWatch role; `existing`: the account already has one. */
   readonly accountRole: 'create' | 'existing';
+  /** A custom domain mapped at its root (decision 0054), or undefined for the execute-api URL. */
+  readonly domain?: { readonly name: string; readonly certificateArn: string } | undefined;
 }
 
 /**
@@ -93,6 +113,9 @@ export class McpApi extends Construct {
   readonly accountRole: ApiGatewayAccountRole | undefined;
   /** The MCP endpoint URL clients are given. */
   readonly mcpUrl: string;
+  /** The public base URL, without a trailing slash: the OAuth issuer, the page's home. */
+  readonly baseUrl: string;
+  readonly domain: DomainName | undefined;
 
   constructor(scope: Construct, id: string, props: McpApiProps) {
     super(scope, id);
@@ -109,6 +132,8 @@ export class McpApi extends Construct {
         throttlingBurstLimit: props.burstLimit,
         methodOptions: {
           '/healthz/GET': { throttlingRateLimit: props.healthzRateLimit, throttlingBurstLimit: props.healthzBurstLimit },
+          // Registration writes a row per call: the open health check's tight throttle, besides the hourly bound.
+          '/oauth/register/POST': { throttlingRateLimit: props.healthzRateLimit, throttlingBurstLimit: props.healthzBurstLimit },
         },
       },
     });
@@ -121,9 +146,22 @@ export class McpApi extends Construct {
       validationRegex: BEARER_PATTERN,
       resultsCacheTtl: Duration.seconds(props.authorizerCacheSeconds),
     });
+    this.domain = props.domain
+      ? this.api.addDomainName('Domain', {
+          domainName: props.domain.name,
+          certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+          endpointType: EndpointType.REGIONAL,
+          securityPolicy: SecurityPolicy.TLS_1_2,
+        })
+      : undefined;
+    // Built from the API id and the stage's name, not the stage resource: the gateway responses
+    // that carry it are part of the deployment the stage is made from.
+    this.baseUrl = props.domain
+      ? `https://${props.domain.name}`
+      : `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${props.stageName}`;
     this.addGatewayResponses();
     this.addRoutes(new LambdaIntegration(props.mcpFunction, { proxy: true, allowTestInvoke: false }));
-    this.mcpUrl = this.api.urlForPath('/mcp');
+    this.mcpUrl = `${this.baseUrl}/mcp`;
     this.acknowledgeApiFindings();
   }
 
@@ -154,11 +192,27 @@ export class McpApi extends Construct {
       reason:
         'The memory page signs in with a naaba API key, checked by the same Lambda TOKEN authorizer as /mcp, not a Cognito user.',
     });
+    this.addOAuthRoutes(integration);
     const healthz = this.api.root.addResource('healthz');
     this.open(
       healthz.addMethod('GET', integration),
       'The health check is open by design (DESIGN §8): it answers from the function alone, touching neither the database nor Bedrock, and has its own tight throttle.',
     );
+  }
+
+  private addOAuthRoutes(integration: LambdaIntegration): void {
+    const reason =
+      'OAuth discovery, registration, consent and token endpoints are open by the OAuth and MCP authorization specs; what they issue is bound to a naaba key the person types on the consent page, and registrations are bounded per hour (decision 0054).';
+    for (const [path, verbs] of OAUTH_ROUTES) {
+      const resource = path
+        .split('/')
+        .filter((part) => part !== '')
+        .reduce<Resource | typeof this.api.root>(
+          (parent, part) => parent.getResource(part) ?? parent.addResource(part),
+          this.api.root,
+        );
+      for (const verb of verbs) this.open(resource.addMethod(verb, integration), reason);
+    }
   }
 
   /** An unauthenticated method, acknowledged next to itself. */
@@ -178,7 +232,12 @@ export class McpApi extends Construct {
       this.api.addGatewayResponse(type.responseType, {
         type,
         statusCode: String(response.status),
-        responseHeaders: Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, `'${value}'`])),
+        responseHeaders: Object.fromEntries(
+          Object.entries(response.headers).map(([name, value]) => [
+            name,
+            `'${value.replace('$resourceMetadata', `${this.baseUrl}${RESOURCE_METADATA_PATH}`)}'`,
+          ]),
+        ),
         templates: { 'application/json': response.body },
       });
     }

@@ -92,7 +92,9 @@ test('database down: a request without a key is still a 401, and /healthz still 
   const health = await captured(() => fetch(`${endpoint.url}/healthz`));
 
   expect(missing.response.status).toBe(401);
-  expect(missing.response.headers.get('www-authenticate')).toBe('Bearer');
+  expect(missing.response.headers.get('www-authenticate')).toMatch(
+    /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+  );
   expect(health.response.status).toBe(200);
 });
 

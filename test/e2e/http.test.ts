@@ -32,7 +32,7 @@ test('an authorized initialize answers JSON and a session id carrying the client
   expect(response.headers.get('mcp-session-id')).toMatch(/^nbc1\./);
 });
 
-describe('refused tokens get 401 with WWW-Authenticate: Bearer', () => {
+describe('refused tokens get 401 whose WWW-Authenticate points at the protected resource metadata', () => {
   const cases: [string, () => Promise<string | undefined>][] = [
     ['missing', async () => undefined],
     ['empty', async () => ''],
@@ -51,7 +51,9 @@ describe('refused tokens get 401 with WWW-Authenticate: Bearer', () => {
   test.each(cases)('%s', async (_label, header) => {
     const response = await post(await header());
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${endpoint.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 });
 
@@ -77,9 +79,9 @@ test('a key issued while the server runs is accepted at once', async () => {
 test.each([
   ['POST', '/mcp/'],
   ['POST', '/x/mcp'],
-  ['GET', '/.well-known/oauth-protected-resource/mcp'],
+  ['GET', '/.well-known/oauth-protected-resource/other'],
   ['GET', '/healthz/extra'],
-])('%s %s with a valid key: 404 naming the real endpoint, as only /mcp and /healthz exist', async (method, path) => {
+])('%s %s with a valid key: 404 naming the real endpoint, as only the declared routes exist', async (method, path) => {
   const key = await endpoint.issueKey('router');
   const response = await fetch(`${endpoint.url}${path}`, {
     method,

@@ -1,10 +1,16 @@
 import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
-import { GATEWAY_RESPONSES } from '../../lambda/http/api-gateway.js';
+import { GATEWAY_RESPONSES, RESOURCE_METADATA_PATH } from '../../lambda/http/api-gateway.js';
+import { OAUTH_PATHS } from '../../lambda/http/oauth.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
 import { contextSchema } from '../../lib/config/context-schema.js';
 import { readDeployConfig } from '../../lib/config/deploy-config.js';
-import { BEARER_PATTERN, GATEWAY_REFUSALS } from '../../lib/constructs/mcp-api.js';
+import {
+  BEARER_PATTERN,
+  GATEWAY_REFUSALS,
+  OAUTH_ROUTES,
+  RESOURCE_METADATA_PATH as STACK_RESOURCE_METADATA_PATH,
+} from '../../lib/constructs/mcp-api.js';
 import { CDK_CONTEXT, environmentOf, firstStack, functionId } from './support.js';
 
 /**
@@ -18,12 +24,16 @@ test("the gateway's 401, 403 and authorizer-failure 503 are the ones the local s
   expect(GATEWAY_REFUSALS.authorizerFailure).toEqual(GATEWAY_RESPONSES.authorizerFailure);
 });
 
+test('the stack routes exactly the OAuth paths the function answers, and points 401s at the same metadata', () => {
+  expect(OAUTH_ROUTES.map(([path]) => path).sort()).toEqual([...OAUTH_PATHS].sort());
+  expect(STACK_RESOURCE_METADATA_PATH).toBe(RESOURCE_METADATA_PATH);
+});
+
 describe("the authorizer's identity validation expression", () => {
   const gatewayPasses = (header: string) => new RegExp(BEARER_PATTERN).test(header);
 
   test('passes every header the authorizer accepts, so a valid key is never refused before it', () => {
-    const token = newToken();
-    for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`]) {
+    for (const header of [newToken(), newToken('nba_')].flatMap((t) => [`Bearer ${t}`, `bearer ${t}`, `BEARER ${t}`])) {
       expect([header, bearerToken(header) !== undefined, gatewayPasses(header)]).toEqual([header, true, true]);
     }
   });
@@ -33,6 +43,8 @@ describe("the authorizer's identity validation expression", () => {
     'Basic dXNlcjpwYXNz',
     `Bearer nb_${'a'.repeat(42)}`,
     `Bearer xx_${'a'.repeat(43)}`,
+    `Bearer nbr_${'a'.repeat(43)}`,
+    `Bearer nbc_${'a'.repeat(43)}`,
     `Bearer nb_${'a'.repeat(43)} extra`,
   ])('refuses %j without invoking the authorizer, as the authorizer would', (header) => {
     expect([gatewayPasses(header), bearerToken(header)]).toEqual([false, undefined]);

@@ -2,13 +2,14 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { buildApp, GIVEN_VPC, vpcContext } from './support.js';
+import { buildApp, domainContext, GIVEN_VPC, vpcContext } from './support.js';
 
 /** Every shape the app can take that adds or removes resources: nag must be clean in each. */
 const MODES: [string, Record<string, unknown>][] = [
   ['public network (cdk.json)', {}],
   ['private network, created VPC', vpcContext()],
   ['private network, given VPC', vpcContext({ vpc: GIVEN_VPC })],
+  ['custom domain per region', domainContext()],
   [
     'account role existing, alarm e-mail',
     { 'naaba:api': { accountRole: 'existing' }, 'naaba:alarms': { email: 'ops@example.com' } },

@@ -151,7 +151,7 @@ describe.each(REGIONS)('region %s', (region) => {
       }));
     };
 
-    test('POST /mcp and ANY /api/{proxy+} have the TOKEN authorizer; GET /healthz, the page files and GET, DELETE /mcp have none', () => {
+    test('POST /mcp and ANY /api/{proxy+} have the TOKEN authorizer; GET /healthz, the page files, the OAuth routes and GET, DELETE /mcp have none', () => {
       const template = templateOf(region);
       const authorizer = logicalId(template, 'AWS::ApiGateway::Authorizer');
 
@@ -159,11 +159,18 @@ describe.each(REGIONS)('region %s', (region) => {
         { route: 'ANY /api/{proxy+}', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
         { route: 'DELETE /mcp', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /.well-known/oauth-authorization-server', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /.well-known/oauth-protected-resource', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /.well-known/oauth-protected-resource/mcp', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /app.css', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /app.js', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /healthz', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /mcp', authorization: 'NONE', authorizer: undefined },
+        { route: 'GET /oauth/authorize', authorization: 'NONE', authorizer: undefined },
         { route: 'POST /mcp', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
+        { route: 'POST /oauth/authorize', authorization: 'NONE', authorizer: undefined },
+        { route: 'POST /oauth/register', authorization: 'NONE', authorizer: undefined },
+        { route: 'POST /oauth/token', authorization: 'NONE', authorizer: undefined },
       ]);
     });
 
@@ -183,21 +190,35 @@ describe.each(REGIONS)('region %s', (region) => {
       expect(JSON.stringify(uri)).toContain(`\${${authorizer}.Arn}/invocations`);
     });
 
-    test.each([
-      ['UNAUTHORIZED', GATEWAY_RESPONSES.unauthorized],
-      ['ACCESS_DENIED', GATEWAY_RESPONSES.accessDenied],
-    ] as const)('the %s gateway response is the one lambda/http/api-gateway.ts declares', (type, response) => {
+    test('the UNAUTHORIZED gateway response points OAuth clients at the protected resource metadata of this API', () => {
       const template = templateOf(region);
+      const [response] = Object.values(
+        template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: 'UNAUTHORIZED' } }),
+      );
+      const restApi = logicalId(template, 'AWS::ApiGateway::RestApi');
 
-      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
-        ResponseType: type,
-        StatusCode: String(response.status),
-        ResponseParameters: Object.fromEntries(
-          Object.entries(response.headers).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
-        ),
-        ResponseTemplates: { 'application/json': response.body },
+      expect(response?.Properties.StatusCode).toBe('401');
+      expect(flat(response?.Properties.ResponseParameters)).toEqual({
+        'gatewayresponse.header.WWW-Authenticate': `'Bearer resource_metadata="https://\${${restApi}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/${api.stageName}/.well-known/oauth-protected-resource/mcp"'`,
       });
+      expect(response?.Properties.ResponseTemplates).toEqual({ 'application/json': GATEWAY_RESPONSES.unauthorized.body });
     });
+
+    test.each([['ACCESS_DENIED', GATEWAY_RESPONSES.accessDenied]] as const)(
+      'the %s gateway response is the one lambda/http/api-gateway.ts declares',
+      (type, response) => {
+        const template = templateOf(region);
+
+        template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+          ResponseType: type,
+          StatusCode: String(response.status),
+          ResponseParameters: Object.fromEntries(
+            Object.entries(response.headers).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+          ),
+          ResponseTemplates: { 'application/json': response.body },
+        });
+      },
+    );
 
     test.each(['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'])(
       'a failing authorizer (%s) answers 503 with Retry-After and a JSON message, not a bare 500',

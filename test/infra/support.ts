@@ -109,3 +109,22 @@ export function environmentOf(template: Template, fnId: string): Record<string, 
   const fn = template.toJSON().Resources[fnId] as { Properties: { Environment?: { Variables?: Record<string, string> } } };
   return fn.Properties.Environment?.Variables ?? {};
 }
+
+/** Each region of cdk.json with a custom domain and a certificate of its own region (decision 0054). */
+export function domainContext(): Record<string, unknown> {
+  const regions = CDK_CONTEXT['naaba:regions'] as Record<string, Record<string, unknown>>;
+  return {
+    'naaba:regions': Object.fromEntries(
+      Object.entries(regions).map(([region, entry]) => [
+        region,
+        {
+          ...entry,
+          domain: {
+            name: `memory-${region}.example.com`,
+            certificateArn: `arn:aws:acm:${region}:123456789012:certificate/0123abcd-0123-4567-89ab-0123456789ab`,
+          },
+        },
+      ]),
+    ),
+  };
+}

@@ -72,6 +72,27 @@ describe('sql/cockroach/0002_lexical.sql', () => {
   });
 });
 
+describe('sql/cockroach/0003_oauth.sql', () => {
+  const oauth = splitStatements(readFileSync(new URL('../../sql/cockroach/0003_oauth.sql', import.meta.url), 'utf8')).map(code);
+  const created = (name: string) => oauth.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS ${name} (`)) ?? '';
+
+  test('every statement can run again', () => {
+    expect(oauth).toHaveLength(5);
+    for (const s of oauth) expect(s).toMatch(/IF NOT EXISTS|DROP NOT NULL/);
+  });
+
+  test.each(['oauth_clients', 'oauth_tokens'])('%s is GLOBAL, like the keys every region reads', (name) => {
+    expect(created(name)).toMatch(/LOCALITY GLOBAL;$/);
+  });
+
+  test('codes live in their region: REGIONAL BY ROW AS region, region leading every key', () => {
+    const ddl = created('oauth_codes');
+    expect(ddl).toMatch(/region\s+crdb_internal_region NOT NULL/);
+    expect(ddl).toMatch(/LOCALITY REGIONAL BY ROW AS region;$/);
+    for (const list of keys(ddl)) expect(list.trim()).toMatch(/^region,/);
+  });
+});
+
 /** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
 class CockroachDouble implements SqlClient {
   readonly engine = 'cockroach' as const;
@@ -104,7 +125,11 @@ const regions: DatabaseRegions = { primary: 'eu-central-1', others: ['us-east-1'
 describe('migrating CockroachDB', () => {
   test('makes the database multi-region first, then applies one statement at a time, and records the file', async () => {
     const db = new CockroachDouble(V25_4, []);
-    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual(['0001_init.sql', '0002_lexical.sql']);
+    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([
+      '0001_init.sql',
+      '0002_lexical.sql',
+      '0003_oauth.sql',
+    ]);
     const [table, primary, addUs, addAp, ...rest] = db.ran;
     expect(table).toContain('CREATE TABLE IF NOT EXISTS naaba_migrations');
     expect([primary, addUs, addAp]).toEqual([
@@ -112,11 +137,12 @@ describe('migrating CockroachDB', () => {
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "us-east-1"',
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"',
     ]);
-    expect(rest).toHaveLength(7 + 4);
+    expect(rest).toHaveLength(7 + 4 + 6);
     expect(rest.some((s) => /\bBEGIN\b/.test(code(s)))).toBe(false);
     expect(rest.find((s) => s.includes('memories ('))).toContain('VECTOR(1024) NOT NULL');
     expect(rest[6]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0001_init.sql', now())");
-    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0002_lexical.sql', now())");
+    expect(rest[10]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0002_lexical.sql', now())");
+    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0003_oauth.sql', now())");
   });
 
   test('adds only missing regions and leaves an applied file alone', async () => {
@@ -126,7 +152,7 @@ describe('migrating CockroachDB', () => {
         { region: 'eu-central-1', primary: true },
         { region: 'us-east-1', primary: false },
       ],
-      ['0001_init.sql', '0002_lexical.sql'],
+      ['0001_init.sql', '0002_lexical.sql', '0003_oauth.sql'],
     );
     expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([]);
     expect(db.ran.slice(1)).toEqual(['ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"']);

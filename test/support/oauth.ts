@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
@@ -125,5 +126,49 @@ export class TestOAuthProvider implements OAuthClientProvider {
     const code = this.landing?.searchParams.get('code');
     if (!code) throw new Error(`no code in ${this.landing?.href}`);
     return code;
+  }
+}
+
+/** A PKCE pair (RFC 7636, S256). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The flow by hand, for tests that bend one step of it. */
+export class ManualOAuthFlow {
+  constructor(readonly base: string) {}
+
+  async register(metadata: Record<string, unknown>): Promise<Response> {
+    return fetch(`${this.base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(metadata),
+    });
+  }
+
+  async client(redirectUri = 'http://127.0.0.1:8977/cb', name = 'Manual Client'): Promise<string> {
+    const response = await this.register({ client_name: name, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' });
+    if (response.status !== 201) throw new Error(`registration answered ${response.status}`);
+    return ((await response.json()) as { client_id: string }).client_id;
+  }
+
+  authorizeUrl(params: Record<string, string | undefined>): URL {
+    const url = new URL(`${this.base}/oauth/authorize`);
+    for (const [name, value] of Object.entries({ response_type: 'code', code_challenge_method: 'S256', ...params })) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+    return url;
+  }
+
+  async token(params: Record<string, string | undefined>): Promise<{ status: number; body: Record<string, unknown> }> {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(params)) if (value !== undefined) body.set(name, value);
+    const response = await fetch(`${this.base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 }

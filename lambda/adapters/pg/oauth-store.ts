@@ -86,8 +86,14 @@ export const oauthSql = {
     SELECT count(*)::int AS issued FROM fresh`,
   REPLACED_REFRESH: `SELECT key_id::text AS key_id FROM oauth_tokens
      WHERE token_sha256 = $1 AND kind = 'refresh' AND replaced_at IS NOT NULL`,
-  DELETE_EXPIRED_CODES: 'DELETE FROM oauth_codes WHERE region = $1 AND expires_at < $2::timestamptz',
-  DELETE_EXPIRED_TOKENS: 'DELETE FROM oauth_tokens WHERE expires_at < $1::timestamptz',
+  /** $1 region, $2 cutoff, $3 batch. */
+  DELETE_EXPIRED_CODES: `DELETE FROM oauth_codes WHERE region = $1 AND code_sha256 IN (
+      SELECT code_sha256 FROM oauth_codes WHERE region = $1 AND expires_at < $2::timestamptz LIMIT $3::int)
+    RETURNING 1`,
+  /** $1 cutoff, $2 batch. Every region's sweeper runs it; deleting a row twice is deleting it once. */
+  DELETE_EXPIRED_TOKENS: `DELETE FROM oauth_tokens WHERE token_sha256 IN (
+      SELECT token_sha256 FROM oauth_tokens WHERE expires_at < $1::timestamptz LIMIT $2::int)
+    RETURNING 1`,
 } as const;
 
 /** OAuth sign-in over SQL: single-use codes and refresh rotation are conditional UPDATEs, so they hold under concurrency. */
@@ -179,9 +185,9 @@ export class SqlOAuthStore implements OAuthStore {
     return replaced ? { outcome: 'reused', keyId: replaced.key_id } : { outcome: 'refused' };
   }
 
-  async deleteExpired(before: Date): Promise<number> {
-    const codes = await this.run(`${oauthSql.DELETE_EXPIRED_CODES} RETURNING 1`, [this.region, before]);
-    const tokens = await this.run(`${oauthSql.DELETE_EXPIRED_TOKENS} RETURNING 1`, [before]);
+  async deleteExpired(before: Date, batch: number): Promise<number> {
+    const codes = await this.run(oauthSql.DELETE_EXPIRED_CODES, [this.region, before, batch]);
+    const tokens = await this.run(oauthSql.DELETE_EXPIRED_TOKENS, [before, batch]);
     return codes.length + tokens.length;
   }
 }
