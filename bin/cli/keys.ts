@@ -75,6 +75,8 @@ export async function listKeys(config: RuntimeConfig, json: boolean): Promise<vo
       region: k.region,
       created_at: new Date(k.createdAt).toISOString(),
       revoked_at: k.revokedAt ? new Date(k.revokedAt).toISOString() : null,
+      oauth_client_id: k.clientId,
+      oauth_client_name: k.clientName ?? null,
     }));
     console.log(JSON.stringify(rows));
     return;
@@ -82,6 +84,7 @@ export async function listKeys(config: RuntimeConfig, json: boolean): Promise<vo
   if (keys.length === 0) return console.log('no keys yet; issue one with: npx naaba issue-key NAME');
   for (const k of keys) {
     const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
-    console.log(`${k.keyId}  ${k.region.padEnd(14)} ${state.padEnd(32)} user ${k.userId}  ${k.name}`);
+    const what = k.clientId ? `${k.name}  (OAuth grant to "${k.clientName ?? k.name}", client ${k.clientId})` : k.name;
+    console.log(`${k.keyId}  ${k.region.padEnd(14)} ${state.padEnd(32)} user ${k.userId}  ${what}`);
   }
 }

@@ -8,6 +8,8 @@ export interface ApiKey {
   readonly revokedAt: Date | null;
   /** The OAuth client holding this key when it is a grant (docs/decisions/0054); null for a key issued by the CLI. */
   readonly clientId: string | null;
+  /** The client's registered name, where the listing has it (`naaba list-keys`). */
+  readonly clientName?: string | null;
 }
 
 export interface NewApiKey extends ApiKey {

@@ -10,6 +10,7 @@ interface KeyRow {
   created_at: Date;
   revoked_at: Date | null;
   client_id: string | null;
+  client_name?: string | null;
 }
 
 const COLUMNS =
@@ -26,6 +27,7 @@ const toKey = (row: KeyRow): ApiKey => ({
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
   clientId: row.client_id,
+  ...(row.client_name === undefined ? {} : { clientName: row.client_name }),
 });
 
 /** API keys over SQL. The token hash is written once and only ever compared. */
@@ -83,7 +85,11 @@ export class SqlKeyStore implements KeyStore {
 
   async list(): Promise<ApiKey[]> {
     const rows = await withRetry(
-      () => this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, key_id`),
+      () =>
+        this.db.query<KeyRow>(
+          `SELECT ${K_COLUMNS}, c.client_name FROM api_keys k LEFT JOIN oauth_clients c ON c.client_id = k.client_id
+            ORDER BY k.created_at, k.key_id`,
+        ),
       this.retry,
     );
     return rows.map(toKey);
