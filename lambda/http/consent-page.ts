@@ -1,4 +1,5 @@
 import type { AuthorizationRequest } from '../auth/oauth.js';
+import { agentName } from '../auth/oauth-clients.js';
 
 /**
  * The consent page, rendered on the server: no script at all, every value escaped, styled by the
@@ -63,7 +64,7 @@ export function consentPage(request: AuthorizationRequest, csrf: string, problem
     `${notice}    <form id="consent" class="card" method="post" action="authorize">
       <h2>Allow <span id="client-name">${escapeHtml(request.client.clientName)}</span> to use your memory?</h2>
       <p>It will be able to remember, recall and forget in your naaba memory as agent
-        <strong id="agent-name">${escapeHtml(request.client.clientName)}</strong>, until you revoke it
+        <strong id="agent-name">${escapeHtml(agentName(request.client.clientName))}</strong>, until you revoke it
         (<code>naaba list-keys</code>, <code>naaba revoke-key</code>).</p>
       <p class="hint">After you answer you go to <strong id="redirect-origin">${escapeHtml(target.origin)}</strong>
         (<span id="redirect-uri">${escapeHtml(request.redirectUri)}</span>).</p>

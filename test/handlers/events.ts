@@ -52,6 +52,7 @@ export function proxyEvent(options: ProxyEventOptions): APIGatewayProxyEvent {
     requestContext: {
       accountId: '123456789012',
       apiId: 'a1b2c3d4e5',
+      domainName: 'a1b2c3d4e5.execute-api.eu-central-1.amazonaws.com',
       authorizer: options.authorizer
         ? { principalId: options.authorizer.userId, integrationLatency: 12, ...options.authorizer }
         : null,

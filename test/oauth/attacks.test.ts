@@ -141,6 +141,21 @@ describe('the token endpoint refuses, and issues nothing', () => {
     expect(next).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
+  test('one code exchanged five times at once: exactly one answer has tokens', async () => {
+    const c = await code();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => exchange(c)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
+  });
+
+  test('one refresh token presented five times at once: exactly one rotation', async () => {
+    const first = await exchange(await code());
+    const refresh = String(first.body.refresh_token);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+  });
+
   test('a refresh token presented by another client', async () => {
     const first = await exchange(await code());
     const other = await flow.client(REDIRECT, 'Other Client');
