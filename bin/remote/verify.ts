@@ -1,3 +1,4 @@
+import { discoverOAuthServerInfo } from '@modelcontextprotocol/sdk/client/auth.js';
 import { randomUUID } from 'node:crypto';
 import { MemoryProbe, type Recalled } from './probe.js';
 
@@ -96,6 +97,17 @@ export async function verifyRemote(options: VerifyOptions): Promise<VerifyReport
     const challenge = response.headers.get('www-authenticate') ?? '';
     expect(response.status === 401 && /^Bearer/i.test(challenge), `got ${response.status}, WWW-Authenticate "${challenge}"`);
     return [true, '401'];
+  });
+
+  await check('OAuth discovery as the MCP SDK does it: resource metadata, then the authorization server', async () => {
+    const info = await discoverOAuthServerInfo(mcpUrl);
+    const resource = info.resourceMetadata?.resource;
+    expect(resource === mcpUrl, `the protected resource metadata names ${resource ?? 'nothing'}, not ${mcpUrl}`);
+    expect(
+      info.authorizationServerMetadata?.registration_endpoint !== undefined,
+      `no authorization server metadata found for ${info.authorizationServerUrl}; behind a stage path it needs a custom domain (naaba:regions.<region>.domain, docs/oauth.md)`,
+    );
+    return [true, `issuer ${info.authorizationServerUrl}`];
   });
 
   const probe = await check('connect with the token and list the tools', async () => {

@@ -22,6 +22,7 @@ test('against the local endpoint every check passes with two users, and nothing 
   expect(report.results.map((r) => r.name)).toEqual([
     'GET /healthz answers 200',
     'POST /mcp without a token is refused with 401 and WWW-Authenticate: Bearer',
+    'OAuth discovery as the MCP SDK does it: resource metadata, then the authorization server',
     'connect with the token and list the tools',
     'remember a throwaway session memory',
     'recall finds it',
@@ -57,7 +58,7 @@ test('an unknown token fails at connect and skips what needs a connection', asyn
   const report = await verifyRemote({ url: `${endpoint.url}/`, token: `nb_${'x'.repeat(43)}` });
 
   expect(report.ok).toBe(false);
-  expect(report.results.map((r) => r.status)).toEqual(['pass', 'pass', 'fail', 'skip', 'skip', 'skip', 'skip']);
+  expect(report.results.map((r) => r.status)).toEqual(['pass', 'pass', 'pass', 'fail', 'skip', 'skip', 'skip', 'skip']);
 });
 
 describe('the command line', () => {
@@ -69,7 +70,7 @@ describe('the command line', () => {
 
     const output = printed.join('\n');
     expect(status).toBe(0);
-    expect(output.match(/^ {2}✓ /gm)).toHaveLength(9);
+    expect(output.match(/^ {2}✓ /gm)).toHaveLength(10);
     expect(output).toMatch(/all 9 checks passed$/);
     for (const secret of [alice.token, bob.token]) expect(output).not.toContain(secret.slice(3));
   });
