@@ -4,7 +4,8 @@ import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { KeyService } from '../../lambda/auth/keys.js';
 import { systemClock } from '../../lambda/ports/clock.js';
-import { mcpCall, scheduledEvent, tokenEvent } from '../handlers/events.js';
+import { mcpCall, proxyEvent, scheduledEvent, tokenEvent } from '../handlers/events.js';
+import { pkce } from '../support/oauth.js';
 import { BedrockStub, DUMMY_CREDENTIALS, titanAnswer } from '../providers/support/bedrock-stub.js';
 import { type SecretsStandIn, startSecretsStandIn } from '../store/tls-support.js';
 import { postgresForTests } from '../support/pg-server.js';
@@ -119,5 +120,74 @@ if (server) {
     const swept = await invokeBundle(bundles.sweeper, 'naaba-sweeper', envOf(/naaba sweeper/, 'naaba-sweeper'), scheduledEvent());
     expect(swept.lines.some((l) => l.startsWith('RESULT'))).toBe(true);
     expect(swept.lines.join('\n')).not.toMatch(/"level":"ERROR"/);
+  });
+
+  test('OAuth from the shipped bundles: register, consent with the key, exchange, and the authorizer allows the access token', async () => {
+    const mcpEnv = envOf(/MCP endpoint: stateless/, 'naaba-mcp');
+    const http = async (event: ReturnType<typeof proxyEvent>) =>
+      (await invokeBundle(bundles.mcp, 'naaba-mcp', mcpEnv, event)).result as {
+        statusCode: number;
+        headers: Record<string, string>;
+        body: string;
+      };
+    const form = (method: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+      const event = proxyEvent({ method, path, headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers } });
+      return { ...event, body: new URLSearchParams(fields).toString() };
+    };
+    const redirectUri = 'http://127.0.0.1:9999/callback';
+    const { verifier, challenge } = pkce();
+
+    const registered = await http(
+      proxyEvent({
+        method: 'POST',
+        path: '/oauth/register',
+        body: { client_name: 'Bundle Client', redirect_uris: [redirectUri] },
+      }),
+    );
+    expect(registered.statusCode).toBe(201);
+    const clientId = (JSON.parse(registered.body) as { client_id: string }).client_id;
+    const query = {
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    };
+    const page = await http({
+      ...proxyEvent({ method: 'GET', path: '/oauth/authorize' }),
+      queryStringParameters: query,
+      multiValueQueryStringParameters: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])),
+    });
+    expect(page.statusCode).toBe(200);
+    const cookie = page.headers['set-cookie']?.split(';')[0] ?? '';
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const origin = 'https://a1b2c3d4e5.execute-api.eu-central-1.amazonaws.com';
+    const consented = await http(
+      form('POST', '/oauth/authorize', { ...query, csrf, key: token, decision: 'allow' }, { Cookie: cookie, Origin: origin }),
+    );
+    expect(consented.statusCode).toBe(303);
+    const code = new URL(consented.headers.location ?? '').searchParams.get('code') ?? '';
+    const exchanged = await http(
+      form('POST', '/oauth/token', {
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+      }),
+    );
+    expect(exchanged.statusCode).toBe(200);
+    const access = (JSON.parse(exchanged.body) as { access_token: string }).access_token;
+
+    const authorized = (
+      await invokeBundle(
+        bundles.authorizer,
+        'naaba-authorizer',
+        envOf(/authorizer/, 'naaba-authorizer'),
+        tokenEvent(`Bearer ${access}`),
+      )
+    ).result as { policyDocument: { Statement: { Effect: string }[] }; context: Record<string, string> };
+    expect(authorized.policyDocument.Statement.map((s) => s.Effect)).toEqual(['Allow']);
+    expect(authorized.context.agent).toBe('Bundle Client');
   });
 }

@@ -156,6 +156,22 @@ describe('the token endpoint refuses, and issues nothing', () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
   });
 
+  test("an access token of another region's grant gets the same 403 as that region's key", async () => {
+    const tokens = await exchange(await code());
+    await endpoint.sql.query(
+      `UPDATE api_keys SET region = 'us-east-1'
+        WHERE key_id = (SELECT key_id FROM oauth_tokens WHERE token_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex'))`,
+      [String(tokens.body.access_token)],
+    );
+    const response = await fetch(endpoint.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.body.access_token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { message: string }).message).toContain('us-east-1');
+  });
+
   test('a refresh token presented by another client', async () => {
     const first = await exchange(await code());
     const other = await flow.client(REDIRECT, 'Other Client');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { SqlOAuthStore } from '../../lambda/adapters/pg/oauth-store.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Source } from '../../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
@@ -496,6 +497,102 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       const runs = await Promise.all([1, 2].map(() => store.sweepExpired('eu-central-1', 'session', at(5), 10, at(10))));
       expect(runs.reduce((a, b) => a + b, 0)).toBe(6);
       expect(await count('journal')).toBe(6);
+    });
+
+    describe('OAuth sign-in', () => {
+      const hash = (c: string) => c.repeat(64).slice(0, 64);
+      const pair = (a: string, r: string, expires = at(3_600)) => ({
+        access: { sha256: hash(a), expiresAt: expires },
+        refresh: { sha256: hash(r), expiresAt: at(86_400) },
+      });
+      let oauth: SqlOAuthStore;
+      const client = { clientId: 'client-1', clientName: 'Client One', redirectUris: ['https://app.example/cb'], createdAt: T0 };
+      const code = () => ({
+        region: alice.region,
+        codeSha256: hash('c'),
+        clientId: client.clientId,
+        userId: alice.userId,
+        agent: 'Client One',
+        redirectUri: 'https://app.example/cb',
+        codeChallenge: 'x'.repeat(43),
+        resource: 'https://naaba.example/mcp',
+        expiresAt: at(60),
+      });
+      const grant = (keyId = randomUUID()) => ({
+        keyId,
+        name: 'Client One',
+        userId: alice.userId,
+        region: alice.region,
+        createdAt: T0,
+        revokedAt: null,
+        clientId: client.clientId,
+      });
+
+      beforeEach(async () => {
+        oauth = new SqlOAuthStore(harness.sql, alice.region);
+        expect(await oauth.registerClient(client, { since: at(-3_600), limit: 10 })).toBe(true);
+      });
+
+      test('registration stops at the window limit; a client reads back as registered', async () => {
+        const more = (id: string) => oauth.registerClient({ ...client, clientId: id }, { since: at(-3_600), limit: 2 });
+        expect([await more('client-2'), await more('client-3')]).toEqual([true, false]);
+        expect(await oauth.findClient('client-1')).toEqual(client);
+        expect(await oauth.findClient('nobody')).toBeUndefined();
+      });
+
+      test('a code is consumed once; the second use names the grant it made', async () => {
+        await oauth.saveCode(code());
+        const first = await oauth.consumeCode(alice.region, hash('c'), at(10));
+        expect(first).toEqual({ code: code() });
+        const keyId = randomUUID();
+        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
+        expect(await oauth.consumeCode(alice.region, hash('c'), at(11))).toEqual({ reusedBy: keyId });
+        expect(await oauth.consumeCode(alice.region, hash('z'), at(11))).toBeUndefined();
+        expect(await oauth.consumeCode('us-east-1', hash('c'), at(11))).toBeUndefined();
+      });
+
+      test('the grant is a key without a token, found by its live access token only', async () => {
+        const keyId = randomUUID();
+        await oauth.saveCode(code());
+        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
+        expect(await keys.findByAccessToken(hash('a'), at(100))).toMatchObject({
+          keyId,
+          userId: alice.userId,
+          clientId: 'client-1',
+        });
+        expect(await keys.findByAccessToken(hash('a'), at(3_601))).toBeUndefined();
+        expect(await keys.findByAccessToken(hash('r'), at(100))).toBeUndefined();
+        expect((await keys.list()).find((k) => k.keyId === keyId)).toMatchObject({ clientName: 'Client One', revokedAt: null });
+      });
+
+      test('a refresh token rotates once; presented again it is reused; another client or a revoked grant is refused', async () => {
+        const keyId = randomUUID();
+        await oauth.saveCode(code());
+        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
+        expect(await oauth.rotate(hash('r'), 'other-client', at(100), pair('b', 's'))).toEqual({ outcome: 'refused' });
+        expect(await oauth.rotate(hash('r'), 'client-1', at(100), pair('b', 's'))).toEqual({ outcome: 'rotated' });
+        expect(await oauth.rotate(hash('r'), 'client-1', at(101), pair('d', 'e'))).toEqual({ outcome: 'reused', keyId });
+        expect(await keys.findByAccessToken(hash('b'), at(102))).toMatchObject({ keyId });
+        await keys.revoke(keyId, at(103));
+        expect(await oauth.rotate(hash('s'), 'client-1', at(104), pair('f', 'g'))).toEqual({ outcome: 'refused' });
+      });
+
+      test('five rotations of one refresh token at once: exactly one rotates', async () => {
+        await oauth.saveCode(code());
+        await oauth.createGrant(grant(), hash('c'), pair('a', 'r'));
+        const outcomes = await Promise.all(
+          ['1', '2', '3', '4', '5'].map((n) => oauth.rotate(hash('r'), 'client-1', at(100), pair(`a${n}`, `r${n}`))),
+        );
+        expect(outcomes.filter((o) => o.outcome === 'rotated')).toHaveLength(1);
+      });
+
+      test('expired codes and tokens are deleted in bounded batches; live ones stay', async () => {
+        await oauth.saveCode(code());
+        await oauth.createGrant(grant(), hash('c'), pair('a', 'r', at(30)));
+        expect(await oauth.deleteExpired(at(61), 1)).toBe(2);
+        expect(await count('oauth_codes')).toBe(0);
+        expect(await count('oauth_tokens')).toBe(1);
+      });
     });
   });
 }

@@ -56,7 +56,8 @@ export async function openUrl(target: string): Promise<StoreHarness> {
     sql,
     // DELETE, not TRUNCATE: on CockroachDB a TRUNCATE is a schema change per table.
     reset: async () => {
-      for (const table of ['memory_links', 'journal', 'memories', 'api_keys']) await sql.exec(`DELETE FROM ${table}`);
+      for (const table of ['memory_links', 'journal', 'memories', 'api_keys', 'oauth_clients', 'oauth_codes', 'oauth_tokens'])
+        await sql.exec(`DELETE FROM ${table}`);
     },
     close: () => sql.close(),
   };

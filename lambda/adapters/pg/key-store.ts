@@ -13,10 +13,8 @@ interface KeyRow {
   client_name?: string | null;
 }
 
+/** The columns of `api_keys`, always read as `k`. */
 const COLUMNS =
-  'key_id::text AS key_id, name, user_id::text AS user_id, region::text AS region, created_at, revoked_at, client_id';
-/** The same columns of `api_keys` joined as `k`. */
-const K_COLUMNS =
   'k.key_id::text AS key_id, k.name, k.user_id::text AS user_id, k.region::text AS region, k.created_at, k.revoked_at, k.client_id';
 
 const toKey = (row: KeyRow): ApiKey => ({
@@ -39,7 +37,7 @@ export class SqlKeyStore implements KeyStore {
 
   async findByHash(tokenSha256: string): Promise<ApiKey | undefined> {
     const rows = await withRetry(
-      () => this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE token_sha256 = $1`, [tokenSha256]),
+      () => this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys k WHERE k.token_sha256 = $1`, [tokenSha256]),
       this.retry,
     );
     return rows[0] ? toKey(rows[0]) : undefined;
@@ -49,7 +47,7 @@ export class SqlKeyStore implements KeyStore {
     const rows = await withRetry(
       () =>
         this.db.query<KeyRow>(
-          `SELECT ${K_COLUMNS} FROM oauth_tokens t JOIN api_keys k ON k.key_id = t.key_id
+          `SELECT ${COLUMNS} FROM oauth_tokens t JOIN api_keys k ON k.key_id = t.key_id
             WHERE t.token_sha256 = $1 AND t.kind = 'access' AND t.expires_at > $2::timestamptz`,
           [tokenSha256, now],
         ),
@@ -87,7 +85,7 @@ export class SqlKeyStore implements KeyStore {
     const rows = await withRetry(
       () =>
         this.db.query<KeyRow>(
-          `SELECT ${K_COLUMNS}, c.client_name FROM api_keys k LEFT JOIN oauth_clients c ON c.client_id = k.client_id
+          `SELECT ${COLUMNS}, c.client_name FROM api_keys k LEFT JOIN oauth_clients c ON c.client_id = k.client_id
             ORDER BY k.created_at, k.key_id`,
         ),
       this.retry,
