@@ -1,9 +1,10 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { container } from '../composition.js';
+import { type Container, container } from '../composition.js';
 import { principalOf, type ProxyEvent, type ProxyResult, publicBase, toRequest, toResult } from '../http/api-gateway.js';
-import { isApiPath, webApi } from '../http/web-api.js';
+import { isApiPath, type WebApiDeps, webApi } from '../http/web-api.js';
 import { webPage } from '../http/web-page.js';
+import type { Principal } from '../memory/model.js';
 import type { MemoryService } from '../memory/service.js';
 import { count, logger, observed, type TracerModules, traced } from '../observability.js';
 
@@ -21,9 +22,31 @@ function countJudge(memory: MemoryService | undefined): void {
   count('judge_unavailable', judged.unavailable);
 }
 
+/** Which part of the function answers: sign-in (OAuth), the page's data API, the page's files, or MCP. */
+async function answer(
+  event: ProxyEvent,
+  principal: Principal | undefined,
+  runtime: Container,
+  deps: WebApiDeps,
+): Promise<Response> {
+  const request = toRequest(event);
+  if (isOAuthPath(event.path)) {
+    const base = publicBase(event);
+    const oauth = { oauth: () => runtime.oauth(base), base, origins: deps.origins, log: logger };
+    const signIn = await (await oauthRoutes()).oauthRoute(request, event.path, oauth);
+    if (signIn) return signIn;
+  }
+  if (isApiPath(event.path)) return webApi(request, principal, deps);
+  return (
+    (await webPage(request.method, event.path)) ??
+    (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region }))
+  );
+}
+
 /**
  * The MCP function: API Gateway proxy event in, proxy result out. It answers MCP (`/mcp`), the
- * health check, the memory page's files and its data API (`/api/…`); only MCP loads the MCP stack.
+ * health check, the memory page's files and its data API (`/api/…`), and OAuth sign-in; only MCP
+ * loads the MCP stack, only sign-in the OAuth routes.
  */
 async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyResult> {
   const principal = principalOf(event);
@@ -44,21 +67,7 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
   if (event.path === '/' && stagePath && !stagePath.endsWith('/')) {
     return { statusCode: 308, headers: { location: `${stagePath}/`, 'cache-control': 'no-store' }, body: '' };
   }
-  const request = toRequest(event);
-  const oauth = isOAuthPath(event.path)
-    ? await (await oauthRoutes()).oauthRoute(request, event.path, {
-        oauth: () => runtime.oauth(publicBase(event)),
-        base: publicBase(event),
-        origins: runtime.config.origins,
-        log: logger,
-      })
-    : undefined;
-  const response =
-    oauth ??
-    (isApiPath(event.path)
-      ? await webApi(request, principal, deps)
-      : ((await webPage(request.method, event.path)) ??
-        (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region }))));
+  const response = await answer(event, principal, runtime, deps);
   countJudge(memory);
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);
