@@ -265,6 +265,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       ['b'.repeat(64), rep.now, 'client', 'd'.repeat(64), later, 'e'.repeat(64), later],
     ],
     ['oauth: a replaced refresh token', {}, oauthSql.REPLACED_REFRESH, ['b'.repeat(64)]],
+    ['oauth: the grant of a token', {}, oauthSql.GRANT_OF, ['b'.repeat(64), 'client']],
     ['oauth: expired codes', { regionBatch: true }, oauthSql.DELETE_EXPIRED_CODES, [rep.region, rep.now, 500]],
     ['oauth: expired tokens', { regionBatch: true }, oauthSql.DELETE_EXPIRED_TOKENS, [rep.now, 500]],
     // The start-up check when the recorded embedder or analyzer differs: any row at all, then the new names.

@@ -180,6 +180,19 @@ export class OAuthService {
     throw new OAuthError('unsupported_grant_type', 'grant_type: authorization_code or refresh_token');
   }
 
+  /**
+   * Token revocation (RFC 7009): a token of the client's grant ends the whole grant, access and
+   * refresh tokens alike. An unknown token is not an error (§2.2): the answer is the same either way.
+   */
+  async revoke(params: URLSearchParams): Promise<void> {
+    const clientId = params.get('client_id') ?? '';
+    if (clientId === '' || !(await this.store.findClient(clientId))) {
+      throw new OAuthError('invalid_client', 'unknown client_id; register first', 401);
+    }
+    const keyId = await this.store.grantOf(hashToken(params.get('token') ?? ''), clientId);
+    if (keyId) await this.keys.revoke(keyId, this.clock.now());
+  }
+
   private async exchange(params: URLSearchParams, clientId: string): Promise<TokenResponse> {
     const now = this.clock.now();
     const codeSha256 = hashToken(params.get('code') ?? '');

@@ -26,7 +26,14 @@ export interface OAuthDeps {
 const METADATA_PATHS = new Set([RESOURCE_METADATA_PATH, '/.well-known/oauth-protected-resource']);
 const SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
 /** The routes this module answers, as the stack declares them. */
-export const OAUTH_PATHS = [...METADATA_PATHS, SERVER_METADATA_PATH, '/oauth/register', '/oauth/authorize', '/oauth/token'];
+export const OAUTH_PATHS = [
+  ...METADATA_PATHS,
+  SERVER_METADATA_PATH,
+  '/oauth/register',
+  '/oauth/authorize',
+  '/oauth/token',
+  '/oauth/revoke',
+];
 const MAX_BODY = 16 * 1024;
 const CSRF_COOKIE = 'naaba_oauth_csrf';
 
@@ -80,6 +87,8 @@ export function serverMetadata(base: string) {
     authorization_endpoint: `${base}/oauth/authorize`,
     token_endpoint: `${base}/oauth/token`,
     registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [SCOPE],
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -169,10 +178,18 @@ async function token(request: Request, deps: OAuthDeps): Promise<Response> {
   return json(200, answer, { pragma: 'no-cache' });
 }
 
+async function revoke(request: Request, deps: OAuthDeps): Promise<Response> {
+  const form = await readForm(request);
+  if (!form) throw new OAuthError('invalid_request', 'the revocation request is too large');
+  await (await deps.oauth()).revoke(form);
+  return new Response(null, { status: 200, headers: NO_STORE });
+}
+
 const ROUTES: Record<string, Partial<Record<string, (request: Request, deps: OAuthDeps) => Promise<Response>>>> = {
   '/oauth/authorize': { GET: showConsent, POST: answerConsent },
   '/oauth/register': { POST: register },
   '/oauth/token': { POST: token },
+  '/oauth/revoke': { POST: revoke },
 };
 
 /** The answer for an OAuth path, or undefined when `path` is none of them. */

@@ -63,6 +63,8 @@ export interface OAuthStore {
   createGrant(grant: ApiKey & { readonly clientId: string }, codeSha256: string, tokens: TokenPair): Promise<void>;
   /** Replaces a live refresh token of a live grant of `clientId` by `tokens`: one statement. */
   rotate(refreshSha256: string, clientId: string, at: Date, tokens: TokenPair): Promise<Rotation>;
+  /** The grant a token (access or refresh) of `clientId` belongs to, for revocation (RFC 7009). */
+  grantOf(tokenSha256: string, clientId: string): Promise<string | undefined>;
   /** Deletes up to `batch` codes and `batch` tokens that expired before `before`; returns how many rows went. */
   deleteExpired(before: Date, batch: number): Promise<number>;
 }

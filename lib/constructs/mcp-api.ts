@@ -60,6 +60,7 @@ export const OAUTH_ROUTES: readonly (readonly [string, readonly string[]])[] = [
   ['/oauth/register', ['POST']],
   ['/oauth/authorize', ['GET', 'POST']],
   ['/oauth/token', ['POST']],
+  ['/oauth/revoke', ['POST']],
 ];
 
 /** The access log line: who called what and how it ended, never a header, a body or a token. */
@@ -202,7 +203,7 @@ export class McpApi extends Construct {
 
   private addOAuthRoutes(integration: LambdaIntegration): void {
     const reason =
-      'OAuth discovery, registration, consent and token endpoints are open by the OAuth and MCP authorization specs; what they issue is bound to a naaba key the person types on the consent page, and registrations are bounded per hour (decision 0054).';
+      'OAuth discovery, registration, consent, token and revocation endpoints are open by the OAuth and MCP authorization specs; what they issue is bound to a naaba key the person types on the consent page, and registrations are bounded per hour (decision 0054).';
     for (const [path, verbs] of OAUTH_ROUTES) {
       const resource = path
         .split('/')

@@ -170,6 +170,7 @@ describe.each(REGIONS)('region %s', (region) => {
         { route: 'POST /mcp', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
         { route: 'POST /oauth/authorize', authorization: 'NONE', authorizer: undefined },
         { route: 'POST /oauth/register', authorization: 'NONE', authorizer: undefined },
+        { route: 'POST /oauth/revoke', authorization: 'NONE', authorizer: undefined },
         { route: 'POST /oauth/token', authorization: 'NONE', authorizer: undefined },
       ]);
     });

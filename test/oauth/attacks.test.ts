@@ -273,6 +273,29 @@ describe('the authorization endpoint refuses, and no code reaches the client', (
   });
 });
 
+describe('revocation (RFC 7009)', () => {
+  test('the client revokes its refresh token: the whole grant ends, access token included', async () => {
+    const tokens = await exchange(await code());
+    expect(await flow.revoke({ client_id: clientId, token: String(tokens.body.refresh_token) })).toBe(200);
+    expect(await toolsList(String(tokens.body.access_token))).toBe(401);
+    const refreshed = await flow.token({
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: String(tokens.body.refresh_token),
+    });
+    expect(refreshed.status).toBe(400);
+  });
+
+  test('another client cannot revoke a grant it does not hold; an unknown token is still a 200', async () => {
+    const tokens = await exchange(await code());
+    const other = await flow.client(REDIRECT, 'Other Client');
+    expect(await flow.revoke({ client_id: other, token: String(tokens.body.access_token) })).toBe(200);
+    expect(await flow.revoke({ client_id: clientId, token: `nba_${'Z'.repeat(43)}` })).toBe(200);
+    expect(await toolsList(String(tokens.body.access_token))).toBe(200);
+    expect(await flow.revoke({ client_id: 'nobody', token: String(tokens.body.access_token) })).toBe(401);
+  });
+});
+
 describe('registration', () => {
   test.each([
     ['http on another host', { redirect_uris: ['http://evil.example/cb'] }, 'invalid_redirect_uri'],

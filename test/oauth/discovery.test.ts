@@ -46,6 +46,7 @@ test('the authorization server metadata: S256 only, public clients, registration
     authorization_endpoint: `${endpoint.url}/oauth/authorize`,
     token_endpoint: `${endpoint.url}/oauth/token`,
     registration_endpoint: `${endpoint.url}/oauth/register`,
+    revocation_endpoint: `${endpoint.url}/oauth/revoke`,
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],

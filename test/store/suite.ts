@@ -577,6 +577,14 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         expect(await oauth.rotate(hash('s'), 'client-1', at(104), pair('f', 'g'))).toEqual({ outcome: 'refused' });
       });
 
+      test('a token names its grant only to the client holding it', async () => {
+        const keyId = randomUUID();
+        await oauth.saveCode(code());
+        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
+        expect([await oauth.grantOf(hash('a'), 'client-1'), await oauth.grantOf(hash('r'), 'client-1')]).toEqual([keyId, keyId]);
+        expect(await oauth.grantOf(hash('a'), 'other-client')).toBeUndefined();
+      });
+
       test('five rotations of one refresh token at once: exactly one rotates', async () => {
         await oauth.saveCode(code());
         await oauth.createGrant(grant(), hash('c'), pair('a', 'r'));

@@ -162,13 +162,24 @@ export class ManualOAuthFlow {
   }
 
   async token(params: Record<string, string | undefined>): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await this.post('/oauth/token', params);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  /** Token revocation (RFC 7009): the status only, since a success has no body. */
+  async revoke(params: Record<string, string | undefined>): Promise<number> {
+    const response = await this.post('/oauth/revoke', params);
+    await response.body?.cancel();
+    return response.status;
+  }
+
+  private post(path: string, params: Record<string, string | undefined>): Promise<Response> {
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries(params)) if (value !== undefined) body.set(name, value);
-    const response = await fetch(`${this.base}/oauth/token`, {
+    return fetch(`${this.base}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
     });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 }

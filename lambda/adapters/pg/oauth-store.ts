@@ -86,6 +86,8 @@ export const oauthSql = {
     SELECT count(*)::int AS issued FROM fresh`,
   REPLACED_REFRESH: `SELECT key_id::text AS key_id FROM oauth_tokens
      WHERE token_sha256 = $1 AND kind = 'refresh' AND replaced_at IS NOT NULL`,
+  GRANT_OF: `SELECT t.key_id::text AS key_id FROM oauth_tokens t JOIN api_keys k ON k.key_id = t.key_id
+     WHERE t.token_sha256 = $1 AND k.client_id = $2`,
   /** $1 region, $2 cutoff, $3 batch. */
   DELETE_EXPIRED_CODES: `DELETE FROM oauth_codes WHERE region = $1 AND code_sha256 IN (
       SELECT code_sha256 FROM oauth_codes WHERE region = $1 AND expires_at < $2::timestamptz LIMIT $3::int)
@@ -183,6 +185,11 @@ export class SqlOAuthStore implements OAuthStore {
     if ((row?.issued ?? 0) > 0) return { outcome: 'rotated' };
     const [replaced] = await this.run<{ key_id: string }>(oauthSql.REPLACED_REFRESH, [refreshSha256]);
     return replaced ? { outcome: 'reused', keyId: replaced.key_id } : { outcome: 'refused' };
+  }
+
+  async grantOf(tokenSha256: string, clientId: string): Promise<string | undefined> {
+    const [row] = await this.run<{ key_id: string }>(oauthSql.GRANT_OF, [tokenSha256, clientId]);
+    return row?.key_id;
   }
 
   async deleteExpired(before: Date, batch: number): Promise<number> {
