@@ -113,6 +113,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
         ceiling: 500,
         pinLimit: 50,
         sourcesKept: 5,
+        expiredBefore: null,
       },
       rep.now,
     );
@@ -120,11 +121,22 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     { kind: 'fact', expiredBefore: null },
     { kind: 'session', expiredBefore: hour(24) },
   ];
+  const expiring = [{ kind: 'session', expiredBefore: hour(24) }];
   const cases: [string, PlanExpectations, () => Promise<unknown>][] = [
     [
       'neighbours',
       { vectorSearch: true, postgresIndex: 'memories_user_kind' },
-      () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64)),
+      () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64), { expiredBefore: null, candidates: 1 }),
+    ],
+    [
+      'neighbours: a kind with expiry',
+      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+      () => memories.neighbours(scope, 'session', vector, 'f'.repeat(64), { expiredBefore: hour(24), candidates: 101 }),
+    ],
+    [
+      'expire one partition',
+      { vectorMutation: true, postgresIndex: 'memories_user_kind' },
+      () => memories.expirePartition(scope, 'session', hour(24), rep.now),
     ],
     ['recall: one kind, vector alone', { vectorSearch: true, postgresIndex: 'memories_user_kind' }, () => recall({ terms: [] })],
     ['recall: one kind', { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG }, () => recall({})],
@@ -170,18 +182,25 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       'merge',
       { postgresIndex: 'memories_pkey' },
       () =>
-        memories.merge({ scope, targetId: OTHER_ID, kind: 'fact', pin: false, source, pinLimit: 50, sourcesKept: 5 }, rep.now),
+        memories.merge(
+          { scope, targetId: OTHER_ID, kind: 'fact', pin: false, source, pinLimit: 50, sourcesKept: 5, expiredBefore: null },
+          rep.now,
+        ),
     ],
     [
       'forget ids',
       { vectorMutation: true, postgresIndex: 'memories_pkey' },
-      () => memories.forgetIds(scope, [SOME_ID, OTHER_ID]),
+      () => memories.forgetIds(scope, [SOME_ID, OTHER_ID], expiring),
     ],
-    ['forget all', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => memories.forgetAll(scope, undefined)],
+    [
+      'forget all',
+      { vectorMutation: true, postgresIndex: 'memories_user_kind' },
+      () => memories.forgetAll(scope, undefined, expiring),
+    ],
     [
       'forget all of a kind',
       { vectorMutation: true, postgresIndex: 'memories_user_kind' },
-      () => memories.forgetAll(scope, 'fact'),
+      () => memories.forgetAll(scope, 'fact', expiring),
     ],
     [
       'counts',

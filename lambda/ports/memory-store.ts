@@ -4,10 +4,19 @@ import type { Fusion } from '../memory/ranking.js';
 /** The (region, user) partition every store call is confined to. */
 export type Scope = Pick<Principal, 'region' | 'userId'>;
 
-/** The nearest neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
+/** The nearest live neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
 export interface Neighbours {
   readonly nearest: { readonly id: string; readonly content: string; readonly distance: number } | undefined;
-  readonly exact: { readonly id: string } | undefined;
+  /** `live` false: the restatement's memory has expired and awaits removal; it must not absorb anything. */
+  readonly exact: { readonly id: string; readonly live: boolean } | undefined;
+}
+
+/** How a partition read tells expired rows apart: the kind's cutoff and how many vector candidates to ask for. */
+export interface PartitionExpiry {
+  /** Non-pinned memories last useful before this instant are expired; null for a kind without a TTL. */
+  readonly expiredBefore: Date | null;
+  /** Rows asked of the vector search so that expired ones cannot hide the nearest live one. */
+  readonly candidates: number;
 }
 
 export interface InsertPlan {
@@ -27,6 +36,8 @@ export interface InsertPlan {
   readonly pinLimit: number;
   /** How many latest restatement sources a memory keeps. */
   readonly sourcesKept: number;
+  /** The kind's expiry cutoff (null without a TTL): expired rows count for nothing and are removed. */
+  readonly expiredBefore: Date | null;
 }
 
 export type InsertResult =
@@ -34,7 +45,9 @@ export type InsertResult =
   /** A concurrent call stored the same fingerprint first; this one was absorbed into it. */
   | { readonly status: 'merged'; readonly id: string }
   | { readonly status: 'pin_limit' }
-  | { readonly status: 'kind_full' };
+  | { readonly status: 'kind_full' }
+  /** The same fingerprint is held by an expired memory: expire the partition, then try again. */
+  | { readonly status: 'expired_twin' };
 
 export interface MergePlan {
   readonly scope: Scope;
@@ -44,6 +57,8 @@ export interface MergePlan {
   readonly source: Source;
   readonly pinLimit: number;
   readonly sourcesKept: number;
+  /** The kind's expiry cutoff (null without a TTL): an expired target counts as gone. */
+  readonly expiredBefore: Date | null;
 }
 
 export type MergeResult =
@@ -111,8 +126,16 @@ export interface NextToGo {
 
 /** Storage of memories and the forgetting journal. Every method is one atomic round trip. */
 export interface MemoryStore {
-  /** Reads the nearest memory of the same kind and any exact restatement of it. */
-  neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours>;
+  /** Reads the nearest live memory of the same kind and any exact restatement of it. */
+  neighbours(
+    scope: Scope,
+    kind: string,
+    embedding: readonly number[],
+    fingerprint: string,
+    expiry: PartitionExpiry,
+  ): Promise<Neighbours>;
+  /** Removes the expired memories of one (user, kind), journaling each (rule `expiry`); returns how many. */
+  expirePartition(scope: Scope, kind: string, expiredBefore: Date, now: Date): Promise<number>;
   /** Stores a new memory, links a conflict and evicts past the ceiling, journaling each eviction. */
   insert(plan: InsertPlan, now: Date): Promise<InsertResult>;
   /** Absorbs a restatement into an existing memory and journals the merge. */
@@ -127,10 +150,17 @@ export interface MemoryStore {
   journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]>;
   /** Per kind, the first `perKind` unpinned live memories in eviction order (least recently useful first). */
   nextToGo(scope: Scope, kinds: BrowseQuery['kinds'], perKind: number): Promise<NextToGo[]>;
-  /** Deletes the caller's memories among `ids`; returns the ids actually deleted. */
-  forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]>;
-  /** Deletes all the caller's memories (of one kind, or all) and the matching journal lines. */
-  forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }>;
+  /** Deletes the caller's live memories among `ids`; returns the ids actually deleted. */
+  forgetIds(scope: Scope, ids: readonly string[], expiry: readonly ExpiryCutoff[]): Promise<string[]>;
+  /**
+   * Deletes all the caller's memories (of one kind, or all) and the matching journal lines; the
+   * count is of the live memories among them.
+   */
+  forgetAll(
+    scope: Scope,
+    kind: string | undefined,
+    expiry: readonly ExpiryCutoff[],
+  ): Promise<{ memories: number; journalLines: number }>;
   /** Live (unexpired) memories per kind, and how many of them are pinned. */
   counts(
     scope: Scope,

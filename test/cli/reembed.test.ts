@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { pgliteDir } from '../../lambda/composition.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Embedder } from '../../lambda/ports/embedder.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { runCli, startServe } from '../support/cli.js';
 import { axis } from '../support/vectors.js';
 
@@ -50,6 +52,7 @@ async function seedEarlierData(db: PgliteSqlClient): Promise<void> {
         ceiling: 100,
         pinLimit: 10,
         sourcesKept: 3,
+        expiredBefore: null,
       },
       at,
     );
@@ -68,6 +71,9 @@ async function staleRows(db: PgliteSqlClient): Promise<number> {
   }
   return stale;
 }
+
+// CLI processes that compile TypeScript at start and rewrite every memory: sized to the work on a busy machine.
+jest.setTimeout(HEAVY_STEP_MS);
 
 test('a data folder embedded by another version is refused at start-up; naaba reembed rewrites it with progress; then it serves', async () => {
   const data = join(dir, 'upgrade');

@@ -1,7 +1,7 @@
 import type { PlanExpectations } from '../../bin/plan/catalogue.js';
 import type { Plan } from '../../bin/plan/explain.js';
 import { lexicalProblems, planProblems, prefixProblems } from '../../bin/plan/rules.js';
-import { FORGET_IDS, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
+import { forgetIdsSql, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
 
 /**
  * CockroachDB plans cannot be produced here (no cluster); these are shaped on the EXPLAIN output
@@ -74,8 +74,14 @@ describe('CockroachDB plan rules', () => {
     ['a vector read with vector search on the vector index', NEIGHBOURS, read, VECTOR_READ, []],
     ['a vector read that fell back to a full scan', NEIGHBOURS, read, FALLBACK_SCAN, ['no "vector search"', 'a FULL SCAN']],
     ['a vector read served by the btree', NEIGHBOURS, read, BTREE_INSTEAD, ['no "vector search"']],
-    ['a vector write with vector mutation search', FORGET_IDS, write, VECTOR_WRITE, []],
-    ['a vector write without vector mutation search', FORGET_IDS, write, DELETE_WITHOUT_INDEX, ['no "vector mutation search"']],
+    ['a vector write with vector mutation search', forgetIdsSql(1), write, VECTOR_WRITE, []],
+    [
+      'a vector write without vector mutation search',
+      forgetIdsSql(1),
+      write,
+      DELETE_WITHOUT_INDEX,
+      ['no "vector mutation search"'],
+    ],
     ['an admin listing may scan everything', 'SELECT 1', { fullScanAllowed: true }, FALLBACK_SCAN, []],
     ['a hybrid recall: vector search and the inverted index', recallSql(1, 0, true), hybrid, HYBRID_READ, []],
     [

@@ -84,6 +84,7 @@ const plan = (content: string, i: number): InsertPlan => ({
   ceiling: 1,
   pinLimit: 10,
   sourcesKept: 3,
+  expiredBefore: null,
 });
 
 let db: PgliteSqlClient;

@@ -5,43 +5,95 @@
  * runs on the rows they return.
  */
 
-/** Nearest memory of the same (region, user, kind), and any exact restatement (same fingerprint). */
+/** True for a row of one kind that is not expired: `$cutoff` is the kind's expired-before instant, null without a TTL. */
+const liveAt = (alias: string, cutoff: string) =>
+  `(${cutoff}::timestamptz IS NULL OR ${alias}.pinned OR ${alias}.last_useful_at >= ${cutoff}::timestamptz)`;
+
+/**
+ * Journal rows for expired memories read from `source` (columns created_at, last_useful_at,
+ * recall_count, and kind unless `kind` names it): a line's time is the instant the memory expired,
+ * its last usefulness plus the kind's TTL (`ttl`, an interval), whenever it was removed; the age
+ * is the memory's at that instant (decision 0055).
+ */
+const expiryLines = (source: string, region: string, user: string, kind: string, ttl: string) =>
+  `SELECT gen_random_uuid(), ${region}, ${user}, e.last_useful_at + ${ttl}, ${kind}, 'expiry',
+         CAST(extract(epoch FROM e.last_useful_at + ${ttl} - e.created_at) AS INT8), e.recall_count
+    FROM ${source} AS e`;
+
+/**
+ * The nearest live memory of the same (region, user, kind), and any exact restatement (same
+ * fingerprint) with whether it is live. $1 region, $2 user, $3 kind, $4 embedding, $5 fingerprint,
+ * $6 the kind's expired-before instant (null without a TTL), $7 vector candidates (1, plus the
+ * kind's ceiling when it has a TTL, so that expired rows cannot hide the nearest live one).
+ */
 export const NEIGHBOURS = `
-SELECT 'nearest' AS role, n.id::text AS id, n.content, n.distance
-  FROM (SELECT id, content, embedding <=> $4::vector AS distance
-          FROM memories
-         WHERE region = $1 AND user_id = $2::uuid AND kind = $3
-         ORDER BY embedding <=> $4::vector
-         LIMIT 1) AS n
+SELECT * FROM (
+  SELECT 'nearest' AS role, n.id::text AS id, n.content, n.distance, true AS live
+    FROM (SELECT id, content, pinned, last_useful_at, embedding <=> $4::vector AS distance
+            FROM memories
+           WHERE region = $1 AND user_id = $2::uuid AND kind = $3
+           ORDER BY embedding <=> $4::vector
+           LIMIT $7::int4) AS n
+   WHERE ${liveAt('n', '$6')}
+   ORDER BY n.distance, n.id
+   LIMIT 1
+) AS nearest
 UNION ALL
-SELECT 'exact' AS role, id::text AS id, NULL AS content, NULL AS distance
-  FROM memories
- WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND fingerprint = $5`;
+SELECT 'exact' AS role, x.id::text AS id, NULL AS content, NULL AS distance, ${liveAt('x', '$6')} AS live
+  FROM memories AS x
+ WHERE x.region = $1 AND x.user_id = $2::uuid AND x.kind = $3 AND x.fingerprint = $5`;
+
+/**
+ * Removes the expired memories of one (region, user, kind), journaled as expiry: $1 region,
+ * $2 user, $3 kind, $4 expired-before, $5 now. What a write that meets an expired exact
+ * restatement does first, so that the restatement is stored as a new memory.
+ */
+export const EXPIRE_PARTITION = `
+WITH gone AS (
+  DELETE FROM memories
+   WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND NOT pinned AND last_useful_at < $4::timestamptz
+  RETURNING created_at, last_useful_at, recall_count
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  ${expiryLines('gone', '$1', '$2::uuid', '$3', '($5::timestamptz - $4::timestamptz)')}
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int4 AS expired`;
 
 /** Prepends one source to a bounded newest-first JSONB list (`jsonb - int` drops the overflow). */
 const RESTATED_BY_PUSH = (target: string, source: string, keep: string) =>
   `(jsonb_build_array(${source}::jsonb) || ${target}.restated_by) - ${keep}::int4`;
 
 /**
- * Insert one memory, evict past the ceiling, journal each eviction, link a conflict: one statement.
+ * Insert one memory, remove the partition's expired memories, evict past the ceiling, journal each
+ * removal, link a conflict: one statement.
  * $1 region, $2 user, $3 kind, $4 id, $5 content, $6 fingerprint, $7 embedding, $8 pinned,
  * $9 now, $10 origin, $11 agent, $12 client, $13 source json, $14 sources kept, $15 ceiling,
- * $16 pin limit, $17 conflicting memory id (or null), $18 lexemes (a tsvector literal of its terms).
- * The victims come from the statement's snapshot, which cannot see the new row: the excess is
- * `rows + 1 - ceiling`, taken from the least recently useful non-pinned rows other than the one
- * the new memory conflicts with (both stay, so the agent can resolve the conflict). If a concurrent call
- * stored the same fingerprint first, the insert becomes a merge into that row instead.
+ * $16 pin limit, $17 conflicting memory id (or null), $18 lexemes (a tsvector literal of its terms),
+ * $19 the kind's expired-before instant (null without a TTL).
+ * Expired rows count for nothing: the ceiling counts the live rows, and the expired ones go in the
+ * same statement, journaled as expiry (never as ceiling). The victims come from the statement's
+ * snapshot, which cannot see the new row: the excess is `live + 1 - ceiling`, taken from the least
+ * recently useful live non-pinned rows other than the one the new memory conflicts with (both
+ * stay, so the agent can resolve the conflict). If a concurrent call stored the same fingerprint
+ * first, the insert becomes a merge into that row instead; if that row is expired, nothing is
+ * written (`id` null with both checks passed) and the caller expires it before trying again: a
+ * restatement never brings an expired memory back.
  */
 export const INSERT = `
 WITH kind_rows AS (
-  SELECT id, pinned, last_useful_at FROM memories
+  SELECT id, pinned, last_useful_at, fingerprint FROM memories
    WHERE region = $1 AND user_id = $2::uuid AND kind = $3
+), live_rows AS (
+  SELECT id, pinned, last_useful_at FROM kind_rows AS k WHERE ${liveAt('k', '$19')}
+), stale AS (
+  SELECT id FROM kind_rows AS k WHERE NOT ${liveAt('k', '$19')} AND k.fingerprint <> $6
 ), excess AS (
-  SELECT GREATEST(0, (SELECT count(*) FROM kind_rows) + 1 - $15::int4) AS n
+  SELECT GREATEST(0, (SELECT count(*) FROM live_rows) + 1 - $15::int4) AS n
 ), victims AS (
   SELECT id FROM (
     SELECT id, row_number() OVER (ORDER BY last_useful_at, id) AS rank
-      FROM kind_rows WHERE NOT pinned AND ($17::uuid IS NULL OR id <> $17::uuid)
+      FROM live_rows WHERE NOT pinned AND ($17::uuid IS NULL OR id <> $17::uuid)
   ) AS ranked WHERE rank <= (SELECT n FROM excess)
 ), allowed AS (
   SELECT (NOT $8::bool OR (SELECT count(*) FROM memories
@@ -58,16 +110,24 @@ WITH kind_rows AS (
          last_useful_at = excluded.last_useful_at,
          pinned = m.pinned OR excluded.pinned,
          restated_by = ${RESTATED_BY_PUSH('m', '$13', '$14')}
+   WHERE ${liveAt('m', '$19')}
   RETURNING m.id, m.created_at, m.recall_count
 ), evicted AS (
   DELETE FROM memories
    WHERE region = $1 AND user_id = $2::uuid AND id IN (SELECT id FROM victims)
      AND EXISTS (SELECT 1 FROM written WHERE written.id = $4::uuid)
   RETURNING created_at, recall_count
+), expired AS (
+  DELETE FROM memories
+   WHERE region = $1 AND user_id = $2::uuid AND id IN (SELECT id FROM stale)
+     AND EXISTS (SELECT 1 FROM written WHERE written.id = $4::uuid)
+  RETURNING created_at, last_useful_at, recall_count
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
   SELECT gen_random_uuid(), $1, $2::uuid, $9::timestamptz, $3, 'ceiling',
          CAST(extract(epoch FROM $9::timestamptz - created_at) AS INT8), recall_count FROM evicted
+  UNION ALL
+  ${expiryLines('expired', '$1', '$2::uuid', '$3', '($9::timestamptz - $19::timestamptz)')}
   UNION ALL
   SELECT gen_random_uuid(), $1, $2::uuid, $9::timestamptz, $3, 'duplicate',
          CAST(extract(epoch FROM $9::timestamptz - created_at) AS INT8), recall_count
@@ -84,16 +144,19 @@ SELECT (SELECT id::text FROM written) AS id,
        (SELECT pin_ok FROM allowed) AS pin_ok,
        (SELECT room_ok FROM allowed) AS room_ok,
        (SELECT count(*) FROM evicted)::int4 AS evicted,
+       (SELECT count(*) FROM expired)::int4 AS expired,
        (SELECT count(*) FROM journaled)::int4 AS journaled,
        (SELECT count(*) FROM linked)::int4 AS linked`;
 
 /**
  * Absorb a restatement into an existing memory and journal the merge: one statement.
- * $1 region, $2 user, $3 target id, $4 pin, $5 now, $6 source json, $7 sources kept, $8 pin limit.
+ * $1 region, $2 user, $3 target id, $4 pin, $5 now, $6 source json, $7 sources kept, $8 pin limit,
+ * $9 the target kind's expired-before instant (null without a TTL): an expired target is gone.
  */
 export const MERGE = `
 WITH target AS (
-  SELECT id, pinned FROM memories WHERE region = $1 AND user_id = $2::uuid AND id = $3::uuid
+  SELECT t.id, t.pinned FROM memories AS t
+   WHERE t.region = $1 AND t.user_id = $2::uuid AND t.id = $3::uuid AND ${liveAt('t', '$9')}
 ), allowed AS (
   SELECT (NOT $4::bool OR t.pinned
           OR (SELECT count(*) FROM memories WHERE region = $1 AND user_id = $2::uuid AND pinned) < $8::int4) AS pin_ok
@@ -105,6 +168,7 @@ WITH target AS (
          pinned = m.pinned OR $4::bool,
          restated_by = ${RESTATED_BY_PUSH('m', '$6', '$7')}
    WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = $3::uuid AND (SELECT pin_ok FROM allowed)
+     AND ${liveAt('m', '$9')}
   RETURNING m.kind, m.created_at, m.recall_count
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
@@ -253,21 +317,34 @@ SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_usefu
  ORDER BY t.score DESC, t.id`;
 }
 
-/** $1 region, $2 user, $3 ids. */
-export const FORGET_IDS = `
-DELETE FROM memories WHERE region = $1 AND user_id = $2::uuid AND id = ANY($3::uuid[])
-RETURNING id::text AS id`;
+/**
+ * The caller's live memories among some ids: $1 region, $2 user, $3 ids, then (kind, cutoff) pairs.
+ * An expired memory is gone already: forgetting it deletes nothing, and the sweeper journals it.
+ */
+export function forgetIdsSql(ttlKinds: number): string {
+  return `
+DELETE FROM memories AS m
+ WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = ANY($3::uuid[]) AND ${unexpired(ttlKinds, 4, 'm')}
+RETURNING m.id::text AS id`;
+}
 
-/** $1 region, $2 user, $3 kind or null for every kind. */
-export const FORGET_ALL = `
+/**
+ * Every memory of the caller (of one kind, or all) and the matching journal lines: $1 region,
+ * $2 user, $3 kind or null for every kind, then (kind, cutoff) pairs. Expired rows go too, but only
+ * live ones are counted as forgotten.
+ */
+export function forgetAllSql(ttlKinds: number): string {
+  return `
 WITH gone AS (
   DELETE FROM memories WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
-  RETURNING 1
+  RETURNING kind, pinned, last_useful_at
 ), lines AS (
   DELETE FROM journal WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM gone)::int4 AS memories, (SELECT count(*) FROM lines)::int4 AS journal_lines`;
+SELECT (SELECT count(*) FROM gone AS g WHERE ${unexpired(ttlKinds, 4, 'g')})::int4 AS memories,
+       (SELECT count(*) FROM lines)::int4 AS journal_lines`;
+}
 
 /** Live memories per kind and pinned: $1 region, $2 user, then (kind, cutoff) pairs. */
 export function countsSql(ttlKinds: number): string {
@@ -302,11 +379,10 @@ WITH victims AS (
   DELETE FROM memories
    WHERE region = $1 AND id IN (SELECT id FROM victims)
      AND last_useful_at < $3::timestamptz AND NOT pinned
-  RETURNING user_id, kind, created_at, recall_count
+  RETURNING user_id, kind, created_at, last_useful_at, recall_count
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
-  SELECT gen_random_uuid(), $1, user_id, $5::timestamptz, kind, 'expiry',
-         CAST(extract(epoch FROM $5::timestamptz - created_at) AS INT8), recall_count FROM gone
+  ${expiryLines('gone', '$1', 'e.user_id', 'e.kind', '($5::timestamptz - $3::timestamptz)')}
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM gone)::int4 AS expired`;

@@ -13,6 +13,7 @@ import type {
   MergeResult,
   Neighbours,
   NextToGo,
+  PartitionExpiry,
   RecallQuery,
   Scope,
 } from '../../ports/memory-store.js';
@@ -79,6 +80,9 @@ function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: un
   return { names: kinds.map((k) => k.kind), cutoffs: ttl.flatMap((k) => [k.kind, k.expiredBefore]), ttl: ttl.length };
 }
 
+/** (kind, cutoff) pairs, as the `unexpired` predicate takes them. */
+const cutoffParams = (expiry: readonly ExpiryCutoff[]) => expiry.flatMap((e) => [e.kind, e.expiredBefore]);
+
 const cursorOf = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -121,20 +125,34 @@ export class SqlMemoryStore implements MemoryStore {
     }, this.retry);
   }
 
-  async neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours> {
-    const rows = await this.run<{ role: string; id: string; content: string | null; distance: number | null }>(sql.NEIGHBOURS, [
-      scope.region,
-      scope.userId,
-      kind,
-      toVectorLiteral(embedding),
-      fingerprint,
-    ]);
+  async neighbours(
+    scope: Scope,
+    kind: string,
+    embedding: readonly number[],
+    fingerprint: string,
+    expiry: PartitionExpiry,
+  ): Promise<Neighbours> {
+    const rows = await this.run<{ role: string; id: string; content: string | null; distance: number | null; live: boolean }>(
+      sql.NEIGHBOURS,
+      [scope.region, scope.userId, kind, toVectorLiteral(embedding), fingerprint, expiry.expiredBefore, expiry.candidates],
+    );
     const nearest = rows.find((r) => r.role === 'nearest');
     const exact = rows.find((r) => r.role === 'exact');
     return {
       nearest: nearest ? { id: nearest.id, content: nearest.content ?? '', distance: Number(nearest.distance) } : undefined,
-      exact: exact ? { id: exact.id } : undefined,
+      exact: exact ? { id: exact.id, live: exact.live } : undefined,
     };
+  }
+
+  async expirePartition(scope: Scope, kind: string, expiredBefore: Date, now: Date): Promise<number> {
+    const [row] = await this.run<{ expired: number }>(sql.EXPIRE_PARTITION, [
+      scope.region,
+      scope.userId,
+      kind,
+      expiredBefore,
+      now,
+    ]);
+    return row?.expired ?? 0;
   }
 
   async insert(plan: InsertPlan, now: Date): Promise<InsertResult> {
@@ -160,11 +178,12 @@ export class SqlMemoryStore implements MemoryStore {
         plan.pinLimit,
         plan.conflictsWith ?? null,
         toTsvectorLiteral(plan.terms),
+        plan.expiredBefore,
       ],
     );
     if (!row?.pin_ok) return { status: 'pin_limit' };
     if (!row.room_ok) return { status: 'kind_full' };
-    if (row.id === null) throw new Error('insert wrote no row');
+    if (row.id === null) return { status: 'expired_twin' };
     return row.id === plan.id ? { status: 'inserted', id: row.id, evicted: row.evicted } : { status: 'merged', id: row.id };
   }
 
@@ -178,6 +197,7 @@ export class SqlMemoryStore implements MemoryStore {
       sourceJson(plan.source),
       plan.sourcesKept,
       plan.pinLimit,
+      plan.expiredBefore,
     ]);
     if (!row || row.found === 0) return { status: 'gone' };
     if (!row.pin_ok) return { status: 'pin_limit' };
@@ -258,16 +278,26 @@ export class SqlMemoryStore implements MemoryStore {
     }));
   }
 
-  async forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]> {
-    const rows = await this.run<{ id: string }>(sql.FORGET_IDS, [scope.region, scope.userId, [...ids]]);
+  async forgetIds(scope: Scope, ids: readonly string[], expiry: readonly ExpiryCutoff[]): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(sql.forgetIdsSql(expiry.length), [
+      scope.region,
+      scope.userId,
+      [...ids],
+      ...cutoffParams(expiry),
+    ]);
     return rows.map((r) => r.id);
   }
 
-  async forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }> {
-    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.FORGET_ALL, [
+  async forgetAll(
+    scope: Scope,
+    kind: string | undefined,
+    expiry: readonly ExpiryCutoff[],
+  ): Promise<{ memories: number; journalLines: number }> {
+    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.forgetAllSql(expiry.length), [
       scope.region,
       scope.userId,
       kind ?? null,
+      ...cutoffParams(expiry),
     ]);
     return { memories: row?.memories ?? 0, journalLines: row?.journal_lines ?? 0 };
   }
@@ -279,7 +309,7 @@ export class SqlMemoryStore implements MemoryStore {
     const rows = await this.run<{ kind: string; total: number; pinned: number }>(sql.countsSql(expiry.length), [
       scope.region,
       scope.userId,
-      ...expiry.flatMap((e) => [e.kind, e.expiredBefore]),
+      ...cutoffParams(expiry),
     ]);
     const perKind: Record<string, number> = {};
     const pinnedPerKind: Record<string, number> = {};
