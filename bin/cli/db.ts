@@ -1,7 +1,11 @@
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { migrate } from '../../lambda/adapters/pg/migrate.js';
 import { reembed } from '../../lambda/adapters/pg/reembed.js';
+import { runningServer } from '../../lambda/dev/data-dir.js';
+import type { SweepReport } from '../../lambda/memory/sweeper.js';
+import { type RegionSweepReport, sweepRegion } from '../../lambda/region-sweep.js';
 import { UsageError } from './args.js';
+import { viaServer } from './keys.js';
 import { withContainer } from './open.js';
 
 /** `naaba migrate`: applies pending migrations to the configured database. */
@@ -14,23 +18,33 @@ export async function migrateCommand(config: RuntimeConfig): Promise<void> {
   });
 }
 
-/** `naaba sweep`: one sweeper run with progress, as the scheduled Lambda does it. */
+/** One line saying what a sweep removed, per kind with a TTL, and whether it stopped at its bound. */
+export function sweepSummary(report: SweepReport): string {
+  const expired =
+    Object.entries(report.expired)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'no kind has a TTL';
+  const more = report.incomplete ? ' (stopped at the batch bound; run again to continue)' : '';
+  return `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${more}`;
+}
+
+/**
+ * `naaba sweep`: one sweep of the region, as the scheduled Lambda runs it. While a local server
+ * owns the data folder the sweep runs inside it (the embedded database admits one process);
+ * otherwise here, with progress per batch.
+ */
 export async function sweepCommand(config: RuntimeConfig): Promise<void> {
+  const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
+  if (note) {
+    const report = await viaServer<RegionSweepReport>(note, 'POST', '/admin/sweep');
+    console.log(`${sweepSummary(report)} (run by the server at ${note.url})`);
+    return;
+  }
   await withContainer(config, async (container) => {
-    const sweeper = await container.sweeper();
-    const report = await sweeper.run(config.region, {
-      ...config.sweep,
-      onBatch: (step) => {
-        if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} deleted`);
-      },
+    const report = await sweepRegion(container, (step) => {
+      if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} deleted`);
     });
-    const expired =
-      Object.entries(report.expired)
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ') || 'no kind has a TTL';
-    console.log(
-      `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${report.incomplete ? ' (stopped at the batch bound; run again to continue)' : ''}`,
-    );
+    console.log(sweepSummary(report));
   });
 }
 

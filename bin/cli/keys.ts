@@ -7,7 +7,7 @@ import { endpointLines, mcpEndpoint } from './endpoint.js';
 import { withContainer } from './open.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
-async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
+export async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${note.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', 'x-naaba-admin': note.adminSecret },

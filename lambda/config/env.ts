@@ -53,7 +53,11 @@ export interface RuntimeConfig {
   /** Which Host and Origin headers the MCP endpoint accepts (DNS rebinding protection). */
   readonly origins: OriginPolicy;
   readonly logLevel: string;
-  readonly sweep: { readonly batchSize: number; readonly maxBatches: number };
+  /**
+   * Sweep batches, and how often the local server sweeps on its own (`everySeconds`, 0 = never;
+   * in AWS the EventBridge schedule does it).
+   */
+  readonly sweep: { readonly batchSize: number; readonly maxBatches: number; readonly everySeconds: number };
   /** OAuth sign-in: how many clients may register per hour, across the endpoint (docs/decisions/0054). */
   readonly oauth: { readonly registrationsPerHour: number };
 }
@@ -192,6 +196,7 @@ export function describeConfig(
     sweep: {
       batchSize: s.integer('NAABA_SWEEP_BATCH', 500, 1, 10_000),
       maxBatches: s.integer('NAABA_SWEEP_MAX_BATCHES', 200, 1, 100_000),
+      everySeconds: s.integer('NAABA_SWEEP_EVERY_SECONDS', 30, 0, 86_400),
     },
     oauth: { registrationsPerHour: s.integer('NAABA_OAUTH_REGISTRATIONS_PER_HOUR', 100, 1, 100_000) },
   };

@@ -19,6 +19,7 @@ import { PAGE_PATHS } from '../http/web-page.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
 import { loggable } from '../mcp/tool-result.js';
 import { logger } from '../observability.js';
+import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
 import { localContext } from './lambda-context.js';
 
@@ -33,6 +34,8 @@ export interface LocalServerOptions {
   readonly container: Container;
   /** Enables key administration for the CLI while this server owns the data folder. */
   readonly adminSecret?: string;
+  /** The server's own sweep, which `naaba sweep` runs through the admin route while the server owns the folder. */
+  readonly sweep?: () => Promise<RegionSweepReport>;
 }
 
 export interface LocalServer {
@@ -118,7 +121,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: LocalSe
     const answer = await handleAdmin(
       { method, path, body, secret: typeof secret === 'string' ? secret : undefined },
       options.adminSecret,
-      await options.container.keys(),
+      { keys: await options.container.keys(), sweep: options.sweep },
     );
     return send(res, answer.status, { 'content-type': 'application/json' }, JSON.stringify(answer.body));
   }
