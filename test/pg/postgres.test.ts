@@ -5,6 +5,8 @@ import { environment } from '../../lambda/config/env.js';
 import { NOTE_CEILING, openContentionBench, type ContentionBench, type RoundFigures, summarise } from './contention.js';
 import { postgresForTests } from '../support/pg-server.js';
 import { storeSuite } from '../store/suite.js';
+import { checkCurationModel } from '../model/curation-check.js';
+import { DIMENSIONS } from '../support/vectors.js';
 import { openUrl, redact } from '../store/url-harness.js';
 
 /**
@@ -16,6 +18,7 @@ import { openUrl, redact } from '../store/url-harness.js';
  */
 const env = environment();
 const rounds = Number(env.NAABA_CONTENTION_ROUNDS ?? 3);
+const modelRuns = Number(env.NAABA_MODEL_RUNS ?? 100);
 const given = env.NAABA_CONTENTION_URL;
 
 const server = given ? undefined : await postgresForTests('real PostgreSQL tests (store conformance, contention rounds)');
@@ -26,6 +29,21 @@ if (url) {
   afterAll(async () => server?.stop());
 
   storeSuite(`real server ${redact(url)}`, () => openUrl(url));
+
+  test(`curation rules: ${modelRuns} random sequences on the real server match the reference model`, async () => {
+    const harness = await openUrl(url);
+    try {
+      await checkCurationModel({
+        sql: harness.sql,
+        reset: harness.reset,
+        region: 'eu-central-1',
+        runs: modelRuns,
+        embeddingDimensions: DIMENSIONS,
+      });
+    } finally {
+      await harness.close();
+    }
+  }, 1_800_000);
 
   describe(`contention through the memory service, 10 connections, ${rounds} rounds per scenario`, () => {
     let bench: ContentionBench;
