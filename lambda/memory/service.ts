@@ -16,7 +16,7 @@ import { JudgeHealth } from './judge-health.js';
 import { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
-import { FUSION, type RecallRanking } from './ranking.js';
+import { FUSION, LEXICAL, type RecallRanking } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type {
   BrowseInput,
@@ -71,7 +71,7 @@ interface Draft {
   readonly input: RememberInput;
   readonly rule: KindRule;
   readonly embedding: number[];
-  readonly terms: string[];
+  readonly terms: ReadonlyMap<string, number>;
   readonly source: Source;
   readonly fingerprint: string;
 }
@@ -125,7 +125,7 @@ export class MemoryService {
     if (origin !== null) checkText('origin', origin, { chars: LIMITS.originChars });
     const embedding = await this.embed(input.content);
     const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
-    const terms = this.analyzer.terms(input.content);
+    const terms = this.analyzer.frequencies(input.content);
     return { scope: scopeOf(principal), input, rule, embedding, terms, source, fingerprint: fingerprint(input.content) };
   }
 
@@ -185,7 +185,8 @@ export class MemoryService {
         // Without dedup every memory is its own: a fingerprint no other row can share.
         fingerprint: draft.rule.dedup === false ? `${draft.fingerprint}#${id}` : draft.fingerprint,
         embedding: draft.embedding,
-        terms: draft.terms,
+        terms: [...draft.terms.keys()],
+        frequencies: [...draft.terms.values()],
         pinned: draft.input.pinned ?? false,
         source: draft.source,
         conflictsWith: decision.conflictsWith,
@@ -248,6 +249,7 @@ export class MemoryService {
       embedding,
       terms,
       fusion: { ...FUSION, depth, vectorWeight },
+      lexical: LEXICAL,
       kinds: this.searched(kinds, now),
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),

@@ -1,5 +1,5 @@
 import type { JournalLine, JournalRule, Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
-import type { Fusion } from '../memory/ranking.js';
+import type { Fusion, LexicalScoring } from '../memory/ranking.js';
 
 /** The (region, user) partition every store call is confined to. */
 export type Scope = Pick<Principal, 'region' | 'userId'>;
@@ -26,8 +26,10 @@ export interface InsertPlan {
   readonly content: string;
   readonly fingerprint: string;
   readonly embedding: readonly number[];
-  /** The lexical arm's terms of the content (LexicalAnalyzer.terms). */
+  /** The lexical arm's distinct terms of the content (LexicalAnalyzer.terms). */
   readonly terms: readonly string[];
+  /** How often each term occurs, in the same order (LexicalAnalyzer.frequencies); once each when absent. */
+  readonly frequencies?: readonly number[];
   readonly pinned: boolean;
   readonly source: Source;
   /** The memory the judge said this one contradicts: both get linked. */
@@ -48,6 +50,24 @@ export type InsertResult =
   | { readonly status: 'kind_full' }
   /** The same fingerprint is held by an expired memory: expire the partition, then try again. */
   | { readonly status: 'expired_twin' };
+
+/** Memories of one partition written at once, known to fit under its ceiling: no eviction, no duplicate check. */
+export interface LoadPlan {
+  readonly scope: Scope;
+  readonly kind: string;
+  /** Whether they go into the expiry index: the kind has a TTL (and they are not pinned). */
+  readonly expires: boolean;
+  readonly at: Date;
+  readonly agent: string;
+  readonly client: string;
+  readonly memories: readonly {
+    readonly id: string;
+    readonly content: string;
+    readonly fingerprint: string;
+    readonly embedding: readonly number[];
+    readonly frequencies: ReadonlyMap<string, number>;
+  }[];
+}
 
 export interface MergePlan {
   readonly scope: Scope;
@@ -75,6 +95,8 @@ export interface RecallQuery {
   readonly terms: readonly string[];
   /** How the arms' ranks are fused; an arm of weight 0 still runs, and what only it found is not returned. */
   readonly fusion: Fusion;
+  /** How the lexical arm scores (BM25's k1 and b) and which terms count as very common. */
+  readonly lexical: LexicalScoring;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
   readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
   readonly limit: number;
@@ -138,6 +160,8 @@ export interface MemoryStore {
   expirePartition(scope: Scope, kind: string, expiredBefore: Date, now: Date): Promise<number>;
   /** Stores a new memory, links a conflict and evicts past the ceiling, journaling each eviction. */
   insert(plan: InsertPlan, now: Date): Promise<InsertResult>;
+  /** Writes many memories of one partition at once, with their postings and statistics; returns how many. */
+  load(plan: LoadPlan): Promise<number>;
   /** Absorbs a restatement into an existing memory and journals the merge. */
   merge(plan: MergePlan, now: Date): Promise<MergeResult>;
   /** The best unexpired memories first (fused vector and lexical ranks); marks the returned ones useful. */
@@ -171,4 +195,12 @@ export interface MemoryStore {
   sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;
   /** Deletes one bounded batch of a region's journal lines older than the cutoff. */
   trimJournal(region: string, olderThan: Date, batch: number): Promise<number>;
+  /** Puts one bounded batch of a kind's unpinned memories into the expiry index (a kind that gained a TTL). */
+  markExpiring(region: string, kind: string, batch: number): Promise<number>;
+  /** The kinds whose memories of a region are all in the expiry index, as last recorded. */
+  expiringKinds(region: string): Promise<string[]>;
+  /** Records the kinds whose memories of a region are all in the expiry index. */
+  recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void>;
+  /** Clears one bounded batch of a region's term statistics that came down to zero. */
+  clearEmptyTerms(region: string, batch: number): Promise<number>;
 }

@@ -5,7 +5,7 @@ import { SqlOAuthStore } from '../../lambda/adapters/pg/oauth-store.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Source } from '../../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION, type RecallRanking } from '../../lambda/memory/ranking.js';
+import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/ranking.js';
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { axis, lean } from '../support/vectors.js';
 
@@ -58,10 +58,15 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     const recall = ({
       ranking = 'hybrid',
       ...q
-    }: Omit<RecallQuery, 'terms' | 'fusion'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
+    }: Omit<RecallQuery, 'terms' | 'fusion' | 'lexical'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
       const terms = ranking === 'vector' ? [] : (q.terms ?? []);
       const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
-      return store.recall({ fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight }, ...q, terms });
+      return store.recall({
+        fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight },
+        lexical: LEXICAL,
+        ...q,
+        terms,
+      });
     };
 
     const count = async (table: string) =>
@@ -314,6 +319,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         embedding: axis(0),
         terms: [],
         fusion: FUSION,
+        lexical: LEXICAL,
         kinds,
         limit: 10,
         candidates: 10,
@@ -495,10 +501,12 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     });
 
     test('the sweeper deletes expired memories of its region in bounded batches, journaling each once', async () => {
-      for (let i = 0; i < 5; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(i));
-      await store.insert(plan({ content: 'pinned', embedding: axis(9), kind: 'session', pinned: true }), at(0));
+      // A kind with a TTL: its memories go into the expiry index the sweeper walks.
+      const session = { kind: 'session', expiredBefore: at(-1_000) };
+      for (let i = 0; i < 5; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), ...session }), at(i));
+      await store.insert(plan({ content: 'pinned', embedding: axis(9), ...session, pinned: true }), at(0));
       await store.insert(
-        plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), kind: 'session' }),
+        plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), ...session }),
         at(0),
       );
       expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(2);
@@ -578,7 +586,8 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     });
 
     test('two sweepers at once delete and journal each expired memory once', async () => {
-      for (let i = 0; i < 6; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(0));
+      for (let i = 0; i < 6; i += 1)
+        await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session', expiredBefore: at(-1_000) }), at(0));
       const runs = await Promise.all([1, 2].map(() => store.sweepExpired('eu-central-1', 'session', at(5), 10, at(10))));
       expect(runs.reduce((a, b) => a + b, 0)).toBe(6);
       expect(await count('journal')).toBe(6);
