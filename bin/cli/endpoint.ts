@@ -35,6 +35,57 @@ function awsRegionOf(region: string): string {
   return region.replace(/^aws-(?=[a-z]{2}(-[a-z]+)+-\d+$)/, '');
 }
 
+/** An AWS region name, as execute-api host names carry it. */
+const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+/** `ID.execute-api.REGION.amazonaws.com`: the API's region is in its host name. */
+const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
+
+/** How long `issue-key` waits for a custom domain's /healthz to say which region it serves. */
+const HEALTHZ_TIMEOUT_MS = 5_000;
+
+/** Which naaba region an endpoint serves, asked of its open /healthz (it answers `{status, region}`). */
+async function servedRegion(url: string): Promise<string | undefined> {
+  const health = new URL('healthz', url.replace(/mcp$/, ''));
+  const response = await fetch(health, { signal: AbortSignal.timeout(HEALTHZ_TIMEOUT_MS) });
+  const body = (await response.json()) as { region?: unknown };
+  return typeof body.region === 'string' ? body.region : undefined;
+}
+
+/**
+ * Refuses, before a key is made, an endpoint of another region than the key's: its clients would
+ * get a 403. An execute-api URL names its AWS region; any other host (a custom domain) is asked
+ * through /healthz, and when it cannot be reached `warn` says the region could not be confirmed.
+ */
+export async function requireEndpointOfRegion(
+  endpoint: McpEndpoint,
+  region: string,
+  warn: (line: string) => void,
+): Promise<void> {
+  if (endpoint.kind !== 'known' || new URL(endpoint.url).protocol !== 'https:') return;
+  const aws = awsRegionOf(region);
+  const apiRegion = EXECUTE_API_HOST.exec(new URL(endpoint.url).hostname)?.[1];
+  let serves: string | undefined;
+  if (apiRegion !== undefined && AWS_REGION.test(aws)) {
+    if (apiRegion === aws) return;
+    serves = `AWS region ${apiRegion}`;
+  } else {
+    const said = await servedRegion(endpoint.url).catch((error: unknown) => {
+      warn(
+        `naaba: could not ask ${endpoint.url.replace(/mcp$/, 'healthz')} which region it serves (${(error as Error).name}); make sure it is the endpoint of region ${region}`,
+      );
+      return region;
+    });
+    if (said === region || said === undefined) return;
+    serves = `region ${said} (its /healthz says so)`;
+  }
+  throw new ConfigError(
+    [
+      `NAABA_ENDPOINT_URL="${endpoint.url}" is the endpoint of ${serves}, but the key is for region ${region}: a client given both would get 403. Give the McpUrl of region ${region}'s stack instead:`,
+      ...endpointLines({ kind: 'stack-output', region }).slice(2, 4),
+    ].join('\n'),
+  );
+}
+
 /** The lines that tell the operator which URL to give an MCP client. */
 export function endpointLines(endpoint: McpEndpoint): string[] {
   if (endpoint.kind === 'known') return [`  URL:     ${endpoint.url}`];
