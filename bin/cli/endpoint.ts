@@ -35,8 +35,6 @@ function awsRegionOf(region: string): string {
   return region.replace(/^aws-(?=[a-z]{2}(-[a-z]+)+-\d+$)/, '');
 }
 
-/** An AWS region name, as execute-api host names carry it. */
-const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 /** `ID.execute-api.REGION.amazonaws.com`: the API's region is in its host name. */
 const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 
@@ -53,8 +51,11 @@ async function servedRegion(url: string): Promise<string | undefined> {
 
 /**
  * Refuses, before a key is made, an endpoint of another region than the key's: its clients would
- * get a 403. An execute-api URL names its AWS region; any other host (a custom domain) is asked
- * through /healthz, and when it cannot be reached `warn` says the region could not be confirmed.
+ * get a 403. The endpoint's own /healthz says which naaba region it serves. An execute-api URL also
+ * names its AWS region: when that matches the key's region nothing is asked; when it does not (or
+ * the host is a custom domain) /healthz decides, since a stack may home its rows in a region of
+ * another name (`naabaRegion`). A mismatch that /healthz cannot settle is refused for an
+ * execute-api URL and only warned about (`warn`) for a custom domain.
  */
 export async function requireEndpointOfRegion(
   endpoint: McpEndpoint,
@@ -62,22 +63,21 @@ export async function requireEndpointOfRegion(
   warn: (line: string) => void,
 ): Promise<void> {
   if (endpoint.kind !== 'known' || new URL(endpoint.url).protocol !== 'https:') return;
-  const aws = awsRegionOf(region);
   const apiRegion = EXECUTE_API_HOST.exec(new URL(endpoint.url).hostname)?.[1];
-  let serves: string | undefined;
-  if (apiRegion !== undefined && AWS_REGION.test(aws)) {
-    if (apiRegion === aws) return;
-    serves = `AWS region ${apiRegion}`;
-  } else {
-    const said = await servedRegion(endpoint.url).catch((error: unknown) => {
-      warn(
-        `naaba: could not ask ${endpoint.url.replace(/mcp$/, 'healthz')} which region it serves (${(error as Error).name}); make sure it is the endpoint of region ${region}`,
-      );
-      return region;
-    });
-    if (said === region || said === undefined) return;
-    serves = `region ${said} (its /healthz says so)`;
+  if (apiRegion !== undefined && apiRegion === awsRegionOf(region)) return;
+  const health = endpoint.url.replace(/mcp$/, 'healthz');
+  const said = await servedRegion(endpoint.url).catch((error: unknown) => (error as Error).name);
+  const asked = said !== undefined && /^[a-z0-9-]+$/.test(said) && !/Error$/.test(said);
+  if (asked && said === region) return;
+  if (!asked && apiRegion === undefined) {
+    warn(
+      `naaba: could not ask ${health} which region it serves (${said ?? 'no region in its answer'}); make sure it is the endpoint of region ${region}`,
+    );
+    return;
   }
+  const serves = asked
+    ? `region ${said} (its /healthz says so)`
+    : `AWS region ${apiRegion} (${health} could not be asked to say otherwise)`;
   throw new ConfigError(
     [
       `NAABA_ENDPOINT_URL="${endpoint.url}" is the endpoint of ${serves}, but the key is for region ${region}: a client given both would get 403. Give the McpUrl of region ${region}'s stack instead:`,
