@@ -62,7 +62,10 @@ export const BUNDLING: {
   sourcemap: false,
   mainFields: ['module', 'main'],
   external: Object.keys(EXTERNAL_MODULES),
-  define: { 'globalThis.NAABA_BUNDLED': 'true', 'globalThis.NAABA_MIGRATIONS': JSON.stringify(bakedMigrations()) },
+  // A getter: the migration files are listed when a bundle is built, not when this module is imported.
+  get define() {
+    return { 'globalThis.NAABA_BUNDLED': 'true', 'globalThis.NAABA_MIGRATIONS': JSON.stringify(bakedMigrations()) };
+  },
 };
 
 /** The Lambda entry points, relative to the repository root. */

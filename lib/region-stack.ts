@@ -143,6 +143,20 @@ export class RegionStack extends Stack {
       alarm('AuthorizerFailures'),
       alarm('Api5xx'),
     ]);
+    // What the runbook's commands need, without a search through the console.
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'Every alarm of this region notifies this topic on ALARM and OK; subscribe a pager or a chat here',
+    });
+    new CfnOutput(this, 'SweeperDeadLetterQueue', {
+      value: this.sweeper.deadLetters.queueUrl,
+      description: 'Failed sweeps land here, with ErrorCode and ErrorMessage attributes',
+    });
+    new CfnOutput(this, 'AccessLogGroup', { value: this.api.accessLogs.logGroupName, description: "The API's access log" });
+    for (const [name, fn] of Object.entries(functions)) {
+      new CfnOutput(this, `${name}FunctionName`, { value: fn.function.functionName, description: `The ${name} function` });
+      new CfnOutput(this, `${name}LogGroup`, { value: fn.logGroup.logGroupName, description: `The ${name} function's log` });
+    }
     new CfnOutput(this, 'DeployApplication', {
       value: this.deployment.application.applicationName,
       description: 'The CodeDeploy application whose deployments shift traffic to new versions (docs/runbook.md)',

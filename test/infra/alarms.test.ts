@@ -186,6 +186,15 @@ test('every alarm names its entry in docs/runbook.md, and the runbook has an ent
   expect(named.length).toBe(14);
 });
 
+test("every stack output the runbook's commands read exists", () => {
+  const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
+  const read = new Set([...runbook.matchAll(/(?:\$\(|`)out (\w+)/g)].map((m) => m[1] as string));
+  const outputs = Object.keys(firstStack().template.toJSON().Outputs ?? {});
+
+  expect(read.size).toBeGreaterThan(5);
+  expect([...read].filter((name) => !outputs.includes(name))).toEqual([]);
+});
+
 test('no e-mail in cdk.json: no subscription; each address given gets one', () => {
   expect(firstStack().template.findResources('AWS::SNS::Subscription')).toEqual({});
 

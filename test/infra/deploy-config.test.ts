@@ -1,3 +1,9 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { environment } from '../../lambda/config/env.js';
+import { REPO_ROOT } from '../../lib/bundling.js';
 import { DeployConfigError, readDeployConfig } from '../../lib/config/deploy-config.js';
 import { CDK_CONTEXT } from './support.js';
 
@@ -96,6 +102,30 @@ describe('someone must be told when an alarm fires', () => {
 
     expect(message).toContain('naaba:alarms.email: no one is subscribed to the alarm topic');
     expect(message).toContain('set naaba:alarms.noSubscriberReason to say why none is wanted');
+  });
+
+  test('the CDK app itself stops with that message and exit status 1, before synthesizing anything', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'naaba-synth-'));
+    try {
+      const context = { ...CDK_CONTEXT, 'naaba:alarms': { api5xx: 5 } };
+      const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), join(REPO_ROOT, 'bin/app.ts')], {
+          env: { ...environment(), CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
+        });
+        let stderr = '';
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('naaba:alarms.email: no one is subscribed to the alarm topic');
+      expect(readdirSync(outdir)).toEqual([]);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
   });
 
   test('an explicit reason is accepted, and kept with the configuration', () => {
