@@ -234,7 +234,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ],
     [
       'sweep expired',
-      { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiry' },
+      { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiring' },
       () => memories.sweepExpired(rep.region, 'session', hour(24), 500, rep.now),
     ],
     [

@@ -2,7 +2,9 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type AuthorizationDecision, authorize } from '../auth/authorize.js';
 import { UnknownTokenCache } from '../auth/unknown-tokens.js';
+import { usageBuckets, usageIdentifier } from '../auth/usage-identifier.js';
 import { container } from '../composition.js';
+import { environment } from '../config/env.js';
 import { AuthorizerFailure, type AuthorizerResult, authorizerResult, type TokenAuthorizerEvent } from '../http/api-gateway.js';
 import { loggable } from '../mcp/tool-result.js';
 import { count, logger, observed } from '../observability.js';
@@ -10,6 +12,9 @@ import type { KeyStore } from '../ports/key-store.js';
 
 /** Time kept back from Lambda's own timeout, so a hung database still ends in a counted, logged failure. */
 const DEADLINE_MARGIN_MS = 1_000;
+
+/** The stack's usage buckets, which throttle each key on its own (decision 0070); none outside AWS. */
+const buckets = usageBuckets(environment());
 
 /** One cache of refused token hashes per key store, that is per container (decision 0052). */
 const unknownTokens = new WeakMap<KeyStore, UnknownTokenCache>();
@@ -51,7 +56,9 @@ async function handleAuthorize(event: TokenAuthorizerEvent, context: Context): P
     ...(decision.effect === 'allow' ? { userId: decision.principal.userId, keyId: decision.principal.keyId } : {}),
   });
   count(`authorization_${decision.effect}`);
-  return authorizerResult(decision, event.methodArn);
+  const result = authorizerResult(decision, event.methodArn);
+  if (decision.effect !== 'allow' || !buckets) return result;
+  return { ...result, usageIdentifierKey: usageIdentifier(decision.principal.keyId, buckets) };
 }
 
 export const handler = middy(handleAuthorize).use(observed());

@@ -47,28 +47,21 @@ ALTER TABLE memories ADD COLUMN IF NOT EXISTS terms STRING[] NOT NULL DEFAULT AR
 ALTER TABLE memories ADD COLUMN IF NOT EXISTS term_count INT4 NOT NULL DEFAULT 0;
 ALTER TABLE memories ADD COLUMN IF NOT EXISTS expires BOOL NOT NULL DEFAULT false;
 
--- The postings replace the inverted index and the TSVECTOR column it read.
-DROP INDEX IF EXISTS memories@memories_lexemes;
-ALTER TABLE memories DROP COLUMN IF EXISTS lexemes;
-
 -- Time-ordered keys, hash-sharded so that a region's writes do not all land at one range's tail
 -- (engine-facts §8.6): the region is prepended implicitly (listing it is an error, §8.1), giving
 -- keys (region, shard, kind, last_useful_at, id). Only rows that can expire are in it.
-DROP INDEX IF EXISTS memories@memories_expiry;
 CREATE INDEX IF NOT EXISTS memories_expiring ON memories (kind, last_useful_at) USING HASH STORING (pinned) WHERE expires;
-DELETE FROM naaba_settings WHERE name LIKE 'expiring_kinds/%';
 
 -- The pin limit counts a user's pinned memories: only those are in this index.
 CREATE INDEX IF NOT EXISTS memories_pinned ON memories (region, user_id) WHERE pinned;
 
 -- The journal's trim walks lines by time: hash-sharded, keys (region, shard, at, id).
-DROP INDEX IF EXISTS journal@journal_region_at;
 CREATE INDEX IF NOT EXISTS journal_at ON journal (at) USING HASH;
 
 -- OAuth's expiry and registration-window indexes, the same way.
-DROP INDEX IF EXISTS oauth_codes@oauth_codes_expiry;
 CREATE INDEX IF NOT EXISTS oauth_codes_expiring ON oauth_codes (expires_at) USING HASH;
-DROP INDEX IF EXISTS oauth_tokens@oauth_tokens_expiry;
 CREATE INDEX IF NOT EXISTS oauth_tokens_expiring ON oauth_tokens (expires_at) USING HASH;
-DROP INDEX IF EXISTS oauth_clients@oauth_clients_created;
 CREATE INDEX IF NOT EXISTS oauth_clients_registered ON oauth_clients (created_at) USING HASH;
+
+-- What these replace (the inverted index, the TSVECTOR column, the indexes at one range's tail)
+-- goes in the contract 0006, once no code older than this migration runs.

@@ -48,18 +48,16 @@ CREATE INDEX memory_partition_terms_empty ON memory_partition_terms (region) WHE
 
 -- Each memory's distinct terms (what its postings are keyed by) and its length; filled for rows
 -- written before this migration by `naaba reembed`, which start-up asks for (the analyzer's
--- name changed). The tsvector column and its terms are replaced by the postings.
+-- name changed). The tsvector column they replace goes in the contract 0007.
 ALTER TABLE memories ADD COLUMN terms TEXT[] NOT NULL DEFAULT '{}';
 ALTER TABLE memories ADD COLUMN term_count INT4 NOT NULL DEFAULT 0;
-ALTER TABLE memories DROP COLUMN lexemes;
 
 -- In the expiry index only when its kind had a TTL and it is not pinned: a recall's touch of a
 -- memory that never expires writes no expiry index entry. The sweeper marks rows of a kind that
--- gains a TTL (`expiring_kinds` records which kinds it has marked).
+-- gains a TTL, and those written before this migration (`expiring_kinds/<region>` records which
+-- kinds it has marked). The index it replaces goes in the contract 0007.
 ALTER TABLE memories ADD COLUMN expires BOOLEAN NOT NULL DEFAULT false;
-DROP INDEX memories_expiry;
-CREATE INDEX memories_expiry ON memories (region, kind, last_useful_at) INCLUDE (pinned) WHERE expires;
-DELETE FROM naaba_settings WHERE name LIKE 'expiring_kinds/%';
+CREATE INDEX memories_expiring ON memories (region, kind, last_useful_at) INCLUDE (pinned) WHERE expires;
 
 -- The pin limit counts a user's pinned memories: only those are in this index.
 CREATE INDEX memories_pinned ON memories (region, user_id) WHERE pinned;
