@@ -16,7 +16,7 @@ import { JudgeHealth } from './judge-health.js';
 import { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
-import { FUSION, LEXICAL, type RecallRanking } from './ranking.js';
+import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type {
   BrowseInput,
@@ -41,6 +41,8 @@ export interface MemoryServiceDeps {
   readonly analyzer?: LexicalAnalyzer;
   /** Which recall arms run; hybrid unless configured otherwise (NAABA_RECALL_RANKING). */
   readonly ranking?: RecallRanking;
+  /** How recall scores, when not the tuned defaults of ranking.ts: for the tuning harness (`npm run tune:recall`). */
+  readonly scoring?: { readonly fusion: Fusion; readonly lexical: LexicalScoring };
   readonly newId?: () => string;
 }
 
@@ -239,17 +241,18 @@ export class MemoryService {
     }
     const now = this.deps.clock.now();
     const embedding = await this.embed(input.query);
-    const depth = Math.max(limit, FUSION.depth);
+    const fusion = this.deps.scoring?.fusion ?? FUSION;
+    const depth = Math.max(limit, fusion.depth);
     const ranking = this.deps.ranking ?? 'hybrid';
     const terms = ranking === 'vector' ? [] : this.analyzer.queryTerms(input.query);
     // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
-    const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
+    const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : fusion.vectorWeight;
     return {
       scope: scopeOf(principal),
       embedding,
       terms,
-      fusion: { ...FUSION, depth, vectorWeight },
-      lexical: LEXICAL,
+      fusion: { ...fusion, depth, vectorWeight },
+      lexical: this.deps.scoring?.lexical ?? LEXICAL,
       kinds: this.searched(kinds, now),
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),

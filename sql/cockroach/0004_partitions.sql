@@ -51,6 +51,8 @@ ALTER TABLE memories ADD COLUMN IF NOT EXISTS expires BOOL NOT NULL DEFAULT fals
 -- (engine-facts §8.6): the region is prepended implicitly (listing it is an error, §8.1), giving
 -- keys (region, shard, kind, last_useful_at, id). Only rows that can expire are in it.
 CREATE INDEX IF NOT EXISTS memories_expiring ON memories (kind, last_useful_at) USING HASH STORING (pinned) WHERE expires;
+-- Which kinds each region's sweeper has put into that index (region → kinds).
+INSERT INTO naaba_settings (name, value) VALUES ('expiring_kinds', '{}') ON CONFLICT (name) DO NOTHING;
 
 -- The pin limit counts a user's pinned memories: only those are in this index.
 CREATE INDEX IF NOT EXISTS memories_pinned ON memories (region, user_id) WHERE pinned;

@@ -18,7 +18,7 @@ GRANT CONNECT ON DATABASE {{database}} TO {{runtime_role}};
 GRANT USAGE ON SCHEMA public TO {{runtime_role}};
 
 GRANT SELECT ON TABLE naaba_migrations TO {{runtime_role}};
-GRANT SELECT, INSERT, UPDATE ON TABLE naaba_settings TO {{runtime_role}};
+GRANT SELECT, UPDATE ON TABLE naaba_settings TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE ON TABLE api_keys TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memories TO {{runtime_role}};
 GRANT SELECT, INSERT, DELETE ON TABLE memory_links TO {{runtime_role}};

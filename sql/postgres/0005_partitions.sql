@@ -54,10 +54,11 @@ ALTER TABLE memories ADD COLUMN term_count INT4 NOT NULL DEFAULT 0;
 
 -- In the expiry index only when its kind had a TTL and it is not pinned: a recall's touch of a
 -- memory that never expires writes no expiry index entry. The sweeper marks rows of a kind that
--- gains a TTL, and those written before this migration (`expiring_kinds/<region>` records which
--- kinds it has marked). The index it replaces goes in the contract 0007.
+-- gains a TTL, and those written before this migration (`expiring_kinds`, region → kinds, records
+-- which it has marked). The index it replaces goes in the contract 0007.
 ALTER TABLE memories ADD COLUMN expires BOOLEAN NOT NULL DEFAULT false;
 CREATE INDEX memories_expiring ON memories (region, kind, last_useful_at) INCLUDE (pinned) WHERE expires;
+INSERT INTO naaba_settings (name, value) VALUES ('expiring_kinds', '{}');
 
 -- The pin limit counts a user's pinned memories: only those are in this index.
 CREATE INDEX memories_pinned ON memories (region, user_id) WHERE pinned;

@@ -1,16 +1,21 @@
 /**
  * `npm run bench:growth [-- --per-user 500 --sizes 1,10,100 --samples 100]`: does one user's
  * remember and recall get slower as *other* users' data grows, on the local engine with no
- * manual ANALYZE? Loads users through the real local endpoint (a data folder opened as `naaba
- * serve` opens it, so the engine keeps its own statistics), each to its `fact` ceiling, and at
- * each size, after an untimed warm-up, times `samples` remembers (each evicts one: the user
- * stays at the ceiling) and recalls of the first user, the only client still connected. Reports p50 and the ratio of the largest size to the smallest.
+ * manual ANALYZE? A data folder opened as `naaba serve` opens it (so the engine keeps its own
+ * statistics); the measured user is loaded through the real local endpoint to its `fact`
+ * ceiling, the others in bulk through the store (`MemoryStore.load`: the same rows, postings and
+ * statistics a remember writes, many per statement). At each size, after an untimed warm-up, it
+ * times `samples` remembers (each evicts one: the user stays at the ceiling) and recalls of the
+ * measured user. Reports p50 and the ratio of the largest size to the smallest.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { randomUUID } from 'node:crypto';
+import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { Container } from '../../lambda/composition.js';
+import { fingerprint } from '../../lambda/memory/canonical.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
 import { parseOptions, pool, positiveInteger } from '../eval/cli.js';
@@ -47,21 +52,39 @@ async function main(): Promise<void> {
   const rows: { users: number; remember: number; recall: number }[] = [];
   try {
     const keys = await container.keys();
+    const store = new SqlMemoryStore(await container.sql());
+    const [embedder, analyzer] = [await container.embedder(), container.analyzer];
+    // The measured user, through MCP as an agent would fill it.
+    probe = await connect(`${server.url}/mcp`, (await keys.issue('growth-0', config.region)).token);
+    const client = probe;
+    await pool(
+      Array.from({ length: PER_USER }, (_, i) => i),
+      4,
+      (i) => call(client, 'remember', { content: sentence(0, i), kind: 'fact' }),
+    );
+    loaded = 1;
     let extra = 0;
     for (const size of SIZES) {
+      const started = Date.now();
       while (loaded < size) {
         const u = loaded;
-        const client = await connect(`${server.url}/mcp`, (await keys.issue(`growth-${u}`, config.region)).token);
-        await pool(
-          Array.from({ length: PER_USER }, (_, i) => i),
-          4,
-          (i) => call(client, 'remember', { content: sentence(u, i), kind: 'fact' }),
-        );
-        // Only the measured user stays connected: the others' data grows, not the clients in this process.
-        if (u === 0) probe = client;
-        else await client.close();
+        const memories = [];
+        for (let i = 0; i < PER_USER; i += 1) {
+          const content = sentence(u, i);
+          const frequencies = analyzer.frequencies(content);
+          memories.push({
+            id: randomUUID(),
+            content,
+            fingerprint: fingerprint(content),
+            embedding: await embedder.embed(content),
+            frequencies,
+          });
+        }
+        const scope = { region: config.region, userId: randomUUID() };
+        await store.load({ scope, kind: 'fact', expires: false, at: new Date(), agent: 'growth', client: 'growth/1', memories });
         loaded += 1;
-        if (loaded % 10 === 0) process.stderr.write(`  loaded ${loaded} users x ${PER_USER}\n`);
+        if (loaded % 10 === 0)
+          process.stderr.write(`  loaded ${loaded} users x ${PER_USER} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
       }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       if (!probe) throw new Error('no user');

@@ -102,7 +102,7 @@ if (adminUrl) {
       'ALTER TABLE memories ADD COLUMN intruder INT4',
       'ALTER TABLE api_keys DROP COLUMN name',
       'CREATE INDEX intruder ON memories (kind)',
-      'DROP INDEX memories_expiry',
+      'DROP INDEX memories_expiring',
       'DROP TABLE journal',
       'TRUNCATE memories',
       'CREATE SCHEMA intruder',

@@ -53,7 +53,7 @@ test('a user’s read takes the per-user index before statistics exist and after
   // (migration 0003; led by (user_id, kind) it lost this tie to the region-wide memories_expiry).
   expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
 
-  expect(await db.refreshStatistics()).toEqual(['memories']);
+  expect(await db.refreshStatistics()).toEqual(['memories', 'memory_partition_terms', 'memory_terms']);
   expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
   expect(await db.refreshStatistics()).toEqual([]);
 });

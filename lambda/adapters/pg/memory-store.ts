@@ -413,12 +413,13 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async expiringKinds(region: string): Promise<string[]> {
-    const [row] = await this.run<{ value: string }>(sql.SETTING, [`expiring_kinds/${region}`]);
-    return row ? (JSON.parse(row.value) as string[]) : [];
+    const [row] = await this.run<{ value: string }>(sql.EXPIRING_KINDS, []);
+    const recorded = row ? (JSON.parse(row.value) as Record<string, string[]>) : {};
+    return Object.hasOwn(recorded, region) ? (recorded[region] ?? []) : [];
   }
 
   async recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void> {
-    await this.run(sql.SAVE_SETTING, [`expiring_kinds/${region}`, JSON.stringify(kinds)]);
+    await this.run(sql.RECORD_EXPIRING_KINDS, [region, JSON.stringify(kinds)]);
   }
 
   async clearEmptyTerms(region: string, batch: number): Promise<number> {

@@ -31,7 +31,11 @@ const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
  * for expiry on their rows, `$4` of them (the vector arm's candidate count) so that expired ones
  * cannot starve the `$7` kept.
  */
-const lexicalArm = (prefixes: string, live: string, terms: number, params: number) => `lex_stats AS (
+const lexicalArm = (prefixes: string, live: string, terms: number, params: number) => {
+  // One posting's part of its memory's score: BM25's saturated, length-normalised frequency.
+  const bm25 = (p: string) =>
+    `${p}.tf * (${lex(params, 1)} + 1) / (${p}.tf + ${lex(params, 1)} * (1 - ${lex(params, 2)} + ${lex(params, 2)} * ${p}.dl / w.average))`;
+  return `lex_stats AS (
   SELECT CAST(COALESCE(sum(p.memories), 0) AS FLOAT8) AS n, CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) AS total
     FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (${prefixes})
 ), lex_terms AS (
@@ -43,23 +47,18 @@ const lexicalArm = (prefixes: string, live: string, terms: number, params: numbe
 ), lex_weights AS (
   SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf,
          t.df <= GREATEST(${lex(params, 3)}, ${lex(params, 4)} * s.n) AS rare,
-         s.total / GREATEST(s.n, 1) AS average
+         GREATEST(s.total / GREATEST(s.n, 1), 1) AS average
     FROM lex_terms AS t, lex_stats AS s
-), lex_rare AS (
-  SELECT p.kind, p.memory_id, p.term, p.tf, p.dl
-    FROM memory_terms AS p JOIN lex_weights AS w ON w.term = p.term AND w.rare
-   WHERE (p.region, p.user_id, p.kind) IN (${prefixes})
-), lex_common AS (
-  SELECT p.kind, p.memory_id, p.term, p.tf, p.dl
-    FROM (SELECT DISTINCT kind, memory_id FROM lex_rare) AS c
-    JOIN lex_weights AS w ON NOT w.rare
-    JOIN memory_terms AS p
-      ON p.region = $1 AND p.user_id = $2::uuid AND p.kind = c.kind AND p.term = w.term AND p.memory_id = c.memory_id
 ), lex_scores AS (
-  SELECT x.memory_id AS id,
-         sum(w.idf * x.tf * (${lex(params, 1)} + 1)
-             / (x.tf + ${lex(params, 1)} * (1 - ${lex(params, 2)} + ${lex(params, 2)} * x.dl / GREATEST(w.average, 1)))) AS score
-    FROM (SELECT * FROM lex_rare UNION ALL SELECT * FROM lex_common) AS x JOIN lex_weights AS w ON w.term = x.term
+  SELECT x.memory_id AS id, sum(w.idf * ${bm25('x')}) AS score
+    FROM lex_weights AS w,
+         -- Per term, its postings by primary key; OFFSET 0 keeps the planner from flattening this
+         -- into a scan of every posting of the partition.
+         LATERAL (SELECT p.memory_id, p.tf, p.dl
+                    FROM memory_terms AS p
+                   WHERE (p.region, p.user_id, p.kind) IN (${prefixes}) AND p.term = w.term
+                  OFFSET 0) AS x
+   WHERE w.rare
    GROUP BY x.memory_id
 ), lex_top AS (
   SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT $4::int4
@@ -70,6 +69,7 @@ const lexicalArm = (prefixes: string, live: string, terms: number, params: numbe
    ORDER BY l.score DESC, l.id
    LIMIT $7::int4
 )`;
+};
 
 /** Recall's last step: the hits become useful (recall count and last usefulness), a commutative update. */
 const TOUCH_HITS = `UPDATE memories AS m

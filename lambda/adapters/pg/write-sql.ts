@@ -295,12 +295,16 @@ UPDATE memories SET expires = true
  WHERE region = $1 AND id IN (SELECT id FROM memories WHERE region = $1 AND kind = $2 AND NOT pinned AND NOT expires LIMIT $3::int4)
 RETURNING 1`;
 
-/** A setting of the database (naaba_settings): $1 name. */
-export const SETTING = 'SELECT value FROM naaba_settings WHERE name = $1';
+/** Which kinds each region's sweeper has put into the expiry index: a JSON object of region → kinds. */
+export const EXPIRING_KINDS = "SELECT value FROM naaba_settings WHERE name = 'expiring_kinds'";
 
-/** Sets a setting of the database: $1 name, $2 value. */
-export const SAVE_SETTING = `
-INSERT INTO naaba_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value`;
+/**
+ * Records one region's kinds in that object, in one UPDATE of the row migration 0005 seeded, so
+ * that two regions' sweepers never lose each other's entry: $1 region, $2 kinds as JSON.
+ */
+export const RECORD_EXPIRING_KINDS = `
+UPDATE naaba_settings SET value = CAST(CAST(value AS JSONB) || jsonb_build_object($1::text, CAST($2 AS JSONB)) AS TEXT)
+ WHERE name = 'expiring_kinds'`;
 
 /** One bounded batch of document frequencies that came down to zero, cleared: $1 region, $2 batch. */
 export const CLEAR_EMPTY_TERMS = `
