@@ -93,6 +93,30 @@ describe('sql/cockroach/0003_oauth.sql', () => {
   });
 });
 
+describe('sql/cockroach/0005_oauth_abuse.sql', () => {
+  const abuse = splitStatements(readFileSync(new URL('../../sql/cockroach/0005_oauth_abuse.sql', import.meta.url), 'utf8')).map(
+    code,
+  );
+
+  test('every statement can run again', () => {
+    expect(abuse).toHaveLength(10);
+    for (const s of abuse) expect(s).toMatch(/IF NOT EXISTS/);
+  });
+
+  test('request windows are counted in their region: REGIONAL BY ROW AS region, region leading every key', () => {
+    const ddl = abuse.find((s) => s.includes('CREATE TABLE IF NOT EXISTS oauth_rate_limits (')) ?? '';
+    expect(ddl).toMatch(/region\s+crdb_internal_region NOT NULL/);
+    expect(ddl).toMatch(/LOCALITY REGIONAL BY ROW AS region;$/);
+    const lists = keys(ddl);
+    expect(lists).toHaveLength(2);
+    for (const list of lists) expect(list.trim()).toMatch(/^region,/);
+  });
+
+  test('the one-form-one-code index leads with region, so its uniqueness is checked in the region only', () => {
+    expect(abuse).toContain('CREATE UNIQUE INDEX IF NOT EXISTS oauth_codes_form ON oauth_codes (region, form_sha256);');
+  });
+});
+
 /** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
 class CockroachDouble implements SqlClient {
   readonly engine = 'cockroach' as const;
@@ -129,6 +153,7 @@ describe('migrating CockroachDB', () => {
       '0001_init.sql',
       '0002_lexical.sql',
       '0003_oauth.sql',
+      '0005_oauth_abuse.sql',
     ]);
     const [table, primary, addUs, addAp, ...rest] = db.ran;
     expect(table).toContain('CREATE TABLE IF NOT EXISTS naaba_migrations');
@@ -137,12 +162,13 @@ describe('migrating CockroachDB', () => {
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "us-east-1"',
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"',
     ]);
-    expect(rest).toHaveLength(7 + 4 + 6);
+    expect(rest).toHaveLength(7 + 4 + 6 + 11);
     expect(rest.some((s) => /\bBEGIN\b/.test(code(s)))).toBe(false);
     expect(rest.find((s) => s.includes('memories ('))).toContain('VECTOR(1024) NOT NULL');
     expect(rest[6]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0001_init.sql', now())");
     expect(rest[10]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0002_lexical.sql', now())");
-    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0003_oauth.sql', now())");
+    expect(rest[16]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0003_oauth.sql', now())");
+    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0005_oauth_abuse.sql', now())");
   });
 
   test('adds only missing regions and leaves an applied file alone', async () => {
@@ -152,7 +178,7 @@ describe('migrating CockroachDB', () => {
         { region: 'eu-central-1', primary: true },
         { region: 'us-east-1', primary: false },
       ],
-      ['0001_init.sql', '0002_lexical.sql', '0003_oauth.sql'],
+      ['0001_init.sql', '0002_lexical.sql', '0003_oauth.sql', '0005_oauth_abuse.sql'],
     );
     expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([]);
     expect(db.ran.slice(1)).toEqual(['ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"']);

@@ -56,7 +56,16 @@ export async function openUrl(target: string): Promise<StoreHarness> {
     sql,
     // DELETE, not TRUNCATE: on CockroachDB a TRUNCATE is a schema change per table.
     reset: async () => {
-      for (const table of ['memory_links', 'journal', 'memories', 'api_keys', 'oauth_clients', 'oauth_codes', 'oauth_tokens'])
+      for (const table of [
+        'memory_links',
+        'journal',
+        'memories',
+        'api_keys',
+        'oauth_clients',
+        'oauth_codes',
+        'oauth_tokens',
+        'oauth_rate_limits',
+      ])
         await sql.exec(`DELETE FROM ${table}`);
     },
     close: () => sql.close(),
