@@ -1,0 +1,144 @@
+/**
+ * `npm run bench:fairness [-- --seconds 8 --loops 8]`: does one caller's flood slow another key
+ * down? `naaba serve` runs in its own process over a fresh data folder, as a user starts it. A
+ * victim key recalls over its own memories, one call after another, through the MCP SDK's client;
+ * meanwhile a flood runs for a bounded time in each scenario, from `--loops` connections that send
+ * again as soon as an answer (or a refusal) arrives. The victim's p50 and p95 are compared with its
+ * quiet ones, measured in the same run before and after the floods. Nothing here asserts a time.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseOptions, positiveInteger } from '../eval/cli.js';
+import { runCli, startServe } from '../support/cli.js';
+import { call, connect } from '../support/endpoint.js';
+import { largeMemory, type Flood, FLOODS, quantile } from './fairness-floods.js';
+
+const options = parseOptions(process.argv.slice(2), ['seconds', 'loops']);
+const SECONDS = positiveInteger(options, 'seconds', 8);
+const LOOPS = positiveInteger(options, 'loops', 8);
+
+interface Issued {
+  readonly token: string;
+}
+
+async function issue(dir: string, name: string): Promise<string> {
+  const result = await runCli(['issue-key', name, '--json', '--data', dir]);
+  if (result.code !== 0) throw new Error(`issue-key failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as Issued).token;
+}
+
+/** The victim's calls for `ms`: sequential recalls, each timed from request to parsed answer. */
+async function victim(mcpUrl: string, token: string, ms: number): Promise<number[]> {
+  const client = await connect(mcpUrl, token, { name: 'victim', version: '1' });
+  const times: number[] = [];
+  const deadline = Date.now() + ms;
+  for (let i = 0; Date.now() < deadline; i += 1) {
+    const started = performance.now();
+    const answer = await call(client, 'recall', { query: `the ferry to Ségou leaves at ${i % 24}h`, limit: 10 });
+    if (answer.isError) throw new Error('the victim got a tool error');
+    times.push(performance.now() - started);
+  }
+  await client.close();
+  return times;
+}
+
+/** One flood: `LOOPS` connections sending for `ms`; counts answers by status. The bodies are drained, never parsed. */
+async function flood(base: string, which: Flood, token: string, ms: number): Promise<Map<number, number>> {
+  const agent = new Agent({ keepAlive: true, maxSockets: LOOPS });
+  const statuses = new Map<number, number>();
+  const deadline = Date.now() + ms;
+  const send = (n: number) =>
+    new Promise<void>((resolve) => {
+      const { path, headers, body } = which.request(token, n);
+      const url = new URL(path, base);
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => {
+        statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1);
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', () => {
+        statuses.set(-1, (statuses.get(-1) ?? 0) + 1);
+        resolve();
+      });
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: LOOPS }, async (_, loop) => {
+      for (let n = 0; Date.now() < deadline; n += 1) await send(loop * 1_000_000 + n);
+    }),
+  );
+  agent.destroy();
+  return statuses;
+}
+
+const median = (xs: number[]) =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
+const p95 = (xs: number[]) =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.95,
+  );
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'naaba-fairness-'));
+  const server = await startServe(['--data', dir, '--port', '0'], { NAABA_LOG_LEVEL: 'SILENT' });
+  try {
+    const mcpUrl = `${server.url}/mcp`;
+    const floodToken = await issue(dir, 'flood');
+    const victimToken = await issue(dir, 'victim');
+    process.stderr.write('seeding: 100 memories of 8 KB for the flood key, 100 short ones for the victim\n');
+    const seeder = await connect(mcpUrl, floodToken);
+    for (let i = 0; i < 100; i += 1) await call(seeder, 'remember', { content: largeMemory(i), kind: 'fact' });
+    await seeder.close();
+    const owner = await connect(mcpUrl, victimToken);
+    for (let i = 0; i < 100; i += 1) {
+      await call(owner, 'remember', {
+        content: `Note ${i}: the ferry to Ségou leaves at ${i % 24}h from quay ${i}.`,
+        kind: 'fact',
+      });
+    }
+    await owner.close();
+    await victim(mcpUrl, victimToken, 2_000); // warm-up, not counted
+
+    const rows: { scenario: string; times: number[]; statuses?: Map<number, number> }[] = [];
+    process.stderr.write('quiet\n');
+    rows.push({ scenario: 'quiet (before)', times: await victim(mcpUrl, victimToken, SECONDS * 1000) });
+    for (const which of FLOODS) {
+      process.stderr.write(`${which.name}\n`);
+      const [times, statuses] = await Promise.all([
+        victim(mcpUrl, victimToken, SECONDS * 1000),
+        flood(server.url, which, floodToken, SECONDS * 1000),
+      ]);
+      rows.push({ scenario: which.name, times, statuses });
+    }
+    process.stderr.write('quiet\n');
+    rows.push({ scenario: 'quiet (after)', times: await victim(mcpUrl, victimToken, SECONDS * 1000) });
+
+    const quiet = median([...(rows[0]?.times ?? []), ...(rows.at(-1)?.times ?? [])]);
+    console.log(
+      `bench:fairness  ${LOOPS} flood connections, ${SECONDS} s per scenario; the victim recalls (limit 10) one call at a time`,
+    );
+    console.log('| scenario | victim calls | victim p50 (ms) | victim p95 (ms) | p50 / quiet p50 | flood answers by status |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    for (const row of rows) {
+      const statuses = row.statuses ? [...row.statuses].map(([s, n]) => `${s === -1 ? 'reset' : s}: ${n}`).join(', ') : '';
+      console.log(
+        `| ${row.scenario} | ${row.times.length} | ${median(row.times).toFixed(1)} | ${p95(row.times).toFixed(1)} | ${(median(row.times) / quiet).toFixed(2)} | ${statuses} |`,
+      );
+    }
+    console.log(`quiet p50 (before and after pooled): ${quiet.toFixed(1)} ms`);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
