@@ -228,7 +228,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
   ];
   const later = new Date(rep.now.getTime() + 3_600_000);
   const direct: [string, PlanExpectations, string, readonly unknown[]][] = [
-    // OAuth sign-in (decisions 0054, 0063, 0064): point reads by primary key, per-address windows by their key.
+    // OAuth sign-in (decisions 0054, 0064, 0067): point reads by primary key, per-address windows by their key.
     ['oauth: register a client', {}, oauthSql.REGISTER, [SOME_ID, 'client', '[]', rep.now, later]],
     ['oauth: find a client', {}, oauthSql.FIND_CLIENT, [SOME_ID, rep.now]],
     [

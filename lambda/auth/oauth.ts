@@ -22,7 +22,7 @@ export const OAUTH_LIMITS = {
   /**
    * A replaced refresh token presented again this soon after its first replacement, before any
    * replacement of it was used, is replaced again instead of ending the grant: two refreshes at
-   * once, or a retry after a lost answer (decision 0063). Later, or after a replacement was used,
+   * once, or a retry after a lost answer (decision 0067). Later, or after a replacement was used,
    * it is reuse.
    */
   refreshGraceSeconds: 30,

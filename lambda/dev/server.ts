@@ -212,6 +212,16 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       else res.end();
     });
   });
+  // What Node's parser refuses (an unknown method, a malformed request line or header) never
+  // reaches a handler: a 400 where the socket can still take it, as JSON like every refusal.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) {
+      const body = '{"message":"the request could not be parsed"}';
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    } else socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

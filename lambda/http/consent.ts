@@ -8,7 +8,7 @@ import { originProblem } from './origin.js';
 /**
  * The consent page's two requests (decision 0054): GET shows the form with a one-time value in a
  * hidden field and in a cookie (double submit); POST checks both, the origin and the key, and
- * sends the browser on. One form makes at most one code (decision 0063): its value's hash is
+ * sends the browser on. One form makes at most one code (decision 0067): its value's hash is
  * stored with the code it made.
  */
 
@@ -82,7 +82,8 @@ export async function answerConsent(request: Request, deps: OAuthDeps): Promise<
   if (!form) return refused(403, 'The form is too large.');
   const csrf = form.get('csrf');
   if (!sameSecret(cookie(request, CSRF_COOKIE), csrf)) {
-    event('csrf', form.get('client_id') ?? undefined);
+    // No client id here: unchecked, it is text the caller wrote.
+    event('csrf');
     return refused(403, 'This form did not come from this page, or it expired. Start the sign-in again.');
   }
   const oauth = await deps.oauth();

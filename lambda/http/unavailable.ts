@@ -44,7 +44,9 @@ const MESSAGE = 'the endpoint cannot reach its database right now; retry in a fe
  */
 export function storeUnavailable(error: unknown, shape: 'message' | 'oauth' = 'message'): Response {
   count('store_unavailable');
-  logger.error('store unavailable: answered 503', { error: loggable(error instanceof StoreUnavailableError ? error.cause : error) });
+  logger.error('store unavailable: answered 503', {
+    error: loggable(error instanceof StoreUnavailableError ? error.cause : error),
+  });
   const body = shape === 'oauth' ? { error: 'temporarily_unavailable', error_description: MESSAGE } : { message: MESSAGE };
   return new Response(JSON.stringify(body), {
     status: 503,

@@ -10,7 +10,7 @@ export interface ApiKey {
   readonly clientId: string | null;
   /** The client's registered name, where the listing has it (`naaba list-keys`). */
   readonly clientName?: string | null;
-  /** A grant's: the key typed on the consent page, whose revocation ends the grant (decision 0063). */
+  /** A grant's: the key typed on the consent page, whose revocation ends the grant (decision 0067). */
   readonly grantedBy?: string | null;
 }
 

@@ -12,7 +12,7 @@ export interface OAuthClient {
   readonly clientName: string;
   readonly redirectUris: readonly string[];
   readonly createdAt: Date;
-  /** When the registration lapses if no grant has used it; null once one has (decision 0063). */
+  /** When the registration lapses if no grant has used it; null once one has (decision 0064). */
   readonly expiresAt: Date | null;
 }
 

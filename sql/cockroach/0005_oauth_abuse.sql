@@ -1,4 +1,4 @@
--- OAuth under abuse (issue 21, decisions 0063 and 0064). The PostgreSQL twin is
+-- OAuth under abuse (issue 21, decisions 0064 and 0067). The PostgreSQL twin is
 -- ../postgres/0006_oauth_abuse.sql. Every statement is safe to run again.
 
 -- Requests per client address to the OAuth endpoints. Each region counts the requests it

@@ -1,4 +1,4 @@
--- naaba 0006 (PostgreSQL, PGlite): OAuth under abuse (issue 21, decisions 0063 and 0064).
+-- naaba 0006 (PostgreSQL, PGlite): OAuth under abuse (issue 21, decisions 0064 and 0067).
 -- The CockroachDB twin is ../cockroach/0005_oauth_abuse.sql.
 
 -- Requests per client address to the OAuth endpoints: one row per (region, address, route),

@@ -1,23 +1,26 @@
 /**
- * `npm run bench:fairness [-- --seconds 8 --loops 8]`: does one caller's flood slow another key
- * down? `naaba serve` runs in its own process over a fresh data folder, as a user starts it. A
- * victim key recalls over its own memories, one call after another, through the MCP SDK's client;
- * meanwhile a flood runs for a bounded time in each scenario, from `--loops` connections that send
- * again as soon as an answer (or a refusal) arrives. The victim's p50 and p95 are compared with its
- * quiet ones, measured in the same run before and after the floods. Nothing here asserts a time.
+ * `npm run bench:fairness [-- --seconds 6 --loops 8 --rounds 2]`: does one caller's flood slow
+ * another key down? `naaba serve` runs in its own process over a fresh data folder, as a user
+ * starts it. A victim key recalls over its own memories, one call after another, through the MCP
+ * SDK's client; meanwhile a flood runs for a bounded time in each scenario, from `--loops`
+ * connections that send again as soon as an answer (or a refusal) arrives. Each round measures
+ * the victim alone and then beside each flood, side by side in one run; the victim's p50 beside a
+ * flood is compared with its p50 alone over all rounds (on a shared machine, load moves both).
+ * Nothing here asserts a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, positiveInteger } from '../eval/cli.js';
 import { runCli, startServe } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
 import { largeMemory, type Flood, FLOODS, quantile } from './fairness-floods.js';
 
-const options = parseOptions(process.argv.slice(2), ['seconds', 'loops']);
-const SECONDS = positiveInteger(options, 'seconds', 8);
+const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds']);
+const SECONDS = positiveInteger(options, 'seconds', 6);
 const LOOPS = positiveInteger(options, 'loops', 8);
+const ROUNDS = positiveInteger(options, 'rounds', 2);
 
 interface Issued {
   readonly token: string;
@@ -73,16 +76,10 @@ async function flood(base: string, which: Flood, token: string, ms: number): Pro
   return statuses;
 }
 
-const median = (xs: number[]) =>
-  quantile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
-const p95 = (xs: number[]) =>
-  quantile(
-    [...xs].sort((a, b) => a - b),
-    0.95,
-  );
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const median = (xs: number[]) => quantile(sorted(xs), 0.5);
+const p95 = (xs: number[]) => quantile(sorted(xs), 0.95);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-fairness-'));
@@ -105,33 +102,43 @@ async function main(): Promise<void> {
     await owner.close();
     await victim(mcpUrl, victimToken, 2_000); // warm-up, not counted
 
-    const rows: { scenario: string; times: number[]; statuses?: Map<number, number> }[] = [];
-    process.stderr.write('quiet\n');
-    rows.push({ scenario: 'quiet (before)', times: await victim(mcpUrl, victimToken, SECONDS * 1000) });
-    for (const which of FLOODS) {
-      process.stderr.write(`${which.name}\n`);
-      const [times, statuses] = await Promise.all([
-        victim(mcpUrl, victimToken, SECONDS * 1000),
-        flood(server.url, which, floodToken, SECONDS * 1000),
-      ]);
-      rows.push({ scenario: which.name, times, statuses });
+    const times = new Map<string, number[]>();
+    const statuses = new Map<string, Map<number, number>>();
+    const keep = (scenario: string, more: number[]) => times.set(scenario, [...(times.get(scenario) ?? []), ...more]);
+    const load = () => loadavg()[0]?.toFixed(2) ?? '?';
+    const loadBefore = load();
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      process.stderr.write(`round ${round}: quiet\n`);
+      keep('quiet', await victim(mcpUrl, victimToken, SECONDS * 1000));
+      for (const which of FLOODS) {
+        process.stderr.write(`round ${round}: ${which.name}\n`);
+        const [during, answered] = await Promise.all([
+          victim(mcpUrl, victimToken, SECONDS * 1000),
+          flood(server.url, which, floodToken, SECONDS * 1000),
+        ]);
+        keep(which.name, during);
+        const counts = statuses.get(which.name) ?? new Map<number, number>();
+        for (const [status, n] of answered) counts.set(status, (counts.get(status) ?? 0) + n);
+        statuses.set(which.name, counts);
+      }
     }
-    process.stderr.write('quiet\n');
-    rows.push({ scenario: 'quiet (after)', times: await victim(mcpUrl, victimToken, SECONDS * 1000) });
 
-    const quiet = median([...(rows[0]?.times ?? []), ...(rows.at(-1)?.times ?? [])]);
+    const quiet = median(times.get('quiet') ?? []);
+    const quietMean = mean(times.get('quiet') ?? []);
     console.log(
-      `bench:fairness  ${LOOPS} flood connections, ${SECONDS} s per scenario; the victim recalls (limit 10) one call at a time`,
+      `bench:fairness  ${LOOPS} flood connections, ${ROUNDS} rounds of ${SECONDS} s per scenario; the victim recalls (limit 10) one call at a time; load average ${loadBefore} before, ${load()} after`,
     );
-    console.log('| scenario | victim calls | victim p50 (ms) | victim p95 (ms) | p50 / quiet p50 | flood answers by status |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
-    for (const row of rows) {
-      const statuses = row.statuses ? [...row.statuses].map(([s, n]) => `${s === -1 ? 'reset' : s}: ${n}`).join(', ') : '';
+    console.log(
+      '| scenario | victim calls | victim p50 (ms) | victim p95 (ms) | victim mean (ms) | victim max (ms) | p50 / quiet p50 | mean / quiet mean | flood answers by status |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const [scenario, samples] of times) {
+      const counted = statuses.get(scenario);
+      const answered = counted ? [...counted].map(([s, n]) => `${s === -1 ? 'reset' : s}: ${n}`).join(', ') : '';
       console.log(
-        `| ${row.scenario} | ${row.times.length} | ${median(row.times).toFixed(1)} | ${p95(row.times).toFixed(1)} | ${(median(row.times) / quiet).toFixed(2)} | ${statuses} |`,
+        `| ${scenario} | ${samples.length} | ${median(samples).toFixed(1)} | ${p95(samples).toFixed(1)} | ${mean(samples).toFixed(1)} | ${Math.max(...samples).toFixed(0)} | ${(median(samples) / quiet).toFixed(2)} | ${(mean(samples) / quietMean).toFixed(2)} | ${answered} |`,
       );
     }
-    console.log(`quiet p50 (before and after pooled): ${quiet.toFixed(1)} ms`);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -26,16 +26,18 @@ afterAll(async () => {
   restoreEnvironment();
 });
 
-/** Sends `head` (and `body`) as written on one connection; resolves the status and the whole answer. */
+/** Sends `head` (and `body`) as written on one connection that closes after the answer; resolves the status and the whole answer. */
 function raw(head: string, body = ''): Promise<{ status: number; text: string }> {
   const url = new URL(endpoint.url);
   return new Promise((resolve, reject) => {
-    const socket = connectSocket(Number(url.port), url.hostname, () => socket.end(`${head}\r\n\r\n${body}`));
+    const socket = connectSocket(Number(url.port), url.hostname, () =>
+      socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`),
+    );
     let text = '';
     socket.on('data', (d) => {
       text += d;
     });
-    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }));
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }));
     socket.on('error', reject);
   });
 }
@@ -51,7 +53,7 @@ test.each<[string, string, number]>([
   ['TRACE on /mcp', 'TRACE /mcp HTTP/1.1', 405],
   ['PUT on the page', 'PUT / HTTP/1.1', 405],
   ['PATCH on /healthz', 'PATCH /healthz HTTP/1.1', 405],
-  ['an unknown method token', 'BREW /mcp HTTP/1.1', 405],
+  ['a method the HTTP parser does not know', 'BREW /mcp HTTP/1.1', 400],
 ])('%s: %i, and nothing runs', async (_label, line, status) => {
   const before = await count();
   const answer = await raw(`${line}\r\n${host()}\r\nContent-Length: 0`);

@@ -70,7 +70,7 @@ export class SqlKeyStore implements KeyStore {
     );
   }
 
-  /** One statement: the key and the live grants made with it (decision 0063). */
+  /** One statement: the key and the live grants made with it (decision 0067). */
   async revoke(keyId: string, at: Date): Promise<boolean> {
     const rows = await withRetry(
       () =>
