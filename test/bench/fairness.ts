@@ -1,8 +1,8 @@
 /**
- * `npm run bench:fairness [-- --seconds 6 --loops 8 --rounds 2]`: does one caller's flood slow
- * another key down? `naaba serve` runs in its own process over a fresh data folder, as a user
- * starts it. A victim key recalls over its own memories, one call after another, through the MCP
- * SDK's client; meanwhile a flood runs for a bounded time in each scenario, from `--loops`
+ * `npm run bench:fairness [-- --seconds 6 --loops 8 --rounds 3 --interval 100]`: does one caller's
+ * flood slow another key down? `naaba serve` runs in its own process over a fresh data folder, as a
+ * user starts it. A victim key recalls over its own memories through the MCP SDK's client, one call
+ * due every `--interval` ms; meanwhile a flood runs for a bounded time in each scenario, from `--loops`
  * connections that send again as soon as an answer (or a refusal) arrives. Each round measures
  * the victim alone and then beside each flood, side by side in one run; the victim's p50 beside a
  * flood is compared with its p50 alone over all rounds (on a shared machine, load moves both).
@@ -17,10 +17,12 @@ import { runCli, startServe } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
 import { largeMemory, type Flood, FLOODS, quantile } from './fairness-floods.js';
 
-const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds']);
+const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds', 'interval']);
 const SECONDS = positiveInteger(options, 'seconds', 6);
 const LOOPS = positiveInteger(options, 'loops', 8);
-const ROUNDS = positiveInteger(options, 'rounds', 2);
+const ROUNDS = positiveInteger(options, 'rounds', 3);
+/** The victim's pace: one recall due every this many milliseconds, an agent's pace or faster (a quiet recall takes about 10). */
+const INTERVAL_MS = positiveInteger(options, 'interval', 100);
 
 interface Issued {
   readonly token: string;
@@ -33,15 +35,22 @@ async function issue(dir: string, name: string): Promise<string> {
 }
 
 /** The victim's calls for `ms`: sequential recalls, each timed from request to parsed answer. */
+/**
+ * The victim's calls for `ms`: one recall every `INTERVAL_MS`, one at a time. Each call's time is
+ * counted from when it was due, not from when it could be sent: a victim stalled behind a flood
+ * sends less, and timing only what it managed to send would hide the stall (coordinated omission).
+ */
 async function victim(mcpUrl: string, token: string, ms: number): Promise<number[]> {
   const client = await connect(mcpUrl, token, { name: 'victim', version: '1' });
   const times: number[] = [];
-  const deadline = Date.now() + ms;
-  for (let i = 0; Date.now() < deadline; i += 1) {
-    const started = performance.now();
+  const start = performance.now();
+  for (let i = 0; i * INTERVAL_MS < ms; i += 1) {
+    const due = start + i * INTERVAL_MS;
+    const early = due - performance.now();
+    if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
     const answer = await call(client, 'recall', { query: `the ferry to Ségou leaves at ${i % 24}h`, limit: 10 });
     if (answer.isError) throw new Error('the victim got a tool error');
-    times.push(performance.now() - started);
+    times.push(performance.now() - due);
   }
   await client.close();
   return times;
@@ -126,7 +135,7 @@ async function main(): Promise<void> {
     const quiet = median(times.get('quiet') ?? []);
     const quietMean = mean(times.get('quiet') ?? []);
     console.log(
-      `bench:fairness  ${LOOPS} flood connections, ${ROUNDS} rounds of ${SECONDS} s per scenario; the victim recalls (limit 10) one call at a time; load average ${loadBefore} before, ${load()} after`,
+      `bench:fairness  ${LOOPS} flood connections, ${ROUNDS} rounds of ${SECONDS} s per scenario; the victim recalls (limit 10) one call at a time, one due every ${INTERVAL_MS} ms, timed from when it was due; load average ${loadBefore} before, ${load()} after`,
     );
     console.log(
       '| scenario | victim calls | victim p50 (ms) | victim p95 (ms) | victim mean (ms) | victim max (ms) | p50 / quiet p50 | mean / quiet mean | flood answers by status |',
