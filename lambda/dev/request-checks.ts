@@ -30,7 +30,8 @@ const ANY = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** The methods each route answers (the stack's resources); undefined for a path no route has. */
 export function methodsOf(path: string): readonly string[] | undefined {
   if (path === '/mcp') return ['POST', 'GET', 'DELETE'];
-  if (path === '/healthz' || PAGE_PATHS.includes(path)) return READ;
+  if (path === '/healthz') return ['GET'];
+  if (PAGE_PATHS.includes(path)) return READ;
   if (API_PROXY.test(path)) return ANY;
   return oauthMethods(path);
 }
