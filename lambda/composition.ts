@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { SqlKeyStore } from './adapters/pg/key-store.js';
 import { SqlMemoryStore } from './adapters/pg/memory-store.js';
 import { SqlOAuthStore } from './adapters/pg/oauth-store.js';
-import { requireIndexedWith, schemaFacts } from './adapters/pg/schema.js';
+import { requireIndexedWith, SchemaError, schemaFacts } from './adapters/pg/schema.js';
+import { requireKnownSchema } from './adapters/pg/schema-version.js';
 import { PgSqlClient } from './adapters/pg/pg-client.js';
 import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
@@ -94,12 +95,34 @@ export class Container {
     });
   }
 
+  /**
+   * The database, once its schema is one this code knows (decision 0071): every store goes
+   * through here, so a function deployed before `naaba migrate`, or rolled back past a contract
+   * migration, refuses with what to do instead of failing statement by statement. A client
+   * supplied by the caller is the caller's to have migrated.
+   */
+  private knownSql(): Promise<SqlClient> {
+    return this.once('knownSql', async () => {
+      const sql = await this.sql();
+      if (this.supplied.sql) return sql;
+      try {
+        await requireKnownSchema(sql);
+      } catch (error) {
+        // The reason names migrations only; in Lambda it is the line the on-call engineer reads (the CLI prints it itself).
+        const { inLambda, logger } = await import('./observability.js');
+        if (inLambda && error instanceof SchemaError) logger.error('database schema refused', { problem: error.message });
+        throw error;
+      }
+      return sql;
+    });
+  }
+
   keyStore(): Promise<KeyStore> {
-    return this.once('keyStore', async () => new SqlKeyStore(await this.sql()));
+    return this.once('keyStore', async () => new SqlKeyStore(await this.knownSql()));
   }
 
   oauthStore(): Promise<OAuthStore> {
-    return this.once('oauthStore', async () => new SqlOAuthStore(await this.sql(), this.config.region));
+    return this.once('oauthStore', async () => new SqlOAuthStore(await this.knownSql(), this.config.region));
   }
 
   /** The authorization server as seen at `issuer` (the public base URL the request came in on). */
@@ -131,7 +154,7 @@ export class Container {
    */
   memory(): Promise<MemoryService> {
     return this.once('memory', async () => {
-      const [sql, embedder] = await Promise.all([this.sql(), this.embedder()]);
+      const [sql, embedder] = await Promise.all([this.knownSql(), this.embedder()]);
       const schema = await schemaFacts(sql);
       if (schema.dimensions !== embedder.dimensions) {
         throw new EmbeddingDimensionError(
@@ -155,7 +178,10 @@ export class Container {
   }
 
   sweeper(): Promise<Sweeper> {
-    return this.once('sweeper', async () => new Sweeper(new SqlMemoryStore(await this.sql()), this.config.rules, this.clock));
+    return this.once(
+      'sweeper',
+      async () => new Sweeper(new SqlMemoryStore(await this.knownSql()), this.config.rules, this.clock),
+    );
   }
 
   async close(): Promise<void> {

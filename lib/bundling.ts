@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -23,6 +24,22 @@ export const EXTERNAL_MODULES: Readonly<Record<string, string>> = {
  */
 export const SILENCED_WARNINGS = { 'empty-import-meta': 'lambda/adapters/pg/migrate.ts' } as const;
 
+/** The repository root: entry points, package.json and the lock file are found from here. */
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * The migration files of each engine, as the runner finds them (`sql/<engine>/NNNN_name.sql`):
+ * baked into every bundle so the functions know which schema they were built for (decision 0071).
+ * A file added to `sql/` is in the next build; nothing lists them by hand.
+ */
+export function bakedMigrations(): Record<'postgres' | 'cockroach', string[]> {
+  const files = (engine: string) =>
+    readdirSync(`${REPO_ROOT}sql/${engine}`)
+      .filter((n) => /^\d{4}_[a-z0-9_]+\.sql$/.test(n))
+      .sort();
+  return { postgres: files('postgres'), cockroach: files('cockroach') };
+}
+
 /** The esbuild settings, named as esbuild names them. */
 export const BUNDLING: {
   readonly platform: 'node';
@@ -32,7 +49,10 @@ export const BUNDLING: {
   readonly sourcemap: boolean;
   readonly mainFields: readonly string[];
   readonly external: readonly string[];
-  /** Compile-time constants: `NAABA_BUNDLED` picks the page files inlined as text (docs/decisions/0053). */
+  /**
+   * Compile-time constants: `NAABA_BUNDLED` picks the page files inlined as text (docs/decisions/0053);
+   * `NAABA_MIGRATIONS` is the schema the bundle knows (decision 0071).
+   */
   readonly define: Readonly<Record<string, string>>;
 } = {
   platform: 'node',
@@ -42,11 +62,11 @@ export const BUNDLING: {
   sourcemap: false,
   mainFields: ['module', 'main'],
   external: Object.keys(EXTERNAL_MODULES),
-  define: { 'globalThis.NAABA_BUNDLED': 'true' },
+  // A getter: the migration files are listed when a bundle is built, not when this module is imported.
+  get define() {
+    return { 'globalThis.NAABA_BUNDLED': 'true', 'globalThis.NAABA_MIGRATIONS': JSON.stringify(bakedMigrations()) };
+  },
 };
-
-/** The repository root: entry points, package.json and the lock file are found from here. */
-export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** The Lambda entry points, relative to the repository root. */
 export const ENTRY_POINTS = {

@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import type { DeployConfig, RegionConfig } from './config/deploy-config.js';
 import { BedrockModels } from './constructs/bedrock-models.js';
 import { DatabaseSecret } from './constructs/database-secret.js';
+import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { McpApi } from './constructs/mcp-api.js';
 import { MemorySweeper } from './constructs/memory-sweeper.js';
 import { NaabaFunction } from './constructs/naaba-function.js';
@@ -32,6 +33,8 @@ export class RegionStack extends Stack {
   readonly network: PrivateNetwork | undefined;
   readonly alarms: RegionAlarms;
   readonly dashboard: RegionDashboard;
+  /** CodeDeploy for the two functions API Gateway calls; the sweeper is deployed at once (decision 0068). */
+  readonly deployment: GradualDeployment;
 
   constructor(scope: Construct, id: string, props: RegionStackProps) {
     const { config, region } = props;
@@ -90,14 +93,19 @@ export class RegionStack extends Stack {
     // a foreign Origin is still refused by the function (decision 0044).
     this.mcp.addEnvironment('NAABA_ALLOWED_HOSTS', '*');
 
+    // API Gateway calls the `live` aliases, which CodeDeploy moves from version to version.
+    const mcpLive = this.mcp.liveAlias();
+    const authorizerLive = this.authorizer.liveAlias();
     this.api = new McpApi(this, 'Api', {
       ...config.api,
-      mcpFunction: this.mcp.function,
-      authorizerFunction: this.authorizer.function,
+      mcpFunction: mcpLive,
+      authorizerFunction: authorizerLive,
       logRetentionDays: config.logs.retentionDays,
       accountRole: region.apiAccountRole,
       domain: region.domain,
+      waf: config.waf,
     });
+    this.api.keyThrottle.nameBucketsIn(this.authorizer);
     if (this.api.domain) {
       new CfnOutput(this, 'DomainTarget', {
         value: this.api.domain.domainNameAliasDomainName,
@@ -123,6 +131,35 @@ export class RegionStack extends Stack {
       stage,
       alarms: [...this.alarms.alarms, this.sweeper.alarm],
       judgeUnavailableRate: config.alarms.judgeUnavailableRate,
+      securityEvents: config.alarms.securityEvents,
+    });
+
+    // A new version that errs goes back: each function's own errors, and what callers see of it.
+    this.deployment = new GradualDeployment(this, 'Deployment', { settings: config.deploy });
+    const alarm = (name: string) => this.alarms.named(name);
+    this.deployment.shift('Mcp', mcpLive, [alarm('McpErrors'), alarm('ToolInternalErrors'), alarm('Api5xx')]);
+    this.deployment.shift('Authorizer', authorizerLive, [
+      alarm('AuthorizerErrors'),
+      alarm('AuthorizerFailures'),
+      alarm('Api5xx'),
+    ]);
+    // What the runbook's commands need, without a search through the console.
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'Every alarm of this region notifies this topic on ALARM and OK; subscribe a pager or a chat here',
+    });
+    new CfnOutput(this, 'SweeperDeadLetterQueue', {
+      value: this.sweeper.deadLetters.queueUrl,
+      description: 'Failed sweeps land here, with ErrorCode and ErrorMessage attributes',
+    });
+    new CfnOutput(this, 'AccessLogGroup', { value: this.api.accessLogs.logGroupName, description: "The API's access log" });
+    for (const [name, fn] of Object.entries(functions)) {
+      new CfnOutput(this, `${name}FunctionName`, { value: fn.function.functionName, description: `The ${name} function` });
+      new CfnOutput(this, `${name}LogGroup`, { value: fn.logGroup.logGroupName, description: `The ${name} function's log` });
+    }
+    new CfnOutput(this, 'DeployApplication', {
+      value: this.deployment.application.applicationName,
+      description: 'The CodeDeploy application whose deployments shift traffic to new versions (docs/runbook.md)',
     });
   }
 }

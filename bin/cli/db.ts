@@ -1,36 +1,92 @@
-import type { RuntimeConfig } from '../../lambda/config/env.js';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import { Settings } from '../../lambda/config/settings.js';
+import { grantRuntimeRole, migrate } from '../../lambda/adapters/pg/migrate.js';
 import { reembed } from '../../lambda/adapters/pg/reembed.js';
+import { runningServer } from '../../lambda/dev/data-dir.js';
+import type { SweepReport } from '../../lambda/memory/sweeper.js';
+import { type RegionSweepReport, sweepRegion } from '../../lambda/region-sweep.js';
+import { schemaReport } from './schema-check.js';
 import { UsageError } from './args.js';
+import { viaServer } from './keys.js';
 import { withContainer } from './open.js';
 
-/** `naaba migrate`: applies pending migrations to the configured database. */
-export async function migrateCommand(config: RuntimeConfig): Promise<void> {
-  await withContainer(config, async (container) => {
+/** The runtime role `naaba migrate` grants to when none is named (decision 0069). */
+export const DEFAULT_RUNTIME_ROLE = 'naaba_runtime';
+
+export interface MigrateOptions {
+  /** Report how the database stands against this code, change nothing. */
+  readonly check: boolean;
+  /** Apply contract migrations too (once no older code runs anywhere). */
+  readonly contract: boolean;
+  readonly json: boolean;
+}
+
+/**
+ * `naaba migrate`: applies pending migrations as the schema owner, stopping before a contract
+ * migration unless `--contract`, then grants the runtime role its DML (a server only; the local
+ * data folder has one user). `--check` changes nothing: it says whether the database is behind,
+ * current or ahead of this code and whether the connection could change the schema; the exit
+ * status is 0 only when this code may run against it.
+ */
+export async function migrateCommand(
+  config: RuntimeConfig,
+  flags: Record<string, string>,
+  options: MigrateOptions,
+): Promise<number> {
+  return withContainer(config, async (container) => {
     const sql = await container.sql();
-    const regions = config.database.kind === 'pglite' ? undefined : config.database.regions;
-    const applied = await migrate(sql, { embeddingDimensions: config.embedder.dimensions, regions });
+    if (options.check) {
+      const report = await schemaReport(sql);
+      console.log(options.json ? JSON.stringify(report.json) : report.lines.join('\n'));
+      return report.json.compatible ? 0 : 1;
+    }
+    const server = config.database.kind !== 'pglite';
+    const role = new Settings(environment(), flags).string('NAABA_DB_RUNTIME_ROLE') ?? DEFAULT_RUNTIME_ROLE;
+    const applied = await migrate(sql, {
+      embeddingDimensions: config.embedder.dimensions,
+      regions: server ? config.database.regions : undefined,
+      stopBeforeContract: server && !options.contract,
+    });
     console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+    if (server && role !== 'none') {
+      await grantRuntimeRole(sql, role);
+      console.log(`runtime role ${role}: granted the DML of sql/${sql.engine}/runtime-grants.sql`);
+    } else if (server) {
+      console.log(
+        'runtime role: none granted (--runtime-role none); the functions would need the owner, which can change the schema',
+      );
+    }
+    return 0;
   });
 }
 
-/** `naaba sweep`: one sweeper run with progress, as the scheduled Lambda does it. */
+/** One line saying what a sweep removed, per kind with a TTL, and whether it stopped at its bound. */
+export function sweepSummary(report: SweepReport): string {
+  const expired =
+    Object.entries(report.expired)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'no kind has a TTL';
+  const more = report.incomplete ? ' (stopped at the batch bound; run again to continue)' : '';
+  return `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${more}`;
+}
+
+/**
+ * `naaba sweep`: one sweep of the region, as the scheduled Lambda runs it. While a local server
+ * owns the data folder the sweep runs inside it (the embedded database admits one process);
+ * otherwise here, with progress per batch.
+ */
 export async function sweepCommand(config: RuntimeConfig): Promise<void> {
+  const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
+  if (note) {
+    const report = await viaServer<RegionSweepReport>(note, 'POST', '/admin/sweep');
+    console.log(`${sweepSummary(report)} (run by the server at ${note.url})`);
+    return;
+  }
   await withContainer(config, async (container) => {
-    const sweeper = await container.sweeper();
-    const report = await sweeper.run(config.region, {
-      ...config.sweep,
-      onBatch: (step) => {
-        if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} deleted`);
-      },
+    const report = await sweepRegion(container, (step) => {
+      if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} deleted`);
     });
-    const expired =
-      Object.entries(report.expired)
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ') || 'no kind has a TTL';
-    console.log(
-      `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${report.incomplete ? ' (stopped at the batch bound; run again to continue)' : ''}`,
-    );
+    console.log(sweepSummary(report));
   });
 }
 

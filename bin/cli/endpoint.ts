@@ -35,6 +35,57 @@ function awsRegionOf(region: string): string {
   return region.replace(/^aws-(?=[a-z]{2}(-[a-z]+)+-\d+$)/, '');
 }
 
+/** `ID.execute-api.REGION.amazonaws.com`: the API's region is in its host name. */
+const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
+
+/** How long `issue-key` waits for a custom domain's /healthz to say which region it serves. */
+const HEALTHZ_TIMEOUT_MS = 5_000;
+
+/** Which naaba region an endpoint serves, asked of its open /healthz (it answers `{status, region}`). */
+async function servedRegion(url: string): Promise<string | undefined> {
+  const health = new URL('healthz', url.replace(/mcp$/, ''));
+  const response = await fetch(health, { signal: AbortSignal.timeout(HEALTHZ_TIMEOUT_MS) });
+  const body = (await response.json()) as { region?: unknown };
+  return typeof body.region === 'string' ? body.region : undefined;
+}
+
+/**
+ * Refuses, before a key is made, an endpoint of another region than the key's: its clients would
+ * get a 403. The endpoint's own /healthz says which naaba region it serves. An execute-api URL also
+ * names its AWS region: when that matches the key's region nothing is asked; when it does not (or
+ * the host is a custom domain) /healthz decides, since a stack may home its rows in a region of
+ * another name (`naabaRegion`). A mismatch that /healthz cannot settle is refused for an
+ * execute-api URL and only warned about (`warn`) for a custom domain.
+ */
+export async function requireEndpointOfRegion(
+  endpoint: McpEndpoint,
+  region: string,
+  warn: (line: string) => void,
+): Promise<void> {
+  if (endpoint.kind !== 'known' || new URL(endpoint.url).protocol !== 'https:') return;
+  const apiRegion = EXECUTE_API_HOST.exec(new URL(endpoint.url).hostname)?.[1];
+  if (apiRegion !== undefined && apiRegion === awsRegionOf(region)) return;
+  const health = endpoint.url.replace(/mcp$/, 'healthz');
+  const said = await servedRegion(endpoint.url).catch((error: unknown) => (error as Error).name);
+  const asked = said !== undefined && /^[a-z0-9-]+$/.test(said) && !/Error$/.test(said);
+  if (asked && said === region) return;
+  if (!asked && apiRegion === undefined) {
+    warn(
+      `naaba: could not ask ${health} which region it serves (${said ?? 'no region in its answer'}); make sure it is the endpoint of region ${region}`,
+    );
+    return;
+  }
+  const serves = asked
+    ? `region ${said} (its /healthz says so)`
+    : `AWS region ${apiRegion} (${health} could not be asked to say otherwise)`;
+  throw new ConfigError(
+    [
+      `NAABA_ENDPOINT_URL="${endpoint.url}" is the endpoint of ${serves}, but the key is for region ${region}: a client given both would get 403. Give the McpUrl of region ${region}'s stack instead:`,
+      ...endpointLines({ kind: 'stack-output', region }).slice(2, 4),
+    ].join('\n'),
+  );
+}
+
 /** The lines that tell the operator which URL to give an MCP client. */
 export function endpointLines(endpoint: McpEndpoint): string[] {
   if (endpoint.kind === 'known') return [`  URL:     ${endpoint.url}`];

@@ -3,11 +3,11 @@ import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer, type ServerNote } from '../../lambda/dev/data-dir.js';
 import type { ApiKey } from '../../lambda/ports/key-store.js';
 import { UsageError } from './args.js';
-import { endpointLines, mcpEndpoint } from './endpoint.js';
+import { endpointLines, mcpEndpoint, requireEndpointOfRegion } from './endpoint.js';
 import { withContainer } from './open.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
-async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
+export async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${note.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', 'x-naaba-admin': note.adminSecret },
@@ -36,6 +36,7 @@ export async function issueKey(
 ): Promise<void> {
   const note = localServer(config);
   const endpoint = mcpEndpoint(config, flags, note ? `${note.url}/mcp` : undefined);
+  await requireEndpointOfRegion(endpoint, config.region, (line) => console.error(line));
   const key = note
     ? await viaServer<IssuedKey>(note, 'POST', '/admin/keys', { name, region: config.region, userId })
     : await withContainer(config, async (c) => (await c.keys()).issue(name, config.region, userId));

@@ -2,6 +2,7 @@ import { environment, loadConfig } from '../../lambda/config/env.js';
 import { ConfigError } from '../../lambda/config/errors.js';
 import { KeyError } from '../../lambda/auth/keys.js';
 import { DataDirBusyError } from '../../lambda/dev/data-dir.js';
+import { MigrationError } from '../../lambda/adapters/pg/migrate.js';
 import { IsolationError } from '../../lambda/adapters/pg/pg-client.js';
 import { SchemaError } from '../../lambda/adapters/pg/schema.js';
 import { DatabaseTlsError } from '../../lambda/adapters/pg/tls.js';
@@ -21,7 +22,8 @@ usage:
   naaba list-keys [--json] [--data DIR]
   naaba check [--probe]
   naaba embed "text"
-  naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...]]
+  naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...] [--runtime-role ROLE|none] [--contract]]
+  naaba migrate --check [--data DIR | --url URL] [--json]
   naaba sweep [--data DIR] [--region R]
   naaba reembed [--data DIR | --url URL] [--language neutral|english] [--batch 100]
 
@@ -35,7 +37,7 @@ function one(positionals: string[], what: string): string {
 
 async function run(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const args = parseArgs(rest, ['json', 'probe', 'help']);
+  const args = parseArgs(rest, ['json', 'probe', 'help', 'check', 'contract']);
   const { user, batch, ...settings } = args.settings;
   const config = () => loadConfig(environment(), settings);
   switch (command) {
@@ -57,8 +59,11 @@ async function run(argv: readonly string[]): Promise<number> {
       await embed(config(), one(args.positionals, 'quoted text'));
       return 0;
     case 'migrate':
-      await migrateCommand(config());
-      return 0;
+      return migrateCommand(config(), settings, {
+        check: args.switches.has('check'),
+        contract: args.switches.has('contract'),
+        json: args.switches.has('json'),
+      });
     case 'sweep':
       await sweepCommand(config());
       return 0;
@@ -84,9 +89,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.error(`naaba: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    const known = [ConfigError, KeyError, DataDirBusyError, SchemaError, MemoryError, DatabaseTlsError, IsolationError].some(
-      (E) => error instanceof E,
-    );
+    const known = [
+      ConfigError,
+      KeyError,
+      DataDirBusyError,
+      SchemaError,
+      MemoryError,
+      DatabaseTlsError,
+      IsolationError,
+      MigrationError,
+    ].some((E) => error instanceof E);
     console.error(`naaba: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}`);
     return 1;
   }

@@ -2,6 +2,8 @@ import { Container } from '../../lambda/composition.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
+import { startSweepTimer } from '../../lambda/dev/sweep-timer.js';
+import { sweepSummary } from './db.js';
 import { openDataDir } from './open.js';
 
 /** `naaba serve`: the local endpoint over the embedded database, until interrupted. */
@@ -18,11 +20,27 @@ export async function serve(config: RuntimeConfig): Promise<void> {
     if (local) console.log(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
     await container.memory();
     const adminSecret = newAdminSecret();
-    const server = await startLocalServer({ host: config.listen.host, port: config.listen.port, container, adminSecret });
+    // The scheduled Lambda's sweep, on a timer: expired memories leave while the server runs.
+    const sweeps = startSweepTimer(container, config.sweep.everySeconds, (report) => {
+      const removed = Object.values(report.expired).some((n) => n > 0) || report.trimmed > 0;
+      if (removed) console.log(`naaba: ${sweepSummary(report)}`);
+    });
+    const server = await startLocalServer({
+      host: config.listen.host,
+      port: config.listen.port,
+      container,
+      adminSecret,
+      sweep: sweeps.sweepNow,
+    });
     if (local) writeServerNote(config.dataDir, server.url, adminSecret);
     const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
     console.log(`naaba: listening on ${server.url} (region ${config.region}); MCP endpoint for your client: ${server.url}/mcp`);
     console.log(`  health: ${server.url}/healthz   keys: npx naaba list-keys`);
+    console.log(
+      config.sweep.everySeconds > 0
+        ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`
+        : '  the sweep timer is off (NAABA_SWEEP_EVERY_SECONDS=0): expired memories leave on writes or `npx naaba sweep`',
+    );
     if (keys.length === 0) {
       console.log('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
       console.log('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');
@@ -30,6 +48,7 @@ export async function serve(config: RuntimeConfig): Promise<void> {
     await stopped;
     console.log('naaba: shutting down');
     await server.close();
+    await sweeps.stop();
   } finally {
     if (local) removeServerNote(config.dataDir);
     await container.close();

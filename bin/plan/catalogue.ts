@@ -1,11 +1,12 @@
 import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import * as memorySql from '../../lambda/adapters/pg/memory-sql.js';
 import { oauthSql } from '../../lambda/adapters/pg/oauth-store.js';
 import * as reembedSql from '../../lambda/adapters/pg/reembed.js';
 import { ANY_MEMORY, RECORD_SETTING, schemaFacts } from '../../lambda/adapters/pg/schema.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION } from '../../lambda/memory/ranking.js';
+import { FUSION, LEXICAL } from '../../lambda/memory/ranking.js';
 import type { RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 
 /** What a query's plan must show, on top of "no full scan" (which every query gets unless waived). */
@@ -64,8 +65,11 @@ export function representativeVector(dimensions: number, seed = 1): number[] {
 
 /** A recall query whose terms the seed's memories hold (bin/plan/seed.ts). */
 const REPRESENTATIVE_QUERY = 'which market sells bread near the river?';
-/** PostgreSQL: both arms of a recall read the caller's partition through the (user_id, kind) btree (docs/decisions/0039). */
-const LEXICAL_PLAN_PG = 'memories_user_kind';
+/**
+ * PostgreSQL: the vector arm reads the caller's partition through the (region, user_id, kind)
+ * btree, the lexical arm the postings of the query's terms by their key (decision 0056).
+ */
+const LEXICAL_PLAN_PG = ['memories_user_kind', 'memory_terms_pkey'];
 
 const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
 const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';
@@ -90,6 +94,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     embedding: vector,
     terms: analyzer.queryTerms(REPRESENTATIVE_QUERY),
     fusion: FUSION,
+    lexical: LEXICAL,
     kinds: [{ kind: 'fact', expiredBefore: null }],
     limit: 10,
     candidates: FUSION.depth,
@@ -97,7 +102,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ...over,
   });
   const recall = (over: Partial<RecallQuery>) => memories.recall(recallQuery(over));
-  const insert = (conflictsWith: string | undefined) =>
+  const insert = (conflictsWith: string | undefined, pinned = false) =>
     memories.insert(
       {
         scope,
@@ -107,12 +112,13 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
         fingerprint: 'f'.repeat(64),
         embedding: vector,
         terms: analyzer.terms('The build runs on Node 24.'),
-        pinned: false,
+        pinned,
         source,
         conflictsWith,
         ceiling: 500,
         pinLimit: 50,
         sourcesKept: 5,
+        expiredBefore: null,
       },
       rep.now,
     );
@@ -120,11 +126,22 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     { kind: 'fact', expiredBefore: null },
     { kind: 'session', expiredBefore: hour(24) },
   ];
+  const expiring = [{ kind: 'session', expiredBefore: hour(24) }];
   const cases: [string, PlanExpectations, () => Promise<unknown>][] = [
     [
       'neighbours',
       { vectorSearch: true, postgresIndex: 'memories_user_kind' },
-      () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64)),
+      () => memories.neighbours(scope, 'fact', vector, 'f'.repeat(64), { expiredBefore: null, candidates: 1 }),
+    ],
+    [
+      'neighbours: a kind with expiry',
+      { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+      () => memories.neighbours(scope, 'session', vector, 'f'.repeat(64), { expiredBefore: hour(24), candidates: 101 }),
+    ],
+    [
+      'expire one partition',
+      { vectorMutation: true, postgresIndex: 'memories_user_kind' },
+      () => memories.expirePartition(scope, 'session', hour(24), rep.now),
     ],
     ['recall: one kind, vector alone', { vectorSearch: true, postgresIndex: 'memories_user_kind' }, () => recall({ terms: [] })],
     ['recall: one kind', { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG }, () => recall({})],
@@ -167,21 +184,42 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
     ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],
     [
+      'remember: a pinned memory',
+      { vectorMutation: true, postgresIndex: ['memories_user_kind', 'memories_pinned'] },
+      () => insert(undefined, true),
+    ],
+    [
+      'merge, pinning',
+      { postgresIndex: ['memories_pkey', 'memories_pinned'] },
+      () =>
+        memories.merge(
+          { scope, targetId: OTHER_ID, kind: 'fact', pin: true, source, pinLimit: 50, sourcesKept: 5, expiredBefore: null },
+          rep.now,
+        ),
+    ],
+    [
       'merge',
       { postgresIndex: 'memories_pkey' },
       () =>
-        memories.merge({ scope, targetId: OTHER_ID, kind: 'fact', pin: false, source, pinLimit: 50, sourcesKept: 5 }, rep.now),
+        memories.merge(
+          { scope, targetId: OTHER_ID, kind: 'fact', pin: false, source, pinLimit: 50, sourcesKept: 5, expiredBefore: null },
+          rep.now,
+        ),
     ],
     [
       'forget ids',
       { vectorMutation: true, postgresIndex: 'memories_pkey' },
-      () => memories.forgetIds(scope, [SOME_ID, OTHER_ID]),
+      () => memories.forgetIds(scope, [SOME_ID, OTHER_ID], expiring),
     ],
-    ['forget all', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => memories.forgetAll(scope, undefined)],
+    [
+      'forget all',
+      { vectorMutation: true, postgresIndex: 'memories_user_kind' },
+      () => memories.forgetAll(scope, undefined, expiring),
+    ],
     [
       'forget all of a kind',
       { vectorMutation: true, postgresIndex: 'memories_user_kind' },
-      () => memories.forgetAll(scope, 'fact'),
+      () => memories.forgetAll(scope, 'fact', expiring),
     ],
     [
       'counts',
@@ -196,13 +234,47 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ],
     [
       'sweep expired',
-      { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiry' },
+      { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiring' },
       () => memories.sweepExpired(rep.region, 'session', hour(24), 500, rep.now),
     ],
     [
       'trim journal',
       { regionBatch: true, postgresIndex: 'journal_region_at' },
       () => memories.trimJournal(rep.region, hour(24 * 30), 500),
+    ],
+    [
+      'mark a kind that gained a TTL',
+      { regionBatch: true, fullScanAllowed: true },
+      () => memories.markExpiring(rep.region, 'session', 500),
+    ],
+    [
+      'clear empty term statistics',
+      { regionBatch: true, postgresIndex: 'memory_partition_terms_empty' },
+      () => memories.clearEmptyTerms(rep.region, 500),
+    ],
+    ['expiring kinds recorded', {}, () => memories.expiringKinds(rep.region)],
+    ['record expiring kinds', {}, () => memories.recordExpiringKinds(rep.region, ['session'])],
+    [
+      'load memories of a partition',
+      { vectorMutation: true },
+      () =>
+        memories.load({
+          scope,
+          kind: 'fact',
+          expires: false,
+          at: rep.now,
+          agent: 'verify-plan',
+          client: 'naaba/verify-plan',
+          memories: [
+            {
+              id: SOME_ID,
+              content: 'The build runs on Node 24.',
+              fingerprint: 'f'.repeat(64),
+              embedding: vector,
+              frequencies: analyzer.frequencies('The build runs on Node 24.'),
+            },
+          ],
+        }),
     ],
     ['key by token hash', {}, () => keys.findByHash('a'.repeat(64))],
     ['grant by access token hash', {}, () => keys.findByAccessToken('a'.repeat(64), rep.now)],
@@ -293,10 +365,12 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ['reembed: rows done before', { fullScanAllowed: true }, reembedSql.DONE_SO_FAR, [rep.region, SOME_ID]],
     [
       'reembed: rewrite a batch',
-      { vectorMutation: true, postgresIndex: 'memories_pkey' },
+      { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_pkey' },
       reembedSql.REWRITE,
-      [rep.region, [SOME_ID], [vectorLiteral], ["'build'"], '{"target":"t","region":"r","id":"i"}'],
+      [rep.region, [SOME_ID], [vectorLiteral], [SOME_ID], ['build'], [1], [1], '{"target":"t","region":"r","id":"i"}'],
     ],
+    // A queued write's first statement, sent only after a serialization failure (decision 0056).
+    ['queue on a partition', {}, memorySql.LOCK_PARTITION, [rep.region, rep.userId, 'fact', true]],
   ];
   const queries: RuntimeQuery[] = direct.map(([name, expect, text, params]) => ({ name, expect, text, params }));
   for (const [name, expect, call] of cases) {

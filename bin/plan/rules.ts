@@ -2,12 +2,14 @@ import type { PlanExpectations } from './catalogue.js';
 import type { Plan } from './explain.js';
 
 /** Tables holding per-user data: a sequential scan of one of them reads every user's rows. */
-const USER_TABLES = ['memories', 'journal', 'memory_links'];
+const USER_TABLES = ['memories', 'journal', 'memory_links', 'memory_terms', 'memory_partition_terms', 'memory_partitions'];
 
 /** The vector index of the CockroachDB DDL (sql/cockroach/0001_init.sql). */
 export const VECTOR_INDEX = 'memories@memories_embedding';
-/** The inverted index of the lexical arm (sql/cockroach/0002_lexical.sql). */
-export const LEXICAL_INDEX = 'memories@memories_lexemes';
+/** The lexical arm's postings, read by their key (sql/cockroach/0004_partitions.sql). */
+export const LEXICAL_INDEX = 'memory_terms@memory_terms_pkey';
+/** What the lexical arm reads with the (region, user, kind) prefix pinned: kept counts, document frequencies, postings. */
+const LEXICAL_TABLES = ['memory_partitions', 'memory_partition_terms', 'memory_terms'];
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
@@ -18,8 +20,12 @@ const TUPLE_IN = new RegExp(
   String.raw`^\(${COLUMN('region')}, ${COLUMN('user_id')}, ${COLUMN('kind')}\) IN \(\(${PARAM}, ${PARAM}, ${PARAM}\)(?:, \(${PARAM}, ${PARAM}, ${PARAM}\))*\)$`,
 );
 const ANN = /FROM memories(?: AS \w+)? WHERE ((?:(?!FROM ).)+?) ORDER BY (?:\w+\.)?embedding <=> \$\d+::vector LIMIT/g;
-const LEXICAL = /FROM memories(?: AS \w+)? WHERE ((?:(?!FROM |\)).)+?\)(?:(?!FROM ).)*?) AND (?:\w+\.)?lexemes @@ (\S+)/g;
-const CONSTANT_TSQUERY = /^\$\d+::tsquery\)?$/;
+/** A read of `table` under an alias, maybe joined with the term weights, and its WHERE clause up to the next keyword. */
+const lexicalRead = (table: string) =>
+  new RegExp(
+    String.raw`FROM ${table} AS (\w+)(?: JOIN lex_weights AS \w+ ON [^()]*?)? WHERE ((?:(?! GROUP | AND \w+\.term ).)+?\)\))`,
+    'g',
+  );
 
 /** True when a WHERE clause pins the whole (region, user, kind) prefix by equality or a tuple IN, and holds nothing else. */
 function pinsPrefixOnly(where: string): boolean {
@@ -50,19 +56,21 @@ export function prefixProblems(sql: string): string[] {
 }
 
 /**
- * The same rule for the lexical arm: its read of memories pins the whole prefix and adds only
- * `lexemes @@ $n::tsquery`, a placeholder cast that a custom plan turns into the constant
- * CockroachDB's inverted index needs.
+ * The same rule for the lexical arm: each of its reads of kept statistics and postings pins the
+ * whole (region, user_id, kind) prefix by a tuple IN, so that each is a range of its primary key
+ * in one user's partitions and never anyone else's (decision 0056).
  */
 export function lexicalProblems(sql: string): string[] {
   const text = squash(sql);
-  const reads = [...text.matchAll(LEXICAL)];
-  if (reads.length === 0) return ['no lexical read of memories (FROM memories WHERE … AND lexemes @@ $n::tsquery)'];
   const problems: string[] = [];
-  for (const [, where = '', query = ''] of reads) {
-    if (!pinsPrefixOnly(where))
-      problems.push(`lexical read filters on "${where}": only the (region, user_id, kind) prefix may appear`);
-    if (!CONSTANT_TSQUERY.test(query)) problems.push(`lexical read matches "${query}": expected a $n::tsquery placeholder`);
+  for (const table of LEXICAL_TABLES) {
+    const reads = [...text.matchAll(lexicalRead(table))];
+    if (reads.length === 0)
+      problems.push(`no lexical read of ${table} (FROM ${table} AS x WHERE (x.region, x.user_id, x.kind) IN …)`);
+    for (const [, , where = ''] of reads) {
+      if (!TUPLE_IN.test(where))
+        problems.push(`lexical read of ${table} filters on "${where}": only the (region, user_id, kind) prefix`);
+    }
   }
   return problems;
 }
@@ -73,7 +81,7 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
   if (expect.vectorSearch && !(/•\s*vector search/.test(text) && text.includes(VECTOR_INDEX))) {
     problems.push(`no "vector search" on ${VECTOR_INDEX}`);
   }
-  if (expect.lexicalSearch && !text.includes(LEXICAL_INDEX)) problems.push(`no scan of ${LEXICAL_INDEX}`);
+  if (expect.lexicalSearch && !text.includes(LEXICAL_INDEX)) problems.push(`no read of ${LEXICAL_INDEX}`);
   if (expect.vectorMutation && !/vector mutation search/.test(text)) problems.push('no "vector mutation search"');
   if (!expect.fullScanAllowed && /FULL SCAN/.test(text)) problems.push('a FULL SCAN');
   return problems;

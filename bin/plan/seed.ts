@@ -21,17 +21,39 @@ export function seededUsers(rep: Representative, size: SeedSize): string[] {
 }
 
 // Text in the subset both engines accept: no integer division, vectors cast from their text form,
-// lexemes from the engine's own 'simple' configuration (the runtime sends the analyzer's terms).
+// four terms per memory (the runtime sends the analyzer's), session memories in the expiry index.
 const MEMORIES = `
-INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, lexemes, pinned, created_at, last_useful_at,
-                      agent, client)
+INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
+                      created_at, last_useful_at, agent, client)
 SELECT gen_random_uuid(), $1, u.id, (ARRAY['fact', 'preference', 'session'])[1 + r % 3],
        'seeded memory ' || r::text, md5(u.id::text || '-' || r::text),
        ('[' || (SELECT string_agg((random() - 0.5)::text, ',') FROM generate_series(1, $3::int4) AS d WHERE r >= 0) || ']')::vector,
-       to_tsvector('simple', 'seeded memory ' || r::text || ' ' || (ARRAY['market', 'bread', 'river', 'school', 'tea', 'rain', 'clinic'])[1 + r % 7]),
-       r % 17 = 0, $2::timestamptz - r * interval '5 hours', $2::timestamptz - r * interval '5 hours',
+       ARRAY['seeded', 'memory', r::text, (ARRAY['market', 'bread', 'river', 'school', 'tea', 'rain', 'clinic'])[1 + r % 7]], 4,
+       r % 17 = 0, r % 3 = 2 AND r % 17 <> 0, $2::timestamptz - r * interval '5 hours', $2::timestamptz - r * interval '5 hours',
        'naaba-verify-plan', 'naaba/verify-plan'
   FROM unnest($4::uuid[]) AS u (id), generate_series(0, $5::int4 - 1) AS r`;
+
+/** The seeded memories' postings, and their partitions' kept statistics, as the runtime keeps them. */
+const POSTINGS = `
+INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
+SELECT m.region, m.user_id, m.kind, t.term, m.id, 1, m.term_count
+  FROM memories AS m, unnest(m.terms) AS t(term) WHERE m.region = $1 AND m.user_id = ANY($2::uuid[])`;
+const FREQUENCIES = `
+INSERT INTO memory_partition_terms (region, user_id, kind, term, df)
+SELECT region, user_id, kind, term, CAST(count(*) AS INT4) FROM memory_terms
+ WHERE region = $1 AND user_id = ANY($2::uuid[]) GROUP BY region, user_id, kind, term`;
+const PARTITIONS = `
+INSERT INTO memory_partitions (region, user_id, kind, memories, term_total)
+SELECT region, user_id, kind, count(*), sum(term_count) FROM memories
+ WHERE region = $1 AND user_id = ANY($2::uuid[]) GROUP BY region, user_id, kind`;
+/**
+ * Partition rows of users beyond the seeded ones (a partition row outlives its memories): in
+ * production the table holds a row per user and kind, so that a plan reading one is an index
+ * read, never a scan of a table small enough to read whole.
+ */
+const OTHER_PARTITIONS = `
+INSERT INTO memory_partitions (region, user_id, kind)
+SELECT $1, u.id, k.kind FROM unnest($2::uuid[]) AS u (id), unnest(ARRAY['', 'fact', 'preference', 'session']) AS k (kind)`;
 
 const JOURNAL = `
 INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
@@ -42,6 +64,13 @@ const LINKS = `
 INSERT INTO memory_links (region, memory_id, linked_id, user_id)
 SELECT region, id, id, user_id FROM memories
  WHERE region = $1 AND user_id = ANY($2::uuid[]) AND fingerprint LIKE '0%'`;
+
+/** Users who have only partition rows: twenty for each seeded user. */
+const otherUsers = (size: SeedSize) =>
+  Array.from({ length: size.users * 20 }, (_, u) => `5eed0001-0000-4000-8000-${String(u).padStart(12, '0')}`);
+
+/** The tables the seed writes, in the order its rows can be removed. */
+const SEEDED = ['memory_links', 'memory_terms', 'memory_partition_terms', 'memory_partitions', 'memories', 'journal'];
 
 /**
  * Writes representative rows (memories with embeddings, journal lines, a few links) and refreshes
@@ -60,9 +89,13 @@ export async function seedRepresentative(
     await db.query(JOURNAL, [rep.region, rep.now, batch, size.journalPerUser]);
   }
   await db.query(LINKS, [rep.region, users]);
-  for (const table of ['memories', 'journal', 'memory_links']) await db.exec(`ANALYZE ${table}`);
+  for (const statement of [POSTINGS, FREQUENCIES, PARTITIONS]) await db.query(statement, [rep.region, users]);
+  const others = otherUsers(size);
+  await db.query(OTHER_PARTITIONS, [rep.region, others]);
+  for (const table of SEEDED) await db.exec(`ANALYZE ${table}`);
   return async () => {
-    await db.query('DELETE FROM memories WHERE region = $1 AND user_id = ANY($2::uuid[])', [rep.region, users]);
-    await db.query('DELETE FROM journal WHERE region = $1 AND user_id = ANY($2::uuid[])', [rep.region, users]);
+    for (const table of SEEDED) {
+      await db.query(`DELETE FROM ${table} WHERE region = $1 AND user_id = ANY($2::uuid[])`, [rep.region, [...users, ...others]]);
+    }
   };
 }

@@ -56,7 +56,11 @@ export interface RuntimeConfig {
   /** Which Host and Origin headers the MCP endpoint accepts (DNS rebinding protection). */
   readonly origins: OriginPolicy;
   readonly logLevel: string;
-  readonly sweep: { readonly batchSize: number; readonly maxBatches: number };
+  /**
+   * Sweep batches, and how often the local server sweeps on its own (`everySeconds`, 0 = never;
+   * in AWS the EventBridge schedule does it).
+   */
+  readonly sweep: { readonly batchSize: number; readonly maxBatches: number; readonly everySeconds: number };
   /** OAuth sign-in: requests per client address to register, authorize, token and revoke (decision 0064). */
   readonly oauth: { readonly limits: OAuthRateLimits };
 }
@@ -202,6 +206,7 @@ export function describeConfig(
     sweep: {
       batchSize: s.integer('NAABA_SWEEP_BATCH', 500, 1, 10_000),
       maxBatches: s.integer('NAABA_SWEEP_MAX_BATCHES', 200, 1, 100_000),
+      everySeconds: s.integer('NAABA_SWEEP_EVERY_SECONDS', 30, 0, 86_400),
     },
     oauth: { limits: readRateLimits(s) },
   };

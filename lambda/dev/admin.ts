@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { KeyError, type KeyService } from '../auth/keys.js';
+import type { RegionSweepReport } from '../region-sweep.js';
 
 /**
  * Key administration through a running local server, for the CLI: the embedded database belongs
@@ -25,9 +26,17 @@ function sameSecret(given: string | undefined, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export async function handleAdmin(request: AdminRequest, secret: string, keys: KeyService): Promise<AdminResponse> {
+/** What the admin routes act on: the keys, and the server's own sweep (`naaba sweep` while it runs). */
+export interface AdminTargets {
+  readonly keys: KeyService;
+  readonly sweep?: () => Promise<RegionSweepReport>;
+}
+
+export async function handleAdmin(request: AdminRequest, secret: string, targets: AdminTargets): Promise<AdminResponse> {
   if (!sameSecret(request.secret, secret)) return { status: 401, body: { message: 'admin secret required' } };
+  const { keys, sweep } = targets;
   try {
+    if (request.method === 'POST' && request.path === '/admin/sweep' && sweep) return { status: 200, body: await sweep() };
     if (request.method === 'GET' && request.path === '/admin/keys') return { status: 200, body: await keys.list() };
     if (request.method === 'POST' && request.path === '/admin/keys') {
       const parsed: unknown = JSON.parse(request.body || '{}');

@@ -21,6 +21,7 @@ import { clientAddress } from '../http/client-address.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
 import { loggable } from '../mcp/tool-result.js';
 import { logger } from '../observability.js';
+import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
 import { FailedAuthLimit } from './failed-auth.js';
 import { localContext } from './lambda-context.js';
@@ -39,6 +40,8 @@ export interface LocalServerOptions {
   readonly container: Container;
   /** Enables key administration for the CLI while this server owns the data folder. */
   readonly adminSecret?: string;
+  /** The server's own sweep, which `naaba sweep` runs through the admin route while the server owns the folder. */
+  readonly sweep?: () => Promise<RegionSweepReport>;
 }
 
 export interface LocalServer {
@@ -149,11 +152,10 @@ function send(res: ServerResponse, status: number, headers: Record<string, unkno
 async function admin(req: IncomingMessage, path: string, method: string, body: string, options: LocalServerOptions) {
   const secret = req.headers['x-naaba-admin'];
   const given = typeof secret === 'string' ? secret : undefined;
-  const answer = await handleAdmin(
-    { method, path, body, secret: given },
-    options.adminSecret ?? '',
-    await options.container.keys(),
-  );
+  const answer = await handleAdmin({ method, path, body, secret: given }, options.adminSecret ?? '', {
+    keys: await options.container.keys(),
+    sweep: options.sweep,
+  });
   if (method === 'DELETE' && answer.status === 200) {
     securityEvent('revocation', { reason: 'key_revoked_by_operator', address: clientAddress(req.socket.remoteAddress) });
   }

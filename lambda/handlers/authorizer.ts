@@ -3,7 +3,9 @@ import type { Context } from 'aws-lambda';
 import { type AuthorizationDecision, authorize } from '../auth/authorize.js';
 import { securityEvent } from '../auth/security-events.js';
 import { UnknownTokenCache } from '../auth/unknown-tokens.js';
+import { usageBuckets, usageIdentifier } from '../auth/usage-identifier.js';
 import { container } from '../composition.js';
+import { environment } from '../config/env.js';
 import { AuthorizerFailure, type AuthorizerResult, authorizerResult, type TokenAuthorizerEvent } from '../http/api-gateway.js';
 import { loggable } from '../mcp/tool-result.js';
 import { count, logger, observed } from '../observability.js';
@@ -11,6 +13,9 @@ import type { KeyStore } from '../ports/key-store.js';
 
 /** Time kept back from Lambda's own timeout, so a hung database still ends in a counted, logged failure. */
 const DEADLINE_MARGIN_MS = 1_000;
+
+/** The stack's usage buckets, which throttle each key on its own (decision 0070); none outside AWS. */
+const buckets = usageBuckets(environment());
 
 /** One cache of refused token hashes per key store, that is per container (decision 0052). */
 const unknownTokens = new WeakMap<KeyStore, UnknownTokenCache>();
@@ -54,7 +59,9 @@ async function handleAuthorize(event: TokenAuthorizerEvent, context: Context): P
   count(`authorization_${decision.effect}`);
   // A TOKEN authorizer sees no client address: API Gateway (WAF) bounds floods per address in AWS.
   if (decision.effect === 'unauthorized') securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token' });
-  return authorizerResult(decision, event.methodArn);
+  const result = authorizerResult(decision, event.methodArn);
+  if (decision.effect !== 'allow' || !buckets) return result;
+  return { ...result, usageIdentifierKey: usageIdentifier(decision.principal.keyId, buckets) };
 }
 
 export const handler = middy(handleAuthorize).use(observed());

@@ -29,17 +29,26 @@ export class LexicalAnalyzer {
   readonly name: string;
 
   constructor(readonly language: TextLanguage = 'neutral') {
-    this.name = `naaba-terms-v1/${language}`;
+    // v2: terms are stored with their frequencies, as postings per partition (decision 0056).
+    this.name = `naaba-terms-v2/${language}`;
   }
 
   /** Distinct terms of a memory, in order of first appearance. */
   terms(text: string): string[] {
-    const out = new Set<string>();
+    return [...this.frequencies(text).keys()];
+  }
+
+  /**
+   * How often each term occurs in a memory, terms in order of first appearance: what its postings
+   * store, and their sum is the memory's length for length normalisation.
+   */
+  frequencies(text: string): Map<string, number> {
+    const out = new Map<string, number>();
     for (const token of canonicalText(text).split(/[^\p{L}\p{N}]+/u)) {
       if (token === '') continue;
-      for (const term of this.reduce(token.slice(0, MAX_TERM_CHARS))) out.add(term);
+      for (const term of this.reduce(token.slice(0, MAX_TERM_CHARS))) out.set(term, (out.get(term) ?? 0) + 1);
     }
-    return [...out];
+    return out;
   }
 
   /** Distinct terms of a query, at most MAX_QUERY_TERMS of them; none for a query of stop words or punctuation. */

@@ -8,6 +8,16 @@ export const FUSION = { depth: 50, k: 10, vectorWeight: 0.5, lexicalWeight: 1 } 
 
 export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 
+/**
+ * How the lexical arm scores (BM25 over the caller's partitions): `k1` saturates a term's
+ * frequency, `b` normalises by length (k1 0: a term's presence counts, not how often it occurs);
+ * a term is very common when its document frequency exceeds both `commonDf` and `commonShare` of
+ * the partition, and then it only adds to memories a rarer term found (decision 0056).
+ */
+export const LEXICAL = { k1: 0, b: 0, commonDf: 100, commonShare: 0.2 } as const;
+
+export type LexicalScoring = { readonly [K in keyof typeof LEXICAL]: number };
+
 /** Which arms recall runs: both (the default), or one alone, for evaluation and diagnosis. */
 export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical'] as const;
 export type RecallRanking = (typeof RECALL_RANKINGS)[number];

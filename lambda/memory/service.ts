@@ -16,7 +16,7 @@ import { JudgeHealth } from './judge-health.js';
 import { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
-import { FUSION, type RecallRanking } from './ranking.js';
+import { FUSION, LEXICAL, type RecallRanking } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type {
   BrowseInput,
@@ -71,7 +71,7 @@ interface Draft {
   readonly input: RememberInput;
   readonly rule: KindRule;
   readonly embedding: number[];
-  readonly terms: string[];
+  readonly terms: ReadonlyMap<string, number>;
   readonly source: Source;
   readonly fingerprint: string;
 }
@@ -125,14 +125,25 @@ export class MemoryService {
     if (origin !== null) checkText('origin', origin, { chars: LIMITS.originChars });
     const embedding = await this.embed(input.content);
     const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
-    const terms = this.analyzer.terms(input.content);
+    const terms = this.analyzer.frequencies(input.content);
     return { scope: scopeOf(principal), input, rule, embedding, terms, source, fingerprint: fingerprint(input.content) };
   }
 
-  /** The duplicate check: an exact restatement merges without a judge; otherwise the judge decides about the nearest. */
+  /**
+   * The duplicate check: an exact restatement merges without a judge; otherwise the judge decides
+   * about the nearest live memory. An exact restatement of an expired memory does not revive it:
+   * the partition's expired memories are removed first (journaled as expiry), and this one is new.
+   */
   private async decide(draft: Draft): Promise<Decision> {
-    const near = await this.deps.store.neighbours(draft.scope, draft.input.kind, draft.embedding, draft.fingerprint);
-    if (near.exact) return { verdict: 'exact', target: near.exact.id };
+    const now = this.deps.clock.now();
+    const expiredBefore = this.expiryOf(draft, now);
+    const candidates = recallCandidates(this.deps.rules, [draft.input.kind], 1);
+    const near = await this.deps.store.neighbours(draft.scope, draft.input.kind, draft.embedding, draft.fingerprint, {
+      expiredBefore,
+      candidates,
+    });
+    if (near.exact?.live) return { verdict: 'exact', target: near.exact.id };
+    if (near.exact && expiredBefore) await this.deps.store.expirePartition(draft.scope, draft.input.kind, expiredBefore, now);
     if (!near.nearest) return { verdict: 'not_asked' };
     const verdict = await this.ask(near.nearest.content, draft.input.content);
     if (verdict === 'same') return { verdict, target: near.nearest.id };
@@ -141,6 +152,7 @@ export class MemoryService {
 
   /** Resolves undefined when the target vanished since it was read, so the caller decides again. */
   private async mergeInto(draft: Draft, target: string, verdict: Decision['verdict']): Promise<RememberResult | undefined> {
+    const now = this.deps.clock.now();
     const merged = await this.deps.store.merge(
       {
         scope: draft.scope,
@@ -150,16 +162,20 @@ export class MemoryService {
         source: draft.source,
         pinLimit: this.deps.rules.pinLimit,
         sourcesKept: LIMITS.sourcesKept,
+        expiredBefore: this.expiryOf(draft, now),
       },
-      this.deps.clock.now(),
+      now,
     );
     if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
     if (merged.status === 'gone') return undefined;
     return { id: merged.id, kind: draft.input.kind, outcome: 'merged', mergedInto: merged.id, evicted: 0, judge: verdict };
   }
 
-  private async insert(draft: Draft, decision: Decision): Promise<RememberResult> {
+  /** Resolves undefined when an expired exact restatement stood in the way (now removed), so the caller decides again. */
+  private async insert(draft: Draft, decision: Decision): Promise<RememberResult | undefined> {
     const id = this.newId();
+    const now = this.deps.clock.now();
+    const expiredBefore = this.expiryOf(draft, now);
     const inserted = await this.deps.store.insert(
       {
         scope: draft.scope,
@@ -169,15 +185,17 @@ export class MemoryService {
         // Without dedup every memory is its own: a fingerprint no other row can share.
         fingerprint: draft.rule.dedup === false ? `${draft.fingerprint}#${id}` : draft.fingerprint,
         embedding: draft.embedding,
-        terms: draft.terms,
+        terms: [...draft.terms.keys()],
+        frequencies: [...draft.terms.values()],
         pinned: draft.input.pinned ?? false,
         source: draft.source,
         conflictsWith: decision.conflictsWith,
         ceiling: draft.rule.ceiling,
         pinLimit: this.deps.rules.pinLimit,
         sourcesKept: LIMITS.sourcesKept,
+        expiredBefore,
       },
-      this.deps.clock.now(),
+      now,
     );
     const kind = draft.input.kind;
     switch (inserted.status) {
@@ -187,11 +205,19 @@ export class MemoryService {
         throw new KindFullError(kind, draft.rule.ceiling);
       case 'merged':
         return { id: inserted.id, kind, outcome: 'merged', mergedInto: inserted.id, evicted: 0, judge: 'exact' };
+      case 'expired_twin':
+        if (expiredBefore) await this.deps.store.expirePartition(draft.scope, kind, expiredBefore, now);
+        return undefined;
       case 'inserted': {
         const outcome = decision.conflictsWith ? 'conflict' : 'stored';
         return { id, kind, outcome, conflictsWith: decision.conflictsWith, evicted: inserted.evicted, judge: decision.verdict };
       }
     }
+  }
+
+  /** The draft's kind's expiry cutoff at `now`, null when the kind never expires. */
+  private expiryOf(draft: Draft, now: Date): Date | null {
+    return expiredBefore(draft.rule, now);
   }
 
   async recall(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
@@ -223,6 +249,7 @@ export class MemoryService {
       embedding,
       terms,
       fusion: { ...FUSION, depth, vectorWeight },
+      lexical: LEXICAL,
       kinds: this.searched(kinds, now),
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),
@@ -315,16 +342,17 @@ export class MemoryService {
 
   async forget(principal: Principal, input: ForgetInput): Promise<ForgetResult> {
     const scope = scopeOf(principal);
+    const expiry = expiryCutoffs(this.deps.rules, Object.keys(this.deps.rules.kinds), this.deps.clock.now());
     if ('all' in input) {
       if (input.kind !== undefined) kindRule(this.deps.rules, input.kind);
-      const gone = await this.deps.store.forgetAll(scope, input.kind);
+      const gone = await this.deps.store.forgetAll(scope, input.kind, expiry);
       return { deleted: [], count: gone.memories, journalLinesRemoved: gone.journalLines };
     }
     if (input.ids.length === 0) throw new InvalidInputError('give at least one id, or all: true');
     if (input.ids.length > LIMITS.forgetIdsMax) {
       throw new InvalidInputError(`at most ${LIMITS.forgetIdsMax} ids per call; got ${input.ids.length}`);
     }
-    const deleted = await this.deps.store.forgetIds(scope, [...new Set(input.ids)]);
+    const deleted = await this.deps.store.forgetIds(scope, [...new Set(input.ids)], expiry);
     return { deleted, count: deleted.length, journalLinesRemoved: 0 };
   }
 

@@ -34,7 +34,7 @@ export class Sweeper {
   async run(region: string, options: SweepOptions): Promise<SweepReport> {
     const now = this.clock.now();
     const expired: Record<string, number> = {};
-    let incomplete = false;
+    let incomplete = await this.markExpiring(region, options);
     for (const [kind, rule] of Object.entries(this.rules.kinds)) {
       const cutoff = expiredBefore(rule, now);
       if (!cutoff) continue;
@@ -49,7 +49,33 @@ export class Sweeper {
     const trimmed = await this.drain(options, (batch) => this.store.trimJournal(region, retentionCutoff, batch), {
       phase: 'journal',
     });
-    return { region, expired, trimmed: trimmed.total, incomplete: incomplete || trimmed.incomplete };
+    const cleared = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.clearEmptyTerms(region, batch), {
+      phase: 'journal',
+    });
+    return { region, expired, trimmed: trimmed.total, incomplete: incomplete || trimmed.incomplete || cleared.incomplete };
+  }
+
+  /**
+   * Puts into the expiry index the memories of kinds that have a TTL now but did not when the
+   * region was last swept (or before the index became partial): once per kind, recorded. Returns
+   * whether a bound stopped it (the next run goes on).
+   */
+  private async markExpiring(region: string, options: SweepOptions): Promise<boolean> {
+    const ttlKinds = Object.entries(this.rules.kinds)
+      .filter(([, rule]) => rule.ttlSeconds !== null)
+      .map(([kind]) => kind)
+      .sort();
+    const marked = new Set(await this.store.expiringKinds(region));
+    if (ttlKinds.length === marked.size && ttlKinds.every((k) => marked.has(k))) return false;
+    for (const kind of ttlKinds.filter((k) => !marked.has(k))) {
+      const done = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.markExpiring(region, kind, batch), {
+        phase: 'expiry',
+        kind,
+      });
+      if (done.incomplete) return true;
+    }
+    await this.store.recordExpiringKinds(region, ttlKinds);
+    return false;
   }
 
   private async drain(

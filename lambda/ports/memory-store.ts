@@ -1,13 +1,22 @@
 import type { JournalLine, JournalRule, Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
-import type { Fusion } from '../memory/ranking.js';
+import type { Fusion, LexicalScoring } from '../memory/ranking.js';
 
 /** The (region, user) partition every store call is confined to. */
 export type Scope = Pick<Principal, 'region' | 'userId'>;
 
-/** The nearest neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
+/** The nearest live neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
 export interface Neighbours {
   readonly nearest: { readonly id: string; readonly content: string; readonly distance: number } | undefined;
-  readonly exact: { readonly id: string } | undefined;
+  /** `live` false: the restatement's memory has expired and awaits removal; it must not absorb anything. */
+  readonly exact: { readonly id: string; readonly live: boolean } | undefined;
+}
+
+/** How a partition read tells expired rows apart: the kind's cutoff and how many vector candidates to ask for. */
+export interface PartitionExpiry {
+  /** Non-pinned memories last useful before this instant are expired; null for a kind without a TTL. */
+  readonly expiredBefore: Date | null;
+  /** Rows asked of the vector search so that expired ones cannot hide the nearest live one. */
+  readonly candidates: number;
 }
 
 export interface InsertPlan {
@@ -17,8 +26,10 @@ export interface InsertPlan {
   readonly content: string;
   readonly fingerprint: string;
   readonly embedding: readonly number[];
-  /** The lexical arm's terms of the content (LexicalAnalyzer.terms). */
+  /** The lexical arm's distinct terms of the content (LexicalAnalyzer.terms). */
   readonly terms: readonly string[];
+  /** How often each term occurs, in the same order (LexicalAnalyzer.frequencies); once each when absent. */
+  readonly frequencies?: readonly number[];
   readonly pinned: boolean;
   readonly source: Source;
   /** The memory the judge said this one contradicts: both get linked. */
@@ -27,6 +38,8 @@ export interface InsertPlan {
   readonly pinLimit: number;
   /** How many latest restatement sources a memory keeps. */
   readonly sourcesKept: number;
+  /** The kind's expiry cutoff (null without a TTL): expired rows count for nothing and are removed. */
+  readonly expiredBefore: Date | null;
 }
 
 export type InsertResult =
@@ -34,7 +47,27 @@ export type InsertResult =
   /** A concurrent call stored the same fingerprint first; this one was absorbed into it. */
   | { readonly status: 'merged'; readonly id: string }
   | { readonly status: 'pin_limit' }
-  | { readonly status: 'kind_full' };
+  | { readonly status: 'kind_full' }
+  /** The same fingerprint is held by an expired memory: expire the partition, then try again. */
+  | { readonly status: 'expired_twin' };
+
+/** Memories of one partition written at once, known to fit under its ceiling: no eviction, no duplicate check. */
+export interface LoadPlan {
+  readonly scope: Scope;
+  readonly kind: string;
+  /** Whether they go into the expiry index: the kind has a TTL (and they are not pinned). */
+  readonly expires: boolean;
+  readonly at: Date;
+  readonly agent: string;
+  readonly client: string;
+  readonly memories: readonly {
+    readonly id: string;
+    readonly content: string;
+    readonly fingerprint: string;
+    readonly embedding: readonly number[];
+    readonly frequencies: ReadonlyMap<string, number>;
+  }[];
+}
 
 export interface MergePlan {
   readonly scope: Scope;
@@ -44,6 +77,8 @@ export interface MergePlan {
   readonly source: Source;
   readonly pinLimit: number;
   readonly sourcesKept: number;
+  /** The kind's expiry cutoff (null without a TTL): an expired target counts as gone. */
+  readonly expiredBefore: Date | null;
 }
 
 export type MergeResult =
@@ -60,6 +95,8 @@ export interface RecallQuery {
   readonly terms: readonly string[];
   /** How the arms' ranks are fused; an arm of weight 0 still runs, and what only it found is not returned. */
   readonly fusion: Fusion;
+  /** How the lexical arm scores (BM25's k1 and b) and which terms count as very common. */
+  readonly lexical: LexicalScoring;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
   readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
   readonly limit: number;
@@ -111,10 +148,20 @@ export interface NextToGo {
 
 /** Storage of memories and the forgetting journal. Every method is one atomic round trip. */
 export interface MemoryStore {
-  /** Reads the nearest memory of the same kind and any exact restatement of it. */
-  neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours>;
+  /** Reads the nearest live memory of the same kind and any exact restatement of it. */
+  neighbours(
+    scope: Scope,
+    kind: string,
+    embedding: readonly number[],
+    fingerprint: string,
+    expiry: PartitionExpiry,
+  ): Promise<Neighbours>;
+  /** Removes the expired memories of one (user, kind), journaling each (rule `expiry`); returns how many. */
+  expirePartition(scope: Scope, kind: string, expiredBefore: Date, now: Date): Promise<number>;
   /** Stores a new memory, links a conflict and evicts past the ceiling, journaling each eviction. */
   insert(plan: InsertPlan, now: Date): Promise<InsertResult>;
+  /** Writes many memories of one partition at once, with their postings and statistics; returns how many. */
+  load(plan: LoadPlan): Promise<number>;
   /** Absorbs a restatement into an existing memory and journals the merge. */
   merge(plan: MergePlan, now: Date): Promise<MergeResult>;
   /** The best unexpired memories first (fused vector and lexical ranks); marks the returned ones useful. */
@@ -127,10 +174,17 @@ export interface MemoryStore {
   journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]>;
   /** Per kind, the first `perKind` unpinned live memories in eviction order (least recently useful first). */
   nextToGo(scope: Scope, kinds: BrowseQuery['kinds'], perKind: number): Promise<NextToGo[]>;
-  /** Deletes the caller's memories among `ids`; returns the ids actually deleted. */
-  forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]>;
-  /** Deletes all the caller's memories (of one kind, or all) and the matching journal lines. */
-  forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }>;
+  /** Deletes the caller's live memories among `ids`; returns the ids actually deleted. */
+  forgetIds(scope: Scope, ids: readonly string[], expiry: readonly ExpiryCutoff[]): Promise<string[]>;
+  /**
+   * Deletes all the caller's memories (of one kind, or all) and the matching journal lines; the
+   * count is of the live memories among them.
+   */
+  forgetAll(
+    scope: Scope,
+    kind: string | undefined,
+    expiry: readonly ExpiryCutoff[],
+  ): Promise<{ memories: number; journalLines: number }>;
   /** Live (unexpired) memories per kind, and how many of them are pinned. */
   counts(
     scope: Scope,
@@ -141,4 +195,12 @@ export interface MemoryStore {
   sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;
   /** Deletes one bounded batch of a region's journal lines older than the cutoff. */
   trimJournal(region: string, olderThan: Date, batch: number): Promise<number>;
+  /** Puts one bounded batch of a kind's unpinned memories into the expiry index (a kind that gained a TTL). */
+  markExpiring(region: string, kind: string, batch: number): Promise<number>;
+  /** The kinds whose memories of a region are all in the expiry index, as last recorded. */
+  expiringKinds(region: string): Promise<string[]>;
+  /** Records the kinds whose memories of a region are all in the expiry index. */
+  recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void>;
+  /** Clears one bounded batch of a region's term statistics that came down to zero. */
+  clearEmptyTerms(region: string, batch: number): Promise<number>;
 }

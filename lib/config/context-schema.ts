@@ -53,6 +53,15 @@ const regionEntry = z.strictObject({
 
 const EMAIL = z.email('an e-mail address');
 
+/** Each bucket is two resources (an API key and its usage-plan key); 100 keep a stack far from CloudFormation's 500. */
+export const MAX_KEY_BUCKETS = 100;
+
+/** How CodeDeploy moves traffic to a new version (decision 0068). */
+export const TRAFFIC_SHIFTS = ['canary', 'linear', 'all-at-once'] as const;
+
+/** The evaluation windows WAF accepts for a rate-based rule, in seconds. */
+const WAF_WINDOWS = [60, 120, 300, 600] as const;
+
 export const contextSchema = {
   'naaba:stackPrefix': z
     .string()
@@ -88,6 +97,14 @@ export const contextSchema = {
       authorizerCacheSeconds: z.number().int().min(0).max(3600).default(60),
       /** The account's API Gateway CloudWatch role (per account and region), which stage access logging needs. */
       accountRole: accountRole.default('create'),
+      /**
+       * Per-key throttling (decision 0070): requests per second and burst of one usage bucket. Each
+       * key is placed in one of `keyBuckets` buckets by its id; a bucket is an API Gateway API key of
+       * the stack's usage plan, named by the authorizer as the request's usage identifier.
+       */
+      keyRateLimit: z.number().positive().default(10),
+      keyBurstLimit: z.number().int().positive().default(20),
+      keyBuckets: z.number().int().min(1).max(MAX_KEY_BUCKETS).default(50),
     })
     .prefault({}),
   'naaba:sweeper': z
@@ -146,7 +163,12 @@ export const contextSchema = {
   /** Who is told, and when: every alarm notifies the region's SNS topic; thresholds per 5-minute period. */
   'naaba:alarms': z
     .strictObject({
-      email: z.union([EMAIL, z.array(EMAIL).min(1)]).optional(),
+      email: z.union([EMAIL, z.array(EMAIL)]).optional(),
+      /**
+       * Why no address is subscribed by the stack (e.g. the topic is subscribed outside it). Without
+       * `email` or this, synthesis fails: an alarm topic nobody reads pages no one.
+       */
+      noSubscriberReason: z.string().trim().min(10, 'a sentence saying who is told instead, or why no one is').optional(),
       functionErrors: z.number().int().min(1).default(1),
       functionThrottles: z.number().int().min(1).default(1),
       api5xx: z.number().int().min(1).default(5),
@@ -157,6 +179,33 @@ export const contextSchema = {
       /** Share of the judge's calls that got no verdict, over `judgePeriods` 5-minute periods in a row. */
       judgeUnavailableRate: z.number().gt(0).max(1).default(0.2),
       judgePeriods: z.number().int().min(1).max(12).default(3),
+      /** `security_event` counts (code replay, refresh reuse, refused consent, rate limits, …) per 5 minutes. */
+      securityEvents: z.number().int().min(1).default(20),
+    })
+    .prefault({}),
+  /**
+   * How a new version of the MCP and authorizer functions receives traffic: CodeDeploy shifts
+   * `percent` first (canary) or every interval (linear), watching the error alarms, and rolls back
+   * when one fires; `alarms: "ignore"` is for a fix deployed while an alarm is already firing.
+   */
+  'naaba:deploy': z
+    .strictObject({
+      traffic: z.enum(TRAFFIC_SHIFTS, `one of ${TRAFFIC_SHIFTS.join(', ')}`).default('canary'),
+      percent: z.number().int().min(1).max(99).default(10),
+      intervalMinutes: z.number().int().min(1).max(2880).default(5),
+      alarms: z.enum(['rollback', 'ignore'], 'either "rollback" or "ignore"').default('rollback'),
+    })
+    .prefault({}),
+  /** An optional WAF web ACL on the stage with one rate-based rule per client address (decision 0070). */
+  'naaba:waf': z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** Requests one address may make in `windowSeconds` before WAF answers 429; WAF's lowest is 10. */
+      requestsPerAddress: z.number().int().min(10).max(2_000_000_000).default(1000),
+      windowSeconds: z
+        .number()
+        .refine((w) => (WAF_WINDOWS as readonly number[]).includes(w), `one of ${WAF_WINDOWS.join(', ')}`)
+        .default(300),
     })
     .prefault({}),
   /** Curation rules as the Lambda reads them (NAABA_CURATION); checked in full by the functions at cold start. */

@@ -58,6 +58,10 @@ export interface DeployConfig {
   readonly logs: ContextValues['naaba:logs'];
   readonly database: ContextValues['naaba:database'];
   readonly alarms: Omit<ContextValues['naaba:alarms'], 'email'> & { readonly email: readonly string[] };
+  /** How new versions of the MCP and authorizer functions take traffic (decision 0068). */
+  readonly deploy: ContextValues['naaba:deploy'];
+  /** The optional per-address rate limit in front of the stage (decision 0070). */
+  readonly waf: ContextValues['naaba:waf'];
   /** Inline curation rules for NAABA_CURATION, or undefined for the built-in defaults. */
   readonly curation: string | undefined;
   /** NAABA_TEXT_LANGUAGE of the MCP function: how stored and searched terms are made. */
@@ -154,6 +158,24 @@ function regionModels(awsRegion: string, bedrock: ContextValues['naaba:bedrock']
 }
 
 /**
+ * Someone must be told when an alarm fires: an e-mail subscription made by the stack, or an
+ * explicit statement that none is wanted (the topic is subscribed outside it, say). Both at once
+ * contradict each other.
+ */
+function alarmSubscribers(alarms: ContextValues['naaba:alarms'] | undefined, problems: string[]): void {
+  if (!alarms) return;
+  const emails = [alarms.email ?? []].flat();
+  if (emails.length === 0 && alarms.noSubscriberReason === undefined) {
+    problems.push(
+      'naaba:alarms.email: no one is subscribed to the alarm topic, so every alarm would notify no one; set naaba:alarms.email to an address (or a list), or set naaba:alarms.noSubscriberReason to say why none is wanted (e.g. "paged through a subscription made outside the stack")',
+    );
+  }
+  if (emails.length > 0 && alarms.noSubscriberReason !== undefined) {
+    problems.push('naaba:alarms.noSubscriberReason: set it only when naaba:alarms.email is empty; both are given');
+  }
+}
+
+/**
  * Parses naaba's cdk.json context into a {@link DeployConfig}, or throws a
  * {@link DeployConfigError} naming every problem with its context path.
  */
@@ -186,6 +208,7 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
           domain: certificateDomain(awsRegion, entry.domain, problems),
         }))
       : [];
+  alarmSubscribers(values['naaba:alarms'], problems);
   const naabaRegions = regions.map((r) => r.naabaRegion);
   const repeated = naabaRegions.filter((r, i) => naabaRegions.indexOf(r) !== i);
   if (repeated.length > 0) problems.push(`naaba:regions: naaba region ${repeated.join(', ')} is served by more than one stack`);
@@ -200,6 +223,8 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
     logs: v['naaba:logs'],
     database: v['naaba:database'],
     alarms: { ...v['naaba:alarms'], email: [v['naaba:alarms'].email ?? []].flat() },
+    deploy: v['naaba:deploy'],
+    waf: v['naaba:waf'],
     curation: v['naaba:curation'] === undefined ? undefined : JSON.stringify(v['naaba:curation']),
     textLanguage: v['naaba:textLanguage'],
   };

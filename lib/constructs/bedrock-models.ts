@@ -37,6 +37,7 @@ export class BedrockModels extends Construct {
   grantInvoke(fn: NaabaFunction): void {
     fn.addToRolePolicy(
       new PolicyStatement({ sid: 'EmbedWithTitan', actions: ['bedrock:InvokeModel'], resources: [this.embeddingModelArn] }),
+      'bedrockRuntime',
     );
     fn.addToRolePolicy(
       new PolicyStatement({
@@ -44,6 +45,7 @@ export class BedrockModels extends Construct {
         actions: ['bedrock:InvokeModel'],
         resources: [this.judgeProfileArn, ...this.judgeModelArns],
       }),
+      'bedrockRuntime',
     );
     fn.addEnvironment('NAABA_EMBEDDER', 'bedrock');
     fn.addEnvironment('NAABA_JUDGE', 'bedrock');

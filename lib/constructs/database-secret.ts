@@ -45,6 +45,7 @@ export class DatabaseSecret extends Construct {
   grantRead(fn: NaabaFunction): void {
     fn.addToRolePolicy(
       new PolicyStatement({ sid: 'ReadDatabaseSecret', actions: ['secretsmanager:GetSecretValue'], resources: [this.policyArn] }),
+      'secretsManager',
     );
     fn.addEnvironment('NAABA_DATABASE_SECRET_ID', this.secretId);
     fn.addEnvironment('NAABA_DB_ENGINE', 'cockroach');

@@ -2,6 +2,7 @@ import { Aws, Duration, Validations } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
@@ -18,7 +19,9 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { AddressRateLimit } from './address-rate-limit.js';
 import { ApiGatewayAccountRole } from './api-account-role.js';
+import { KeyThrottle } from './key-throttle.js';
 
 /**
  * API Gateway's own answers when it refuses a request before the MCP function sees it. They
@@ -44,6 +47,17 @@ export const GATEWAY_REFUSALS = {
     headers: { 'Retry-After': '5' },
     body: '{"message":"the endpoint cannot check keys right now; retry in a few seconds"}',
   },
+} as const;
+
+/**
+ * A throttled request (the stage's limits or a key bucket's): API Gateway's own 429, with the
+ * Retry-After its token buckets make true (they refill every second). Stack-only: the local server
+ * has no throttle of its own to imitate.
+ */
+export const THROTTLED = {
+  status: 429,
+  headers: { 'Retry-After': '1' },
+  body: '{"message":"too many requests for this key or this endpoint; retry in a second"}',
 } as const;
 
 /** A bearer value API Gateway passes to the authorizer; anything else is a 401 without an invocation. */
@@ -98,6 +112,12 @@ export interface McpApiProps {
   readonly accountRole: 'create' | 'existing';
   /** A custom domain mapped at its root (decision 0054), or undefined for the execute-api URL. */
   readonly domain?: { readonly name: string; readonly certificateArn: string } | undefined;
+  /** Throttle per key bucket (decision 0070). */
+  readonly keyRateLimit: number;
+  readonly keyBurstLimit: number;
+  readonly keyBuckets: number;
+  /** The optional per-address WAF rule (decision 0070). */
+  readonly waf: { readonly enabled: boolean; readonly requestsPerAddress: number; readonly windowSeconds: number };
 }
 
 /**
@@ -117,6 +137,10 @@ export class McpApi extends Construct {
   /** The public base URL, without a trailing slash: the OAuth issuer, the page's home. */
   readonly baseUrl: string;
   readonly domain: DomainName | undefined;
+  /** The usage plan that throttles each key bucket. */
+  readonly keyThrottle: KeyThrottle;
+  /** The per-address rate limit, when `naaba:waf` turns it on. */
+  readonly addressRateLimit: AddressRateLimit | undefined;
 
   constructor(scope: Construct, id: string, props: McpApiProps) {
     super(scope, id);
@@ -125,8 +149,12 @@ export class McpApi extends Construct {
       description: 'naaba: agent memory over MCP',
       endpointTypes: [EndpointType.REGIONAL],
       cloudWatchRole: false,
+      // Usage plans count the key the authorizer names, never an x-api-key header a client sends.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       deployOptions: {
         stageName: props.stageName,
+        // X-Ray from the edge: with the MCP function's active tracing, one trace per request end to end.
+        tracingEnabled: true,
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
         accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
         throttlingRateLimit: props.rateLimit,
@@ -163,12 +191,22 @@ export class McpApi extends Construct {
     this.addGatewayResponses();
     this.addRoutes(new LambdaIntegration(props.mcpFunction, { proxy: true, allowTestInvoke: false }));
     this.mcpUrl = `${this.baseUrl}/mcp`;
+    this.keyThrottle = new KeyThrottle(this, 'KeyThrottle', {
+      stage: this.api.deploymentStage,
+      rateLimit: props.keyRateLimit,
+      burstLimit: props.keyBurstLimit,
+      buckets: props.keyBuckets,
+    });
+    this.addressRateLimit = props.waf.enabled
+      ? new AddressRateLimit(this, 'AddressRateLimit', { stage: this.api.deploymentStage, ...props.waf })
+      : undefined;
     this.acknowledgeApiFindings();
   }
 
   private addRoutes(integration: LambdaIntegration): void {
     const mcp = this.api.root.addResource('mcp');
-    const post = mcp.addMethod('POST', integration, { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM });
+    const keyed = { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true };
+    const post = mcp.addMethod('POST', integration, keyed);
     Validations.of(post).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:
@@ -187,7 +225,7 @@ export class McpApi extends Construct {
     for (const file of ['app.js', 'app.css'])
       this.open(this.api.root.addResource(file).addMethod('GET', integration), pageReason);
     const data = this.api.root.addResource('api').addResource('{proxy+}');
-    const any = data.addMethod('ANY', integration, { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM });
+    const any = data.addMethod('ANY', integration, keyed);
     Validations.of(any).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:
@@ -228,6 +266,7 @@ export class McpApi extends Construct {
       [ResponseType.MISSING_AUTHENTICATION_TOKEN, GATEWAY_REFUSALS.unknownRoute],
       [ResponseType.AUTHORIZER_FAILURE, GATEWAY_REFUSALS.authorizerFailure],
       [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, GATEWAY_REFUSALS.authorizerFailure],
+      [ResponseType.THROTTLED, THROTTLED],
     ] as const;
     for (const [type, response] of responses) {
       this.api.addGatewayResponse(type.responseType, {
@@ -250,17 +289,17 @@ export class McpApi extends Construct {
       reason:
         'The MCP function validates every JSON-RPC body against the MCP schema and answers protocol errors the client understands; an API Gateway model would duplicate that schema and turn them into bare 400s.',
     });
-    Validations.of(this.api.deploymentStage).acknowledge(
-      {
+    if (!this.addressRateLimit) {
+      Validations.of(this.api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
-          'Every data route needs a bearer key checked by the authorizer and the stage is throttled; a WAFv2 web ACL is an account-level choice (rules, cost) the platform team attaches to this stage if its policy asks for one (docs/deployment.md).',
-      },
-      {
-        id: 'AwsSolutions-APIG6',
-        reason:
-          'Access logs (AwsSolutions-APIG1) record every request with status, latencies and authorizer errors; execution logs add nothing an operator needs here, cost per request, and at INFO they record request headers, which carry the bearer token.',
-      },
-    );
+          'Every data route needs a bearer key checked by the authorizer, the stage is throttled and each key bucket has its own usage-plan throttle; the per-address WAF rule is optional (naaba:waf.enabled, priced per month and per request) and off in this configuration (docs/deployment.md).',
+      });
+    }
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG6',
+      reason:
+        'Access logs (AwsSolutions-APIG1) record every request with status, latencies and authorizer errors; execution logs add nothing an operator needs here, cost per request, and at INFO they record request headers, which carry the bearer token.',
+    });
   }
 }

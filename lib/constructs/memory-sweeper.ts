@@ -66,7 +66,8 @@ export class MemorySweeper extends Construct {
     });
     // Its SNS action is added with the region's other alarms (RegionAlarms).
     this.alarm = new Alarm(this, 'DeadLettersAlarm', {
-      alarmDescription: 'A naaba sweep failed after its retries; its event is in the dead-letter queue (docs/deployment.md)',
+      alarmDescription:
+        'A naaba sweep failed after its retries; its event is in the dead-letter queue (docs/runbook.md, "SweeperDeadLetters")',
       metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

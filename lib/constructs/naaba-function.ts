@@ -1,13 +1,16 @@
 import { join } from 'node:path';
-import { type Duration, Validations } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../bundling.js';
 import type { PrivateNetwork } from './private-network.js';
+
+/** The alias callers invoke: CodeDeploy moves it from one published version to the next (decision 0068). */
+export const LIVE_ALIAS = 'live';
 
 /** What Lambda needs to attach a function to its subnets: network interface actions, no logs, no data. */
 const ENI_MANAGEMENT = 'service-role/AWSLambdaENIManagementAccess';
@@ -37,9 +40,15 @@ export class NaabaFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  /** The private network the function runs in, or undefined outside any VPC. */
+  readonly network: PrivateNetwork | undefined;
+  private readonly entry: EntryPoint;
+  private live: Alias | undefined;
 
   constructor(scope: Construct, id: string, props: NaabaFunctionProps) {
     super(scope, id);
+    this.network = props.network;
+    this.entry = props.entry;
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetentionDays as RetentionDays });
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
@@ -65,6 +74,8 @@ export class NaabaFunction extends Construct {
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,
+      // Published versions outlive the deploy that replaced them: a manual rollback moves the alias back to one.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       environment: { NAABA_REGION: props.naabaRegion, NAABA_LOG_LEVEL: props.logLevel },
       ...(props.network ? this.placement(props.network) : {}),
       ...(props.asyncFailures
@@ -99,14 +110,36 @@ export class NaabaFunction extends Construct {
     return { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [network.securityGroupFor(this)] };
   }
 
+  /**
+   * This deploy's code and configuration published as a version, behind the alias callers are
+   * pointed at. A change of either publishes a new version; the alias then moves to it, all at once
+   * or gradually when a CodeDeploy group watches it (gradual-deployment.ts). Earlier versions
+   * are kept, so a rollback has something to return to.
+   */
+  liveAlias(): Alias {
+    this.live ??= new Alias(this, 'Live', {
+      aliasName: LIVE_ALIAS,
+      version: this.function.currentVersion,
+      description: 'The version API Gateway invokes; moved by CodeDeploy on each deploy',
+    });
+    return this.live;
+  }
+
   /** Sets one environment variable; the grant methods of the other constructs call this. */
   addEnvironment(name: string, value: string): void {
     this.function.addEnvironment(name, value);
   }
 
-  /** Adds one statement to this function's role. */
-  addToRolePolicy(statement: PolicyStatement): void {
+  /**
+   * Adds one statement to this function's role. `through` names the interface endpoint the call
+   * takes in the private network: that endpoint's policy then admits this role for exactly the same
+   * actions and resources, so the endpoint passes nothing the functions were not granted.
+   */
+  addToRolePolicy(statement: PolicyStatement, through?: 'secretsManager' | 'bedrockRuntime'): void {
     this.role.addToPolicy(statement);
+    const endpoint = through === undefined ? undefined : this.network?.[through];
+    const sid = `${statement.sid ?? 'Allow'}${this.entry[0]?.toUpperCase()}${this.entry.slice(1)}`;
+    endpoint?.addToPolicy(statement.copy({ sid, principals: [this.role] }));
   }
 
   /**

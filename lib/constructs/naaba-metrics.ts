@@ -13,6 +13,19 @@ export const OUTCOMES = ['ok', 'bad_input', 'embedder_unavailable', 'judge_unava
 export type Tool = (typeof TOOLS)[number];
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * The security events the functions count (issue 21's contract): each one also counts
+ * `security_event`, which the alarm reads; the names say which kind it was.
+ */
+export const SECURITY_EVENTS = [
+  'code_replay',
+  'refresh_reuse',
+  'consent_refused',
+  'revocation',
+  'rate_limited',
+  'auth_failed',
+] as const;
+
 /** Alarms and the dashboard look at 5-minute sums. */
 export const PERIOD = Duration.minutes(5);
 
@@ -33,6 +46,9 @@ export function appCount(metricName: string, label?: string): Metric {
 
 /** Every tool call that ended so. */
 export const toolCalls = (outcome: Outcome) => appCount(`tool_call_${outcome}`, outcome);
+
+/** Security events of one kind. */
+export const securityEvents = (name: (typeof SECURITY_EVENTS)[number]) => appCount(`security_${name}`, name);
 
 /** One tool's calls that ended so. */
 export const callsOf = (tool: Tool, outcome: Outcome) => appCount(`${tool}_${outcome}`, outcome);

@@ -30,12 +30,14 @@ interface Watch {
 /**
  * What pages the operator in one region: an encrypted SNS topic (with the e-mail subscriptions of
  * cdk.json), and alarms on each function's errors and throttles, the API's 5xx and p99 latency,
- * authorizer failures, internal tool errors, an unavailable embedder, the judge's unavailable rate
- * and the sweeper's dead letters. Each notifies the topic on ALARM and again on OK.
+ * authorizer failures, internal tool errors, an unavailable embedder, a spike of security events,
+ * the judge's unavailable rate and the sweeper's dead letters. Each notifies the topic on ALARM and
+ * again on OK; each description points at its runbook entry.
  */
 export class RegionAlarms extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
+  private readonly byName = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: RegionAlarmsProps) {
     super(scope, id);
@@ -81,6 +83,11 @@ export class RegionAlarms extends Construct {
       threshold: s.embedderUnavailable,
       description: 'naaba tool calls failed because Bedrock embeddings were unavailable (model access, throttling, outage)',
     });
+    this.watch('SecurityEvents', {
+      metric: appCount('security_event'),
+      threshold: s.securityEvents,
+      description: `naaba counted ${s.securityEvents} or more security events in 5 minutes (code replays, refresh-token reuse, refused consents, revocations, rate limits, failed authentications); the security_<name> counts say which`,
+    });
     this.watch('JudgeUnavailableRate', {
       metric: judgeUnavailableRate(),
       threshold: s.judgeUnavailableRate,
@@ -94,19 +101,26 @@ export class RegionAlarms extends Construct {
     }
   }
 
+  /** One of this construct's alarms by the name it was made with (`McpErrors`, `Api5xx`, …): what CodeDeploy watches. */
+  named(name: string): Alarm {
+    const alarm = this.byName.get(name);
+    if (!alarm) throw new Error(`no alarm named ${name}; there are ${[...this.byName.keys()].join(', ')}`);
+    return alarm;
+  }
+
   private watch(id: string, watch: Watch): void {
     const periods = watch.periods ?? 1;
-    this.alarms.push(
-      new Alarm(this, id, {
-        metric: watch.metric,
-        threshold: watch.threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: periods,
-        datapointsToAlarm: periods,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: `${watch.description} (docs/deployment.md, "Alarms and dashboard")`,
-      }),
-    );
+    const alarm = new Alarm(this, id, {
+      metric: watch.metric,
+      threshold: watch.threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: periods,
+      datapointsToAlarm: periods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${watch.description} (docs/runbook.md, "${id}")`,
+    });
+    this.alarms.push(alarm);
+    this.byName.set(id, alarm);
   }
 
   /**

@@ -9,7 +9,16 @@ import {
   Stats,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { callsOf, judgeUnavailableRate, OUTCOMES, PERIOD, TOOLS, toolCalls } from './naaba-metrics.js';
+import {
+  callsOf,
+  judgeUnavailableRate,
+  OUTCOMES,
+  PERIOD,
+  SECURITY_EVENTS,
+  securityEvents,
+  TOOLS,
+  toolCalls,
+} from './naaba-metrics.js';
 import type { NaabaFunction } from './naaba-function.js';
 
 export interface RegionDashboardProps {
@@ -18,12 +27,14 @@ export interface RegionDashboardProps {
   readonly stage: Stage;
   readonly alarms: readonly Alarm[];
   readonly judgeUnavailableRate: number;
+  /** The security-event alarm's threshold, drawn on its graph. */
+  readonly securityEvents: number;
 }
 
 /**
  * One region at a glance: the alarms, tool calls by outcome (all tools, then each tool), the API's
- * traffic, errors and latency, each function's errors, throttles and duration, and the judge's
- * unavailable rate against its alarm threshold.
+ * traffic, errors and latency, each function's errors, throttles and duration, the judge's
+ * unavailable rate against its alarm threshold, and security events by kind.
  */
 export class RegionDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -88,6 +99,13 @@ export class RegionDashboard extends Construct {
           'Function invocations',
           functions.map(([name, fn]) => fn.function.metricInvocations({ statistic: Stats.SUM, label: name })),
         ),
+      ],
+      [
+        graph('Security events by kind', SECURITY_EVENTS.map(securityEvents), {
+          stacked: true,
+          width: 24,
+          leftAnnotations: [{ value: props.securityEvents, label: 'alarm (all kinds)' }],
+        }),
       ],
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, widgets: rows });

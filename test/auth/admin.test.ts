@@ -24,7 +24,7 @@ test.each<[string, string, string, string]>([
   ['a key id that is not valid percent-encoding', 'DELETE', '/admin/keys/%ZZ', ''],
 ])('%s: 400 with a message, nothing written', async (_label, method, path, body) => {
   const before = await keyCount();
-  const answer = await handleAdmin({ method, path, body, secret: SECRET }, SECRET, keys);
+  const answer = await handleAdmin({ method, path, body, secret: SECRET }, SECRET, { keys });
   expect(answer.status).toBe(400);
   expect((answer.body as { message: string }).message.length).toBeGreaterThan(0);
   expect(await keyCount()).toBe(before);
@@ -34,7 +34,7 @@ test('a well-formed request still issues a key', async () => {
   const answer = await handleAdmin(
     { method: 'POST', path: '/admin/keys', body: '{"name": "agent", "region": "local"}', secret: SECRET },
     SECRET,
-    keys,
+    { keys },
   );
   expect(answer.status).toBe(201);
 });

@@ -6,8 +6,6 @@ import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { migrate } from '../../lambda/adapters/pg/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { toTsvectorLiteral } from '../../lambda/adapters/pg/lexemes.js';
-import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
@@ -41,30 +39,36 @@ const embedder = new LocalEmbedder(256);
 const analyzer = new LexicalAnalyzer();
 
 async function seedUsers(db: PgliteSqlClient, users: string[], offset: number): Promise<void> {
-  const rows: unknown[][] = [];
-  const flush = async () => {
-    if (rows.length === 0) return;
-    const columns = [0, 1, 2, 3, 4].map((c) => rows.map((r) => r[c]));
-    await db.query(
-      `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, lexemes, created_at, last_useful_at,
-                            agent, client)
-       SELECT gen_random_uuid(), 'local', u, 'fact', c, f, e::vector, l::tsvector, now(), now(), 'bench', 'bench/1'
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(u, c, f, e, l)`,
-      columns,
-    );
-    rows.length = 0;
-  };
+  const store = new SqlMemoryStore(db);
+  const at = new Date();
   for (const [n, user] of users.entries()) {
+    const memories = [];
     for (let i = 0; i < PER_USER; i += 1) {
       const content = sentence(offset + n, i);
-      const terms = toTsvectorLiteral(analyzer.terms(content));
-      rows.push([user, content, fingerprint(content), toVectorLiteral(await embedder.embed(content)), terms]);
-      if (rows.length >= BATCH) await flush();
+      const embedding = await embedder.embed(content);
+      memories.push({
+        id: randomUUID(),
+        content,
+        fingerprint: fingerprint(content),
+        embedding,
+        frequencies: analyzer.frequencies(content),
+      });
+    }
+    for (let i = 0; i < memories.length; i += BATCH) {
+      const scope = { region: 'local', userId: user };
+      await store.load({
+        scope,
+        kind: 'fact',
+        expires: false,
+        at,
+        agent: 'bench',
+        client: 'bench/1',
+        memories: memories.slice(i, i + BATCH),
+      });
     }
     if ((n + 1) % 50 === 0) process.stderr.write(`  seeded ${offset + n + 1} users (${(offset + n + 1) * PER_USER} memories)\n`);
   }
-  await flush();
-  await db.exec('ANALYZE memories');
+  await db.exec('ANALYZE');
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;

@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { runCli } from '../support/cli.js';
 import { freshDatabase } from '../support/database.js';
+import { makeTestAuthority } from '../store/tls-support.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -99,4 +102,69 @@ test('locally, without a server, the URL is the local endpoint the settings name
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('  URL:     http://127.0.0.1:9123/mcp\n');
   expect(result.stdout).not.toContain('McpUrl');
+});
+
+describe('an endpoint of another region than the key is refused before a key is made', () => {
+  test('an execute-api URL names its region: eu-central-1 for a key of aws-us-east-1 is refused, with the right command', async () => {
+    const before = await keyCount();
+
+    const result = await runCli(['issue-key', 'wrong region', ...cluster, '--region', 'aws-us-east-1', '--endpoint', DEPLOYED]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`NAABA_ENDPOINT_URL="${DEPLOYED}" is the endpoint of AWS region eu-central-1`);
+    expect(result.stderr).toContain('the key is for region aws-us-east-1: a client given both would get 403');
+    expect(result.stderr).toContain('aws cloudformation describe-stacks --region us-east-1 --stack-name naaba-us-east-1');
+    expect(result.stdout).not.toContain('nb_');
+    expect(await keyCount()).toBe(before);
+  });
+
+  describe('a custom domain is asked through its /healthz', () => {
+    const authority = makeTestAuthority();
+    let endpoint: Server;
+    let said = 'aws-us-east-1';
+    let url: string;
+    beforeAll(async () => {
+      endpoint = createServer({ cert: readFileSync(authority.certFile), key: readFileSync(authority.keyFile) }, (req, res) => {
+        res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(req.url === '/healthz' ? { status: 'ok', region: said } : { message: 'not found' }));
+      });
+      await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+      url = `https://localhost:${(endpoint.address() as AddressInfo).port}/mcp`;
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => endpoint.close(resolve));
+      authority.remove();
+    });
+    const trusted = () => ({ NODE_EXTRA_CA_CERTS: authority.caFile });
+
+    test('serving another region: refused, naming what /healthz said', async () => {
+      said = 'aws-us-east-1';
+      const before = await keyCount();
+
+      const result = await runCli(['issue-key', 'domain agent', ...cluster, '--endpoint', url], trusted());
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'is the endpoint of region aws-us-east-1 (its /healthz says so), but the key is for region eu-central-1',
+      );
+      expect(await keyCount()).toBe(before);
+    });
+
+    test("serving the key's region: the key is issued with that URL", async () => {
+      said = 'eu-central-1';
+
+      const result = await runCli(['issue-key', 'domain agent', ...cluster, '--endpoint', url], trusted());
+
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`  URL:     ${url}\n`);
+    });
+
+    test('that cannot be asked (here: its certificate is not trusted): the key is issued, with a warning that the region is unconfirmed', async () => {
+      const result = await runCli(['issue-key', 'domain agent', ...cluster, '--endpoint', url]);
+
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('could not ask');
+      expect(result.stderr).toContain('make sure it is the endpoint of region eu-central-1');
+    });
+  });
 });

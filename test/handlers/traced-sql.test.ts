@@ -66,27 +66,26 @@ test('through the memory service, one span per statement, named by its label; no
   for (const secret of [CONTENT, '31-07-44', 'locker', USER, 'eu-central-1']) expect(recorded).not.toContain(secret);
 });
 
-test('exclusive is forwarded only where the inner client has it, and the statements under the lock are traced too', async () => {
-  const keys: string[] = [];
-  const locking: SqlClient = {
+test('transaction is forwarded only where the inner client has it, and the statements inside are traced too', async () => {
+  let transactions = 0;
+  const transactional: SqlClient = {
     engine: 'postgres',
     query: (text, params) => db.query(text, params),
     exec: (script) => db.exec(script),
     close: async () => undefined,
-    exclusive: (key, work) => {
-      keys.push(key);
+    transaction: (work) => {
+      transactions += 1;
       return work(db);
     },
   };
   const tracer = new RecordingTracer();
 
-  const traced = new TracedSqlClient(locking, tracer);
-  await traced.exclusive?.(`naaba:eu-central-1:${USER}`, (session) => session.query('SELECT 1 AS one'));
+  const traced = new TracedSqlClient(transactional, tracer);
+  await traced.transaction?.((session) => session.query('SELECT 1 AS one'));
 
-  expect(new TracedSqlClient(db, tracer).exclusive).toBeUndefined();
-  expect(keys).toEqual([`naaba:eu-central-1:${USER}`]);
-  expect(tracer.spans.map((s) => s.name)).toEqual(['SQL exclusive', 'SQL SELECT']);
-  expect(JSON.stringify(tracer.spans)).not.toContain(USER);
+  expect(new TracedSqlClient(db, tracer).transaction).toBeUndefined();
+  expect(transactions).toBe(1);
+  expect(tracer.spans.map((s) => s.name)).toEqual(['SQL transaction', 'SQL SELECT']);
 });
 
 test('without a tracer the client is returned as it is', () => {

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
-import { OUTCOMES, TOOLS } from '../../lib/constructs/naaba-metrics.js';
+import { OUTCOMES, SECURITY_EVENTS, TOOLS } from '../../lib/constructs/naaba-metrics.js';
 import { buildApp, CDK_CONTEXT, firstStack, flat, functionId, type Json, logicalId, REGIONS } from './support.js';
 
 const alarms = CDK_CONTEXT['naaba:alarms'] as Record<string, number>;
@@ -17,6 +18,7 @@ interface AlarmProps {
   ComparisonOperator: string;
   TreatMissingData?: string;
   AlarmActions?: Json[];
+  AlarmDescription?: string;
   OKActions?: Json[];
   Metrics?: { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string } } }[];
 }
@@ -76,8 +78,8 @@ describe.each(REGIONS)('region %s', (region) => {
     const topic = logicalId(template, 'AWS::SNS::Topic');
     const all = alarmsOf(template);
 
-    // 3 functions × (errors, throttles); 5xx, latency, authorizer, internal, embedder, judge; dead letters.
-    expect(all).toHaveLength(3 * 2 + 6 + 1);
+    // 3 functions × (errors, throttles); 5xx, latency, authorizer, internal, embedder, security, judge; dead letters.
+    expect(all).toHaveLength(3 * 2 + 7 + 1);
     for (const alarm of all) {
       expect([watched(alarm), alarm.AlarmActions, alarm.OKActions]).toEqual([watched(alarm), [{ Ref: topic }], [{ Ref: topic }]]);
     }
@@ -132,6 +134,8 @@ describe.each(REGIONS)('region %s', (region) => {
     ['authorizer_failure', 'authorizerFailures'],
     ['tool_call_internal', 'toolInternal'],
     ['tool_call_embedder_unavailable', 'embedderUnavailable'],
+    // The contract with the functions (issue 21): one security_event per event, besides security_<name>.
+    ['security_event', 'securityEvents'],
   ])('the application count %s, namespace naaba, service=naaba', (metric, setting) => {
     expect(alarmsOf(template).filter((a) => watched(a) === `naaba ${metric} service=naaba`)).toEqual([
       expect.objectContaining({ Statistic: 'Sum', Threshold: alarms[setting], TreatMissingData: 'notBreaching' }),
@@ -168,7 +172,27 @@ describe.each(REGIONS)('region %s', (region) => {
     for (const part of ['"Latency"', '"5XXError"', '"Errors"', '"Throttles"', 'judge_asked', 'judge_unavailable', 'p99']) {
       expect(body).toContain(part);
     }
+    for (const event of SECURITY_EVENTS) expect(body).toContain(`"security_${event}"`);
   });
+});
+
+test('every alarm names its entry in docs/runbook.md, and the runbook has an entry for each', () => {
+  const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
+  const headings = new Set([...runbook.matchAll(/^### `(\w+)`/gm)].map((m) => m[1]));
+  const named = alarmsOf(firstStack().template).map((a) => /docs\/runbook\.md, "(\w+)"/.exec(String(a.AlarmDescription))?.[1]);
+
+  expect(named).not.toContain(undefined);
+  expect(named.filter((name) => !headings.has(name))).toEqual([]);
+  expect(named.length).toBe(14);
+});
+
+test("every stack output the runbook's commands read exists", () => {
+  const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
+  const read = new Set([...runbook.matchAll(/(?:\$\(|`)out (\w+)/g)].map((m) => m[1] as string));
+  const outputs = Object.keys(firstStack().template.toJSON().Outputs ?? {});
+
+  expect(read.size).toBeGreaterThan(5);
+  expect([...read].filter((name) => !outputs.includes(name))).toEqual([]);
 });
 
 test('no e-mail in cdk.json: no subscription; each address given gets one', () => {
@@ -187,9 +211,12 @@ test('no e-mail in cdk.json: no subscription; each address given gets one', () =
 });
 
 test('thresholds come from cdk.json', () => {
-  const { template } = firstStack({ 'naaba:alarms': { toolInternal: 7, judgeUnavailableRate: 0.5, judgePeriods: 6 } });
+  const { template } = firstStack({
+    'naaba:alarms': { ...alarms, toolInternal: 7, judgeUnavailableRate: 0.5, judgePeriods: 6, securityEvents: 40 },
+  });
   const all = alarmsOf(template);
 
   expect(all.find((a) => a.MetricName === 'tool_call_internal')?.Threshold).toBe(7);
+  expect(all.find((a) => a.MetricName === 'security_event')?.Threshold).toBe(40);
   expect(all.find((a) => a.Metrics)).toMatchObject({ Threshold: 0.5, EvaluationPeriods: 6 });
 });

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -5,17 +6,20 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PAGE_CSP } from '../../lambda/http/web-page.js';
 import { EXTERNAL_MODULES, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../../lib/bundling.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { BUNDLE_ROOT, buildLambdaBundle, type LambdaBundle } from './lambda-bundle.js';
 import { environmentOf, firstStack, functionId } from './support.js';
 
 const run = promisify(execFile);
+// Bundling and child Node processes: sized to the work on a busy machine, not jest's 60 s.
+jest.setTimeout(HEAVY_STEP_MS);
 
 const bundles = new Map<EntryPoint, LambdaBundle>();
 afterAll(() => rmSync(`${BUNDLE_ROOT}/test-${process.pid}`, { recursive: true, force: true }));
 beforeAll(async () => {
   for (const entry of ['mcp', 'authorizer', 'sweeper'] as const)
     bundles.set(entry, await buildLambdaBundle(entry, { outDir: `${BUNDLE_ROOT}/test-${process.pid}` }));
-});
+}, HEAVY_STEP_MS);
 
 test.each(['mcp', 'authorizer', 'sweeper'] as const)(
   'the %s bundle warns only about what the CDK app silences, and why',
@@ -60,7 +64,7 @@ async function healthzIn(
     process.stdout.write('\\n' + JSON.stringify({ ...result, loaded: loaded.filter((u) => u.includes('node_modules')) }));`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
     env: { PATH: '/usr/bin:/bin', ...env, NAABA_LOG_LEVEL: 'SILENT', AWS_REGION: stack.region },
-    timeout: 60_000,
+    timeout: HEAVY_STEP_MS,
   });
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
 }

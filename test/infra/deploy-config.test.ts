@@ -1,3 +1,9 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { environment } from '../../lambda/config/env.js';
+import { REPO_ROOT } from '../../lib/bundling.js';
 import { DeployConfigError, readDeployConfig } from '../../lib/config/deploy-config.js';
 import { CDK_CONTEXT } from './support.js';
 
@@ -47,7 +53,9 @@ test('settings left out take their defaults', () => {
       'naaba:logs': undefined,
       'naaba:database': undefined,
       'naaba:network': undefined,
-      'naaba:alarms': undefined,
+      'naaba:alarms': { email: 'ops@example.com' },
+      'naaba:deploy': undefined,
+      'naaba:waf': undefined,
     }),
   );
 
@@ -59,13 +67,18 @@ test('settings left out take their defaults', () => {
     healthzBurstLimit: 10,
     authorizerCacheSeconds: 60,
     accountRole: 'create',
+    keyRateLimit: 10,
+    keyBurstLimit: 20,
+    keyBuckets: 50,
   });
+  expect(config.deploy).toEqual({ traffic: 'canary', percent: 10, intervalMinutes: 5, alarms: 'rollback' });
+  expect(config.waf).toEqual({ enabled: false, requestsPerAddress: 1000, windowSeconds: 300 });
   expect(config.sweeper.schedule).toBe('rate(1 hour)');
   expect(config.logs).toEqual({ level: 'INFO', retentionDays: 30 });
   expect(config.database.regionNames).toBe('cockroach-cloud');
   expect(config.regions.map((r) => r.network)).toEqual([undefined, undefined]);
   expect(config.alarms).toEqual({
-    email: [],
+    email: ['ops@example.com'],
     functionErrors: 1,
     functionThrottles: 1,
     api5xx: 5,
@@ -75,6 +88,70 @@ test('settings left out take their defaults', () => {
     embedderUnavailable: 5,
     judgeUnavailableRate: 0.2,
     judgePeriods: 3,
+    securityEvents: 20,
+  });
+});
+
+describe('someone must be told when an alarm fires', () => {
+  test.each([
+    ['no naaba:alarms at all', undefined],
+    ['thresholds but no one to tell', { api5xx: 3 }],
+    ['an empty list of addresses', { email: [] }],
+  ])('%s: synthesis fails naming the keys to set', (_name, alarms) => {
+    const message = problemsWith({ 'naaba:alarms': alarms });
+
+    expect(message).toContain('naaba:alarms.email: no one is subscribed to the alarm topic');
+    expect(message).toContain('set naaba:alarms.noSubscriberReason to say why none is wanted');
+  });
+
+  test('the CDK app itself stops with that message and exit status 1, before synthesizing anything', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'naaba-synth-'));
+    try {
+      const context = { ...CDK_CONTEXT, 'naaba:alarms': { api5xx: 5 } };
+      const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), join(REPO_ROOT, 'bin/app.ts')], {
+          env: { ...environment(), CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
+        });
+        let stderr = '';
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('naaba:alarms.email: no one is subscribed to the alarm topic');
+      expect(readdirSync(outdir)).toEqual([]);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  test('an explicit reason is accepted, and kept with the configuration', () => {
+    const reason = 'paged through PagerDuty, subscribed outside the stack';
+
+    const config = readDeployConfig(reader({ 'naaba:alarms': { noSubscriberReason: reason } }));
+
+    expect(config.alarms).toMatchObject({ email: [], noSubscriberReason: reason });
+  });
+
+  test('the committed cdk.json says so explicitly, which is why CI can synthesize it offline', () => {
+    const alarms = CDK_CONTEXT['naaba:alarms'] as { email?: unknown; noSubscriberReason?: string };
+
+    expect(alarms.email).toBeUndefined();
+    expect(alarms.noSubscriberReason).toMatch(/before deploying/);
+  });
+
+  test.each([
+    [
+      'addresses and a reason at once',
+      { email: 'ops@example.com', noSubscriberReason: 'subscribed elsewhere as well' },
+      /naaba:alarms\.noSubscriberReason: set it only when naaba:alarms\.email is empty/,
+    ],
+    ['a reason too short to say anything', { noSubscriberReason: 'none' }, /naaba:alarms\.noSubscriberReason: a sentence/],
+  ])('%s is refused', (_name, alarms, message) => {
+    expect(problemsWith({ 'naaba:alarms': alarms })).toMatch(message);
   });
 });
 
@@ -289,6 +366,24 @@ test.each([
   ['an e-mail address that is not one', { 'naaba:alarms': { email: 'ops at example' } }, /naaba:alarms\.email/],
   ['a judge rate above 1', { 'naaba:alarms': { judgeUnavailableRate: 20 } }, /naaba:alarms\.judgeUnavailableRate/],
   ['a misspelt alarm setting', { 'naaba:alarms': { api500: 3 } }, /naaba:alarms: .*api500/],
+  [
+    'an unknown traffic shift',
+    { 'naaba:deploy': { traffic: 'blue-green' } },
+    /naaba:deploy\.traffic: one of canary, linear, all-at-once/,
+  ],
+  ['a canary of all the traffic', { 'naaba:deploy': { percent: 100 } }, /naaba:deploy\.percent/],
+  [
+    'alarms neither watched nor ignored',
+    { 'naaba:deploy': { alarms: 'maybe' } },
+    /naaba:deploy\.alarms: either "rollback" or "ignore"/,
+  ],
+  ['more key buckets than a stack holds', { 'naaba:api': { keyBuckets: 101 } }, /naaba:api\.keyBuckets/],
+  ["a WAF limit below WAF's lowest", { 'naaba:waf': { enabled: true, requestsPerAddress: 5 } }, /naaba:waf\.requestsPerAddress/],
+  [
+    'a WAF window WAF does not offer',
+    { 'naaba:waf': { windowSeconds: 900 } },
+    /naaba:waf\.windowSeconds: one of 60, 120, 300, 600/,
+  ],
 ])('%s is refused with a message naming the setting', (_name, overrides, message) => {
   expect(problemsWith(overrides)).toMatch(message);
 });

@@ -1,9 +1,11 @@
+import { migrationFiles } from '../../lambda/adapters/pg/migrate.js';
 import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
 import { GATEWAY_RESPONSES, RESOURCE_METADATA_PATH } from '../../lambda/http/api-gateway.js';
 import { OAUTH_PATHS } from '../../lambda/http/oauth.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
 import { contextSchema } from '../../lib/config/context-schema.js';
+import { BUNDLING } from '../../lib/bundling.js';
 import { readDeployConfig } from '../../lib/config/deploy-config.js';
 import {
   BEARER_PATTERN,
@@ -81,4 +83,11 @@ test('the text languages cdk.json accepts are the ones the function knows, and t
   expect(loadConfig({ NAABA_TEXT_LANGUAGE: env.NAABA_TEXT_LANGUAGE ?? '', NAABA_LOG_LEVEL: 'SILENT' }).recall.language).toBe(
     'english',
   );
+});
+
+test('the migrations baked into every bundle are exactly the files the runner applies, per engine', async () => {
+  const baked = JSON.parse(BUNDLING.define['globalThis.NAABA_MIGRATIONS'] ?? 'null');
+
+  expect(baked).toEqual({ postgres: await migrationFiles('postgres'), cockroach: await migrationFiles('cockroach') });
+  expect(baked.postgres.length).toBeGreaterThanOrEqual(4);
 });

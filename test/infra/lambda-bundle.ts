@@ -3,6 +3,7 @@ import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT } from '../../lib/bundling.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 
 /**
  * Builds a Lambda entry point with the settings the CDK app bundles it with (lib/bundling.ts),
@@ -114,7 +115,7 @@ export async function invokeBundle(
   const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', script], {
     cwd: dirname(bundle.file),
     env: { PATH: '/usr/bin:/bin', ...env, TEST_EVENT: JSON.stringify(event) },
-    timeout: 60_000,
+    timeout: HEAVY_STEP_MS,
   });
   const lines = `${stdout}\n${stderr}`.split('\n');
   const answered = lines.find((l) => l.startsWith('RESULT '));

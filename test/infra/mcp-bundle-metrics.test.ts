@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { createSocket, type Socket } from 'node:dgram';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,7 @@ import { migrate } from '../../lambda/adapters/pg/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { mcpCall } from '../handlers/events.js';
 import { BedrockStub, bedrockError } from '../providers/support/bedrock-stub.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { postgresForTests } from '../support/pg-server.js';
 import { BUNDLE_ROOT, buildLambdaBundle, invokeBundle, type LambdaBundle } from './lambda-bundle.js';
 import { environmentOf, firstStack, functionId } from './support.js';
@@ -31,6 +33,8 @@ async function xrayDaemon(): Promise<{ socket: Socket; received: string[] }> {
 }
 
 if (server) {
+  // Bundling, a PostgreSQL server and the bundle in a child process: sized to the work on a busy machine.
+  jest.setTimeout(HEAVY_STEP_MS);
   const url = server.url;
   let bundle: LambdaBundle;
   let bedrock: BedrockStub;

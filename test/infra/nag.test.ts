@@ -14,6 +14,8 @@ const MODES: [string, Record<string, unknown>][] = [
     'account role existing, alarm e-mail',
     { 'naaba:api': { accountRole: 'existing' }, 'naaba:alarms': { email: 'ops@example.com' } },
   ],
+  ['per-address WAF rule, linear deploys', { 'naaba:waf': { enabled: true }, 'naaba:deploy': { traffic: 'linear' } }],
+  ['deploys all at once, alarms ignored', { 'naaba:deploy': { traffic: 'all-at-once', alarms: 'ignore' } }],
 ];
 
 /** Every acknowledgement in the app: where it sits, which finding, and why. */

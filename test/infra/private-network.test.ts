@@ -151,6 +151,39 @@ describe.each([
       expect(r.Properties.CidrIp).toBeUndefined();
   });
 
+  test("endpoint policies: Secrets Manager passes only GetSecretValue on the secret, Bedrock only the MCP role's two model grants", () => {
+    const ids = fnIds(template);
+    const roleOf = (fnId: string) =>
+      String(flat(template.toJSON().Resources[fnId].Properties.Role)).replace(/^\$\{(\w+)\.Arn\}$/, '$1');
+    const policyOf = (id: string) =>
+      (flat(template.toJSON().Resources[id].Properties.PolicyDocument?.Statement ?? null) ?? []) as {
+        Sid: string;
+        Principal: { AWS: string };
+        Action: string;
+        Resource: Json;
+      }[];
+    const roles = { Mcp: roleOf(ids.mcp), Authorizer: roleOf(ids.authorizer), Sweeper: roleOf(ids.sweeper) };
+    const secret = `arn:aws:secretsmanager:${region}:\${AWS::AccountId}:secret:naaba/${region}/database-??????`;
+
+    const secrets = policyOf(endpointId(template, /secretsmanager$/));
+    const bedrock = policyOf(endpointId(template, /bedrock-runtime$/));
+
+    expect(secrets.map((s) => [s.Sid, s.Principal.AWS, s.Action, s.Resource]).sort()).toEqual(
+      Object.entries(roles)
+        .map(([name, role]) => [`ReadDatabaseSecret${name}`, `\${${role}.Arn}`, 'secretsmanager:GetSecretValue', secret])
+        .sort(),
+    );
+    expect(bedrock.map((s) => [s.Sid, s.Principal.AWS, s.Action])).toEqual([
+      ['EmbedWithTitanMcp', `\${${roles.Mcp}.Arn}`, 'bedrock:InvokeModel'],
+      ['JudgeThroughGeographyProfileMcp', `\${${roles.Mcp}.Arn}`, 'bedrock:InvokeModel'],
+    ]);
+    expect(JSON.stringify(bedrock.map((s) => s.Resource))).toMatch(
+      /foundation-model\/amazon\.titan-embed-text-v2:0.*inference-profile\/\w+\.amazon\.nova-micro-v1:0/,
+    );
+    // PrivateLink to a service that is not AWS's takes no endpoint policy: the security groups and TLS guard it.
+    expect(template.toJSON().Resources[endpointId(template, /vpce-svc-/)].Properties.PolicyDocument).toBeUndefined();
+  });
+
   test("Lambda may manage the functions' network interfaces, through the ENI-only managed policy", () => {
     const ids = fnIds(template);
     const eni = `arn:\${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaENIManagementAccess`;

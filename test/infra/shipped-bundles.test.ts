@@ -73,8 +73,16 @@ if (server) {
         envOf(/authorizer/, 'naaba-authorizer'),
         tokenEvent(`Bearer ${token}`),
       )
-    ).result as { principalId: string; policyDocument: { Statement: { Effect: string }[] }; context: Record<string, string> };
+    ).result as {
+      principalId: string;
+      policyDocument: { Statement: { Effect: string }[] };
+      context: Record<string, string>;
+      usageIdentifierKey?: string;
+    };
     expect(authorized.policyDocument.Statement.map((s) => s.Effect)).toEqual(['Allow']);
+    // Per-key throttling: the allow names one of the stack's usage-plan keys (decision 0070).
+    const bucketKeys = Object.values(template.findResources('AWS::ApiGateway::ApiKey')).map((k) => k.Properties.Value);
+    expect(bucketKeys).toContain(authorized.usageIdentifierKey);
     const principal = {
       userId: authorized.context.userId ?? '',
       region: authorized.context.region ?? '',
@@ -120,6 +128,55 @@ if (server) {
     const swept = await invokeBundle(bundles.sweeper, 'naaba-sweeper', envOf(/naaba sweeper/, 'naaba-sweeper'), scheduledEvent());
     expect(swept.lines.some((l) => l.startsWith('RESULT'))).toBe(true);
     expect(swept.lines.join('\n')).not.toMatch(/"level":"ERROR"/);
+  });
+
+  test('each shipped bundle refuses a database with a contract migration of newer code, and its log says why', async () => {
+    const db = await PgSqlClient.connect({ url, maxConnections: 1, statementTimeoutMs: 10_000, engine: 'postgres' });
+    await db.query(
+      "INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('9999_drop_x.sql', now(), '9998_stop_using_x.sql')",
+    );
+    try {
+      const problem =
+        'the database has 9999_drop_x.sql, a contract migration for code that knows 9998_stop_using_x.sql, which this code predates';
+      const refused = await invokeBundle(
+        bundles.authorizer,
+        'naaba-authorizer',
+        envOf(/authorizer/, 'naaba-authorizer'),
+        tokenEvent(`Bearer ${token}`),
+      );
+      // The caller gets the authorizer's 503 (a failure, never a 401); the log line names the migration.
+      expect(refused.failure).toBe('the key store could not be read');
+      const line = refused.lines.find((l) => l.includes('database schema refused'));
+      expect(JSON.parse(line ?? '{}')).toMatchObject({ level: 'ERROR', problem: expect.stringContaining(problem) });
+      // Counted where the rollback alarm AuthorizerFailures reads it.
+      expect(refused.lines.some((l) => l.includes('"_aws"') && l.includes('"authorizer_failure"'))).toBe(true);
+
+      const swept = await invokeBundle(
+        bundles.sweeper,
+        'naaba-sweeper',
+        envOf(/naaba sweeper/, 'naaba-sweeper'),
+        scheduledEvent(),
+      );
+      expect(swept.lines.join('\n')).toContain(problem);
+
+      // The MCP function: the request fails (Lambda's Errors, which the rollback alarm McpErrors reads), and the log says why.
+      const principal = { userId: '00000000-0000-4000-8000-000000000001', region: 'aws-eu-central-1', agent: 'a', keyId: 'k' };
+      const recall = await invokeBundle(
+        bundles.mcp,
+        'naaba-mcp',
+        envOf(/MCP endpoint: stateless/, 'naaba-mcp'),
+        mcpCall('tools/call', { name: 'recall', arguments: { query: 'anything' } }, principal),
+      );
+      const answered = recall.result as { statusCode: number; body: string } | undefined;
+      const served = answered !== undefined && answered.statusCode === 200 && !answered.body.includes('"isError":true');
+      expect({ served, logged: recall.lines.some((l) => l.includes('database schema refused') && l.includes(problem)) }).toEqual({
+        served: false,
+        logged: true,
+      });
+    } finally {
+      await db.query("DELETE FROM naaba_migrations WHERE version = '9999_drop_x.sql'");
+      await db.close();
+    }
   });
 
   test('OAuth from the shipped bundles: register, consent with the key, exchange, and the authorizer allows the access token', async () => {

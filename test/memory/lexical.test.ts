@@ -1,5 +1,5 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { toAnyTermQuery, toTermQueries, toTsvectorLiteral } from '../../lambda/adapters/pg/lexemes.js';
+import { checkedTerms } from '../../lambda/adapters/pg/lexemes.js';
 import { LexicalAnalyzer, MAX_QUERY_TERMS } from '../../lambda/memory/lexical.js';
 
 describe('the lexical analyzer', () => {
@@ -30,8 +30,19 @@ describe('the lexical analyzer', () => {
   });
 
   test('names say language and version, so stored terms from another analyzer are detected', () => {
-    expect(neutral.name).toBe('naaba-terms-v1/neutral');
-    expect(english.name).toBe('naaba-terms-v1/english');
+    expect(neutral.name).toBe('naaba-terms-v2/neutral');
+    expect(english.name).toBe('naaba-terms-v2/english');
+  });
+
+  test('frequencies count every occurrence, prefix terms included; their sum is the length', () => {
+    const counts = neutral.frequencies('Tea, tea and teapots: TEA!');
+    expect([...counts]).toEqual([
+      ['tea', 3],
+      ['and', 1],
+      ['teapots', 1],
+      ['teapo', 1],
+    ]);
+    expect(neutral.terms('Tea, tea and teapots: TEA!')).toEqual(['tea', 'and', 'teapots', 'teapo']);
   });
 
   test('a long token is cut; a query keeps at most MAX_QUERY_TERMS distinct terms', () => {
@@ -42,20 +53,14 @@ describe('the lexical analyzer', () => {
   });
 });
 
-describe('text-search literals', () => {
-  test('terms are quoted, one-term queries are made for scoring, OR joins the search query', () => {
-    expect(toTsvectorLiteral(['zx', '4471'])).toBe("'zx' '4471'");
-    expect(toTsvectorLiteral([])).toBe('');
-    expect(toAnyTermQuery(['zx', '4471'])).toBe("'zx' | '4471'");
-    expect(toTermQueries(['zx', '4471'])).toEqual(["'zx'", "'4471'"]);
+describe('terms as statement parameters', () => {
+  test('terms of letters and digits pass as they are', () => {
+    expect(checkedTerms(['zx', '4471', 'été'])).toEqual(['zx', '4471', 'été']);
+    expect(checkedTerms([])).toEqual([]);
   });
 
   test.each(["o'clock", 'two words', 'a|b', 'x:*', '!', ''])('refuses a term that is not letters and digits: %j', (term) => {
-    expect(() => toTsvectorLiteral([term])).toThrow('letters and digits');
-  });
-
-  test('never an empty query (CockroachDB refuses one)', () => {
-    expect(() => toAnyTermQuery([])).toThrow('empty');
+    expect(() => checkedTerms([term])).toThrow('letters and digits');
   });
 });
 

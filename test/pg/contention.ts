@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { exclusively, type SqlClient, type SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+import { asCeilingWrite, asRead, inTransaction, type SqlClient, type SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
 import { Container } from '../../lambda/composition.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { StoreBusyError } from '../../lambda/memory/errors.js';
@@ -43,22 +43,35 @@ class RetryCountingClient implements SqlClient {
     this.engine = inner.engine;
   }
 
-  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  private async counted<R>(run: () => Promise<R[]>): Promise<R[]> {
     try {
-      return await this.inner.query<R>(text, params);
+      return await run();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (code === '40001' || code === '40P01') this.tally.retries += 1;
+      if (code === '40001' || code === '40P01' || code === '55P03') this.tally.retries += 1;
       throw error;
     }
   }
 
-  exec(script: string): Promise<void> {
-    return this.inner.exec(script);
+  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.counted(() => this.inner.query<R>(text, params));
   }
 
-  exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
-    return exclusively(this.inner, key, (session) => work(new RetryCountingClient(session, this.tally)));
+  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.counted(() => asRead<R>(this.inner, text, params));
+  }
+
+  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.counted(() => asCeilingWrite<R>(this.inner, text, params));
+  }
+
+  transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
+    // The statements inside count their own failures.
+    return inTransaction(this.inner, (session) => work(new RetryCountingClient(session, this.tally)));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.inner.exec(script);
   }
 
   close(): Promise<void> {

@@ -1,10 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { LOCK_PARTITION } from '../../lambda/adapters/pg/memory-sql.js';
 import { IsolationError, PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { environment } from '../../lambda/config/env.js';
 import { NOTE_CEILING, openContentionBench, type ContentionBench, type RoundFigures, summarise } from './contention.js';
 import { postgresForTests } from '../support/pg-server.js';
 import { storeSuite } from '../store/suite.js';
+import { checkCurationModel } from '../model/curation-check.js';
+import { DIMENSIONS } from '../support/vectors.js';
+import { type CrossUserBench, type CrossUserFigures, openCrossUserBench } from './cross-users.js';
 import { openUrl, redact } from '../store/url-harness.js';
 
 /**
@@ -16,6 +21,8 @@ import { openUrl, redact } from '../store/url-harness.js';
  */
 const env = environment();
 const rounds = Number(env.NAABA_CONTENTION_ROUNDS ?? 3);
+const modelRuns = Number(env.NAABA_MODEL_RUNS ?? 100);
+const recalls = Number(env.NAABA_CROSS_USER_RECALLS ?? 10_000);
 const given = env.NAABA_CONTENTION_URL;
 
 const server = given ? undefined : await postgresForTests('real PostgreSQL tests (store conformance, contention rounds)');
@@ -26,6 +33,56 @@ if (url) {
   afterAll(async () => server?.stop());
 
   storeSuite(`real server ${redact(url)}`, () => openUrl(url));
+
+  test(`curation rules: ${modelRuns} random sequences on the real server match the reference model`, async () => {
+    const harness = await openUrl(url);
+    try {
+      await checkCurationModel({
+        sql: harness.sql,
+        reset: harness.reset,
+        region: 'eu-central-1',
+        runs: modelRuns,
+        embeddingDimensions: DIMENSIONS,
+      });
+    } finally {
+      await harness.close();
+    }
+  }, 1_800_000);
+
+  describe('different users never abort each other, on PostgreSQL with its default settings', () => {
+    let bench: CrossUserBench;
+    const report = (label: string, f: CrossUserFigures) =>
+      console.log(
+        `${label}: ${f.succeeded}/${f.calls} succeeded · busy ${f.busy} · other failures ${f.failed} · serialization retries ${f.retries}`,
+      );
+
+    beforeAll(async () => {
+      const harness = await openUrl(url);
+      await harness.reset();
+      await harness.close();
+      bench = await openCrossUserBench(url, 10);
+    });
+    afterAll(async () => {
+      await bench?.close();
+      const harness = await openUrl(url);
+      await harness.reset();
+      await harness.close();
+    });
+
+    test('20 users × 100 written by 4 writers (a young table), then 8 workers mixing recall and remember: 0 busy', async () => {
+      const users = await bench.loadThroughService(20, 100, 4);
+      const figures = await bench.play(users, 8, 2_000, 'mixed');
+      report('20 users × 100, 8 workers mixing recall and remember', figures);
+      expect(figures).toMatchObject({ busy: 0, failed: 0, succeeded: 2_000 });
+    }, 900_000);
+
+    test('100 users × 500 (ANALYZE done), 8 workers, 10,000 recalls: 0 busy', async () => {
+      const users = await bench.loadInBulk(100, 500);
+      const figures = await bench.play(users, 8, recalls, 'recall');
+      report(`100 users × 500, 8 workers, ${recalls} recalls`, figures);
+      expect(figures).toMatchObject({ busy: 0, failed: 0, succeeded: recalls });
+    }, 1_800_000);
+  });
 
   describe(`contention through the memory service, 10 connections, ${rounds} rounds per scenario`, () => {
     let bench: ContentionBench;
@@ -63,32 +120,34 @@ if (url) {
       expect(await play('restatements', 30)).toBeGreaterThanOrEqual(0.99);
     });
 
-    test('exclusive: a second holder of the same key waits for the first; another key does not', async () => {
+    test('the queue: a writer that locks a partition waits for its holder; another partition does not', async () => {
       const sql = await PgSqlClient.connect({ url, maxConnections: 3, statementTimeoutMs: 5_000 });
       const order: string[] = [];
       const opened: (() => void)[] = [];
       const gate = new Promise<void>((resolve) => opened.push(resolve));
-      const release = () => {
-        for (const open of opened) open();
-      };
       const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
-      const first = sql.exclusive('naaba:test:one', async () => {
+      const [one, two] = [randomUUID(), randomUUID()];
+      const lock = (session: SqlClient, user: string) => session.query(LOCK_PARTITION, ['eu-central-1', user, 'note', false]);
+      const first = sql.transaction(async (session) => {
+        await lock(session, one);
         order.push('first holds');
         await gate;
         order.push('first lets go');
       });
       await pause();
-      const second = sql.exclusive('naaba:test:one', async () => {
+      const second = sql.transaction(async (session) => {
+        await lock(session, one);
         order.push('second holds');
       });
-      await sql.exclusive('naaba:test:two', async () => {
-        order.push('another key holds');
+      await sql.transaction(async (session) => {
+        await lock(session, two);
+        order.push('another partition holds');
       });
       await pause();
-      release();
+      for (const open of opened) open();
       await Promise.all([first, second]);
       await sql.close();
-      expect(order).toEqual(['first holds', 'another key holds', 'first lets go', 'second holds']);
+      expect(order).toEqual(['first holds', 'another partition holds', 'first lets go', 'second holds']);
     });
 
     test('a URL whose options lower the isolation level is refused at start-up, not obeyed', async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { type DatabaseRegions, MigrationError, migrate, splitStatements } from '../../lambda/adapters/pg/migrate.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 
@@ -117,6 +117,44 @@ describe('sql/cockroach/0005_oauth_abuse.sql', () => {
   });
 });
 
+describe('sql/cockroach/0004_partitions.sql', () => {
+  const partitions = splitStatements(
+    readFileSync(new URL('../../sql/cockroach/0004_partitions.sql', import.meta.url), 'utf8'),
+  ).map(code);
+  const created = (name: string) => partitions.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS ${name} (`)) ?? '';
+
+  test('every statement can run again', () => {
+    for (const s of partitions)
+      expect(s).toMatch(/IF NOT EXISTS|IF EXISTS|ON CONFLICT \(region, user_id, kind\) DO NOTHING|^DELETE FROM naaba_settings/);
+  });
+
+  test.each(['memory_partitions', 'memory_terms', 'memory_partition_terms'])(
+    '%s lives in its region: REGIONAL BY ROW AS region, region leading every key',
+    (name) => {
+      const ddl = created(name);
+      expect(ddl).toMatch(/region\s+crdb_internal_region NOT NULL/);
+      expect(ddl).toMatch(/LOCALITY REGIONAL BY ROW AS region;$/);
+      for (const list of keys(ddl)) expect(list.trim()).toMatch(/^region,/);
+    },
+  );
+
+  test('time-ordered indexes are hash-sharded and never list the region (it is added implicitly, engine-facts §8.1)', () => {
+    const sharded = partitions.filter((s) => /USING HASH/.test(s));
+    expect(sharded.map((s) => /CREATE INDEX IF NOT EXISTS (\w+)/.exec(s)?.[1])).toEqual([
+      'memories_expiring',
+      'journal_at',
+      'oauth_codes_expiring',
+      'oauth_tokens_expiring',
+      'oauth_clients_registered',
+    ]);
+    for (const s of sharded) expect(/\(([^)]*)\) USING HASH/.exec(s)?.[1]).not.toMatch(/\bregion\b/);
+  });
+
+  test('the expiry index holds only memories that can expire', () => {
+    expect(partitions.find((s) => s.includes('memories_expiring'))).toMatch(/WHERE expires;$/);
+  });
+});
+
 /** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
 class CockroachDouble implements SqlClient {
   readonly engine = 'cockroach' as const;
@@ -143,18 +181,21 @@ class CockroachDouble implements SqlClient {
   async close(): Promise<void> {}
 }
 
+/** Every CockroachDB migration file, in order, and how many statements each holds. */
+const MIGRATIONS = readdirSync(new URL('../../sql/cockroach/', import.meta.url))
+  .filter((n) => /^\d{4}_[a-z0-9_]+\.sql$/.test(n))
+  .sort();
+const statementsOf = (file: string) =>
+  splitStatements(readFileSync(new URL(`../../sql/cockroach/${file}`, import.meta.url), 'utf8')).length;
+
 const V25_4 = 'CockroachDB CCL v25.4.2 (x86_64-pc-linux-gnu, built 2025/12/01 00:00:00, go1.23.12)';
 const regions: DatabaseRegions = { primary: 'eu-central-1', others: ['us-east-1', 'ap-southeast-2'] };
 
 describe('migrating CockroachDB', () => {
   test('makes the database multi-region first, then applies one statement at a time, and records the file', async () => {
     const db = new CockroachDouble(V25_4, []);
-    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([
-      '0001_init.sql',
-      '0002_lexical.sql',
-      '0003_oauth.sql',
-      '0005_oauth_abuse.sql',
-    ]);
+    expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual(MIGRATIONS);
+    expect(MIGRATIONS.slice(0, 4)).toEqual(['0001_init.sql', '0002_lexical.sql', '0003_oauth.sql', '0004_partitions.sql']);
     const [table, primary, addUs, addAp, ...rest] = db.ran;
     expect(table).toContain('CREATE TABLE IF NOT EXISTS naaba_migrations');
     expect([primary, addUs, addAp]).toEqual([
@@ -162,13 +203,17 @@ describe('migrating CockroachDB', () => {
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "us-east-1"',
       'ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"',
     ]);
-    expect(rest).toHaveLength(7 + 4 + 6 + 11);
+    // One statement at a time, then the file's record, file after file.
+    expect(rest).toHaveLength(MIGRATIONS.reduce((n, file) => n + statementsOf(file) + 1, 0));
     expect(rest.some((s) => /\bBEGIN\b/.test(code(s)))).toBe(false);
     expect(rest.find((s) => s.includes('memories ('))).toContain('VECTOR(1024) NOT NULL');
-    expect(rest[6]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0001_init.sql', now())");
-    expect(rest[10]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0002_lexical.sql', now())");
-    expect(rest[16]).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0003_oauth.sql', now())");
-    expect(rest.at(-1)).toContain("INSERT INTO naaba_migrations (version, applied_at) VALUES ('0005_oauth_abuse.sql', now())");
+    let at = -1;
+    for (const file of MIGRATIONS) {
+      at += statementsOf(file) + 1;
+      expect(rest[at]).toMatch(
+        new RegExp(`^INSERT INTO naaba_migrations \\(version, applied_at(, requires)?\\) VALUES \\('${file}', now\\(\\)`),
+      );
+    }
   });
 
   test('adds only missing regions and leaves an applied file alone', async () => {
@@ -178,7 +223,7 @@ describe('migrating CockroachDB', () => {
         { region: 'eu-central-1', primary: true },
         { region: 'us-east-1', primary: false },
       ],
-      ['0001_init.sql', '0002_lexical.sql', '0003_oauth.sql', '0005_oauth_abuse.sql'],
+      MIGRATIONS,
     );
     expect(await migrate(db, { embeddingDimensions: 1024, regions })).toEqual([]);
     expect(db.ran.slice(1)).toEqual(['ALTER DATABASE "naaba" ADD REGION IF NOT EXISTS "ap-southeast-2"']);

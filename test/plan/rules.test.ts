@@ -1,7 +1,7 @@
 import type { PlanExpectations } from '../../bin/plan/catalogue.js';
 import type { Plan } from '../../bin/plan/explain.js';
 import { lexicalProblems, planProblems, prefixProblems } from '../../bin/plan/rules.js';
-import { FORGET_IDS, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
+import { forgetIdsSql, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
 
 /**
  * CockroachDB plans cannot be produced here (no cluster); these are shaped on the EXPLAIN output
@@ -51,18 +51,18 @@ const DELETE_WITHOUT_INDEX = cockroach(
   "      spans: [/'eu-central-1' - /'eu-central-1']",
 );
 
-/** A hybrid recall: both arms, shaped on the v25.4 docs' inverted-index EXPLAIN (index join over an inverted filter over a scan). */
+/** A hybrid recall: the vector search, and the lexical arm's postings read by their primary key over the prefix. */
 const HYBRID_READ = cockroach(
   ...VECTOR_READ.lines,
-  '• index join',
-  '│ table: memories@memories_pkey',
-  '└── • inverted filter',
-  '    │ inverted column: lexemes_inverted_key',
-  '    │ num spans: 2',
+  '• group (hash)',
+  '└── • lookup join',
+  '    │ table: memory_terms@memory_terms_pkey',
+  '    │ equality: (region, user_id, kind, term) = (…)',
   '    └── • scan',
-  '          table: memories@memories_lexemes',
-  '          spans: 2 spans',
+  '          table: memory_partition_terms@memory_partition_terms_pkey',
+  "          spans: [/'eu-central-1'/'0b0e…'/'fact'/'bread' - /'eu-central-1'/'0b0e…'/'fact'/'bread']",
 );
+/** The same recall whose postings read became a scan of the memories instead. */
 const LEXICAL_ON_BTREE = cockroach(...VECTOR_READ.lines, ...BTREE_INSTEAD.lines);
 
 const read: PlanExpectations = { vectorSearch: true };
@@ -74,23 +74,29 @@ describe('CockroachDB plan rules', () => {
     ['a vector read with vector search on the vector index', NEIGHBOURS, read, VECTOR_READ, []],
     ['a vector read that fell back to a full scan', NEIGHBOURS, read, FALLBACK_SCAN, ['no "vector search"', 'a FULL SCAN']],
     ['a vector read served by the btree', NEIGHBOURS, read, BTREE_INSTEAD, ['no "vector search"']],
-    ['a vector write with vector mutation search', FORGET_IDS, write, VECTOR_WRITE, []],
-    ['a vector write without vector mutation search', FORGET_IDS, write, DELETE_WITHOUT_INDEX, ['no "vector mutation search"']],
-    ['an admin listing may scan everything', 'SELECT 1', { fullScanAllowed: true }, FALLBACK_SCAN, []],
-    ['a hybrid recall: vector search and the inverted index', recallSql(1, 0, true), hybrid, HYBRID_READ, []],
+    ['a vector write with vector mutation search', forgetIdsSql(1), write, VECTOR_WRITE, []],
     [
-      'a hybrid recall whose lexical read fell back to the btree',
+      'a vector write without vector mutation search',
+      forgetIdsSql(1),
+      write,
+      DELETE_WITHOUT_INDEX,
+      ['no "vector mutation search"'],
+    ],
+    ['an admin listing may scan everything', 'SELECT 1', { fullScanAllowed: true }, FALLBACK_SCAN, []],
+    ['a hybrid recall: vector search and the postings by their key', recallSql(1, 0, true), hybrid, HYBRID_READ, []],
+    [
+      'a hybrid recall whose lexical read went to the memories instead',
       recallSql(1, 0, true),
       hybrid,
       LEXICAL_ON_BTREE,
-      ['no scan of memories@memories_lexemes'],
+      ['no read of memory_terms@memory_terms_pkey'],
     ],
     [
       'a hybrid recall whose lexical read became a full scan',
       recallSql(1, 0, true),
       hybrid,
       cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
-      ['no scan of memories@memories_lexemes', 'a FULL SCAN'],
+      ['no read of memory_terms@memory_terms_pkey', 'a FULL SCAN'],
     ],
   ])('%s', (_label, sql, expectations, plan, problems) => {
     const found = planProblems(sql, expectations, plan);
@@ -113,22 +119,28 @@ describe('the prefix rule on the SQL text', () => {
     ['recall over one kind', recallSql(1, 0, true)],
     ['recall over three kinds, two with expiry', recallSql(3, 2, true)],
     ['recall over two kinds, one with expiry', recallSql(2, 1, true)],
-  ])('%s: the lexical read carries only the prefix and a tsquery placeholder', (_label, sql) => {
+  ])('%s: each lexical read pins only the (region, user, kind) prefix', (_label, sql) => {
     expect(lexicalProblems(sql)).toEqual([]);
   });
 
+  const lexicalReads = (postings: string) => `
+    SELECT 1 FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (($1, $2::uuid, $9)) GROUP BY p.kind;
+    SELECT 1 FROM memory_partition_terms AS d WHERE (d.region, d.user_id, d.kind) IN (($1, $2::uuid, $9)) AND d.term = ANY($10::text[]) GROUP BY d.term;
+    ${postings}`;
   test.each([
     [
-      'a filter on a non-prefix column',
-      'SELECT id FROM memories WHERE (region, user_id, kind) IN (($1, $2::uuid, $3)) AND NOT pinned AND lexemes @@ $4::tsquery',
+      'postings read by user alone',
+      lexicalReads(
+        'SELECT 1 FROM memory_terms AS p WHERE p.region = $1 AND p.user_id = $2::uuid AND p.term = $3 GROUP BY p.term',
+      ),
     ],
-    ['no user', 'SELECT id FROM memories WHERE region = $1 AND kind = $3 AND lexemes @@ $4::tsquery'],
     [
-      'a query the engine must parse',
-      "SELECT id FROM memories WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND lexemes @@ to_tsquery('simple', $4)",
+      'postings read across the region',
+      lexicalReads('SELECT 1 FROM memory_terms AS p WHERE (p.region) IN (($1)) GROUP BY p.term'),
     ],
+    ['no postings read at all', lexicalReads('')],
     ['no lexical read at all', recallSql(1, 0, false)],
-  ])('refuses a lexical read with %s', (_label, sql) => {
+  ])('refuses %s', (_label, sql) => {
     expect(lexicalProblems(sql).length).toBeGreaterThan(0);
   });
 

@@ -67,7 +67,7 @@ describe('deliberately broken queries fail the verification', () => {
     if (!query) throw new Error('the catalogue lost the neighbours query');
     return query;
   };
-  const nearestArm = 'WHERE region = $1 AND user_id = $2::uuid AND kind = $3\n         ORDER BY embedding <=> $4::vector';
+  const nearestArm = 'WHERE region = $1 AND user_id = $2::uuid AND kind = $3\n           ORDER BY embedding <=> $4::vector';
   const broken = (name: string, where: string): RuntimeQuery => {
     const query = neighbours();
     if (!query.text.includes(nearestArm)) throw new Error('NEIGHBOURS changed shape; update this test');

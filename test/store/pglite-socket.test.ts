@@ -11,7 +11,8 @@ storeSuite('PGlite over a socket, with pg', async () => {
   // isolation the store requires at start-up is set on that session directly.
   await db.exec('SET default_transaction_isolation = serializable');
   const port = await freePort();
-  const server = new PGLiteSocketServer({ db: db.db, host: '127.0.0.1', port, maxConnections: 4 });
+  // Room for every pool of the client: one per isolation level it uses (decision 0056), two connections each.
+  const server = new PGLiteSocketServer({ db: db.db, host: '127.0.0.1', port, maxConnections: 8 });
   await server.start();
   const sql = await PgSqlClient.connect({
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,

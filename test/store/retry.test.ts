@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { INSERT, LOCK_PARTITION } from '../../lambda/adapters/pg/memory-sql.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { type RetryEnvironment, type RetryPolicy, withRetry } from '../../lambda/adapters/pg/retry.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
@@ -25,7 +26,9 @@ class FlakySqlClient implements SqlClient {
     private readonly code = '40001',
   ) {}
 
+  /** The insert statement fails; every other statement (the queue's lock) runs as it is. */
   async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    if (text !== INSERT) return this.real.query<R>(text, params);
     this.attempts += 1;
     if (this.failures === 0) return this.real.query<R>(text, params);
     this.failures -= 1;
@@ -45,24 +48,24 @@ class FlakySqlClient implements SqlClient {
   }
 }
 
-/** The same, with a lock: records which attempts ran holding it, and under which key. */
-class LockingFlakyClient extends FlakySqlClient {
-  readonly keys: string[] = [];
-  readonly underLock: boolean[] = [];
-  private locked = false;
+/** The same, with transactions: records which attempts ran in one, and what each transaction locked first. */
+class QueueingFlakyClient extends FlakySqlClient {
+  readonly locked: unknown[][] = [];
+  readonly inTransaction: boolean[] = [];
+  private open = false;
 
   override query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    this.underLock.push(this.locked);
+    if (text === LOCK_PARTITION) this.locked.push([...(params ?? [])]);
+    if (text === INSERT) this.inTransaction.push(this.open);
     return super.query<R>(text, params);
   }
 
-  async exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
-    this.keys.push(key);
-    this.locked = true;
+  async transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
+    this.open = true;
     try {
       return await work(this);
     } finally {
-      this.locked = false;
+      this.open = false;
     }
   }
 }
@@ -84,6 +87,7 @@ const plan = (content: string, i: number): InsertPlan => ({
   ceiling: 1,
   pinLimit: 10,
   sourcesKept: 3,
+  expiredBefore: null,
 });
 
 let db: PgliteSqlClient;
@@ -121,11 +125,14 @@ describe('a remember that meets serialization failures', () => {
     expect(await count('journal')).toBe(0);
   });
 
-  test('the first attempt runs as is; each retry holds the lock on the caller’s user', async () => {
-    const flaky = new LockingFlakyClient(db, 2);
+  test('the first attempt runs alone; each retry queues: a transaction that locks the partition first', async () => {
+    const flaky = new QueueingFlakyClient(db, 2);
     await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
-    expect(flaky.underLock).toEqual([false, true, true]);
-    expect(flaky.keys).toEqual([`naaba:${scope.region}:${scope.userId}`, `naaba:${scope.region}:${scope.userId}`]);
+    expect(flaky.inTransaction).toEqual([false, true, true]);
+    expect(flaky.locked).toEqual([
+      [scope.region, scope.userId, 'fact', false],
+      [scope.region, scope.userId, 'fact', false],
+    ]);
     expect(await count('memories')).toBe(1);
   });
 

@@ -34,6 +34,7 @@ async function load(users: number, each: number): Promise<string[]> {
           ceiling: 10_000,
           pinLimit: 10,
           sourcesKept: 3,
+          expiredBefore: null,
         },
         now,
       );
@@ -47,7 +48,7 @@ const relpages = async () =>
 
 test('a user’s read takes the per-user index before statistics exist and after they are refreshed', async () => {
   const [first] = await load(20, 150);
-  const params = ['local', first, 'fact', toVectorLiteral(axis(0)), 'none'];
+  const params = ['local', first, 'fact', toVectorLiteral(axis(0)), 'none', null, 1];
   // Led by (region, user_id, kind), the index matches every equality of the read: no statistics needed
   // (migration 0003; led by (user_id, kind) it lost this tie to the region-wide memories_expiry).
   expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');

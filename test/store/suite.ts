@@ -5,7 +5,7 @@ import { SqlOAuthStore } from '../../lambda/adapters/pg/oauth-store.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Source } from '../../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION, type RecallRanking } from '../../lambda/memory/ranking.js';
+import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/ranking.js';
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { axis, lean } from '../support/vectors.js';
 
@@ -23,6 +23,7 @@ export interface StoreHarness {
 const T0 = new Date('2026-03-01T00:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const analyzer = new LexicalAnalyzer();
+const NO_EXPIRY = { expiredBefore: null, candidates: 1 };
 const source = (origin: string | null = null, when = T0): Source => ({ agent: 'agent-a', client: 'tests/1', origin, at: when });
 
 export function storeSuite(name: string, open: () => Promise<StoreHarness>): void {
@@ -46,6 +47,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       pinLimit: 10,
       sourcesKept: 3,
       terms: analyzer.terms(over.content),
+      expiredBefore: null,
       ...over,
     });
 
@@ -56,10 +58,15 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     const recall = ({
       ranking = 'hybrid',
       ...q
-    }: Omit<RecallQuery, 'terms' | 'fusion'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
+    }: Omit<RecallQuery, 'terms' | 'fusion' | 'lexical'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
       const terms = ranking === 'vector' ? [] : (q.terms ?? []);
       const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
-      return store.recall({ fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight }, ...q, terms });
+      return store.recall({
+        fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight },
+        lexical: LEXICAL,
+        ...q,
+        terms,
+      });
     };
 
     const count = async (table: string) =>
@@ -105,12 +112,12 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await store.insert(plan({ content: 'c', embedding: axis(2), kind: 'event' }), T0);
       await store.insert(plan({ scope: bob, content: 'd', embedding: lean(1, 0, 0.01) }), T0);
       counted.roundTrips = 0;
-      const near = await store.neighbours(alice, 'fact', lean(1, 0, 0.2), 'a');
+      const near = await store.neighbours(alice, 'fact', lean(1, 0, 0.2), 'a', NO_EXPIRY);
       expect(counted.roundTrips).toBe(1);
       expect(near.nearest?.content).toBe('b');
       expect(near.nearest?.distance).toBeCloseTo(1 - 1 / Math.hypot(1, 0.2), 5);
       expect(near.exact).toBeDefined();
-      expect(await store.neighbours(bob, 'event', axis(2), 'x')).toEqual({ nearest: undefined, exact: undefined });
+      expect(await store.neighbours(bob, 'event', axis(2), 'x', NO_EXPIRY)).toEqual({ nearest: undefined, exact: undefined });
     });
 
     test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {
@@ -178,6 +185,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         source: source('x'),
         pinLimit: 1,
         sourcesKept: 3,
+        expiredBefore: null,
       };
       expect(await store.merge(merge, at(1))).toEqual({ status: 'pin_limit' });
       expect(await count('memories')).toBe(2);
@@ -198,6 +206,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
             source: source(`o${i}`, at(i)),
             pinLimit: 10,
             sourcesKept: 3,
+            expiredBefore: null,
           },
           at(i),
         );
@@ -217,7 +226,16 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(await count('journal')).toBe(4);
       expect(
         await store.merge(
-          { scope: bob, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 },
+          {
+            scope: bob,
+            targetId: first.id,
+            kind: 'fact',
+            pin: false,
+            source: source(),
+            pinLimit: 10,
+            sourcesKept: 3,
+            expiredBefore: null,
+          },
           at(10),
         ),
       ).toEqual({
@@ -249,7 +267,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         ['morning', [b.id]],
         ['evening', [a.id]],
       ]);
-      expect(await store.forgetIds(alice, [a.id])).toEqual([a.id]);
+      expect(await store.forgetIds(alice, [a.id], [])).toEqual([a.id]);
       const left = await recall({
         scope: alice,
         embedding: axis(0),
@@ -301,6 +319,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         embedding: axis(0),
         terms: [],
         fusion: FUSION,
+        lexical: LEXICAL,
         kinds,
         limit: 10,
         candidates: 10,
@@ -429,10 +448,10 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await store.insert(plan({ scope: bob, content: 'theirs 2', embedding: axis(1), ceiling: 1 }), at(1));
       if (mine.status !== 'inserted' || theirs.status !== 'inserted') throw new Error('setup');
       counted.roundTrips = 0;
-      expect(await store.forgetIds(alice, [theirs.id, randomUUID()])).toEqual([]);
+      expect(await store.forgetIds(alice, [theirs.id, randomUUID()], [])).toEqual([]);
       expect(counted.roundTrips).toBe(1);
       expect(await count('journal')).toBe(2);
-      expect(await store.forgetAll(alice, undefined)).toEqual({ memories: 1, journalLines: 1 });
+      expect(await store.forgetAll(alice, undefined, [])).toEqual({ memories: 1, journalLines: 1 });
       expect(await count('memories')).toBe(1);
       expect(await count('journal')).toBe(1);
     });
@@ -459,7 +478,16 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       if (first.status !== 'inserted') throw new Error('setup');
       for (let i = 1; i <= 5; i += 1) {
         await store.merge(
-          { scope: alice, targetId: first.id, kind: 'fact', pin: false, source: source(), pinLimit: 10, sourcesKept: 3 },
+          {
+            scope: alice,
+            targetId: first.id,
+            kind: 'fact',
+            pin: false,
+            source: source(),
+            pinLimit: 10,
+            sourcesKept: 3,
+            expiredBefore: null,
+          },
           at(i),
         );
       }
@@ -473,10 +501,12 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     });
 
     test('the sweeper deletes expired memories of its region in bounded batches, journaling each once', async () => {
-      for (let i = 0; i < 5; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(i));
-      await store.insert(plan({ content: 'pinned', embedding: axis(9), kind: 'session', pinned: true }), at(0));
+      // A kind with a TTL: its memories go into the expiry index the sweeper walks.
+      const session = { kind: 'session', expiredBefore: at(-1_000) };
+      for (let i = 0; i < 5; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), ...session }), at(i));
+      await store.insert(plan({ content: 'pinned', embedding: axis(9), ...session, pinned: true }), at(0));
       await store.insert(
-        plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), kind: 'session' }),
+        plan({ scope: { region: 'us-east-1', userId: bob.userId }, content: 'far', embedding: axis(8), ...session }),
         at(0),
       );
       expect(await store.sweepExpired('eu-central-1', 'session', at(3), 2, at(100))).toBe(2);
@@ -492,8 +522,72 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(await count('journal')).toBe(0);
     });
 
+    describe('expired memories count for nothing and leave only as expiry', () => {
+      // A session kind with a 10 s TTL: at(t) expires everything last useful before at(t - 10).
+      const session = (content: string, over: Partial<InsertPlan> = {}) =>
+        plan({ content, embedding: axis(content.length % 8), kind: 'session', ceiling: 3, ...over });
+      const lines = () =>
+        harness.sql.query<{ rule: string; at: Date; age_s: string | number; recall_count: number }>(
+          'SELECT rule, at, age_s, recall_count FROM journal ORDER BY at, rule',
+        );
+
+      test('an insert removes the expired rows of its partition, journaled as expiry at the instant each expired', async () => {
+        for (const [i, c] of ['a', 'bb', 'ccc'].entries()) await store.insert(session(c), at(i));
+        counted.roundTrips = 0;
+        const fresh = await store.insert(session('dddd', { expiredBefore: at(1.5) }), at(11.5));
+        expect(counted.roundTrips).toBe(1);
+        expect(fresh).toMatchObject({ status: 'inserted', evicted: 0 });
+        expect(await count('memories')).toBe(2);
+        const written = await lines();
+        expect(written.map((l) => l.rule)).toEqual(['expiry', 'expiry']);
+        // Last useful at 0 s and 1 s with a 10 s TTL: expired at 10 s and 11 s, aged 10 s each.
+        expect(written.map((l) => l.at.getTime())).toEqual([at(10).getTime(), at(11).getTime()]);
+        expect(written.map((l) => Number(l.age_s))).toEqual([10, 10]);
+      });
+
+      test('the ceiling counts live rows only: a full partition of expired rows evicts nothing', async () => {
+        for (const [i, c] of ['a', 'bb', 'ccc'].entries()) await store.insert(session(c), at(i));
+        const fresh = await store.insert(session('dddd', { expiredBefore: at(5) }), at(15));
+        expect(fresh).toMatchObject({ status: 'inserted', evicted: 0 });
+        expect((await lines()).map((l) => l.rule)).toEqual(['expiry', 'expiry', 'expiry']);
+      });
+
+      test('an exact restatement of an expired memory is not absorbed: nothing is written until it is expired', async () => {
+        await store.insert(session('same'), at(0));
+        const again = session('same', { expiredBefore: at(5) });
+        expect(await store.insert(again, at(15))).toEqual({ status: 'expired_twin' });
+        expect(await count('journal')).toBe(0);
+        expect(await store.neighbours(alice, 'session', axis(4), 'same', { expiredBefore: at(5), candidates: 4 })).toEqual({
+          nearest: undefined,
+          exact: { id: expect.any(String), live: false },
+        });
+        expect(await store.expirePartition(alice, 'session', at(5), at(15))).toBe(1);
+        expect(await store.insert(again, at(15))).toMatchObject({ status: 'inserted', id: again.id });
+        expect((await lines()).map((l) => [l.rule, l.at.getTime()])).toEqual([['expiry', at(10).getTime()]]);
+      });
+
+      test('a merge into an expired memory finds it gone', async () => {
+        const old = await store.insert(session('old'), at(0));
+        if (old.status !== 'inserted') throw new Error('setup');
+        const merge = { scope: alice, targetId: old.id, kind: 'session', pin: false, source: source(), pinLimit: 10 };
+        expect(await store.merge({ ...merge, sourcesKept: 3, expiredBefore: at(5) }, at(15))).toEqual({ status: 'gone' });
+        expect(await count('journal')).toBe(0);
+      });
+
+      test('forgetting an expired memory by id deletes nothing; forgetting all counts only live ones', async () => {
+        const old = await store.insert(session('old'), at(0));
+        await store.insert(session('new'), at(10));
+        if (old.status !== 'inserted') throw new Error('setup');
+        const cutoff = [{ kind: 'session', expiredBefore: at(5) }];
+        expect(await store.forgetIds(alice, [old.id], cutoff)).toEqual([]);
+        expect(await store.forgetAll(alice, 'session', cutoff)).toEqual({ memories: 1, journalLines: 0 });
+        expect(await count('memories')).toBe(0);
+      });
+    });
+
     test('two sweepers at once delete and journal each expired memory once', async () => {
-      for (let i = 0; i < 6; i += 1) await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session' }), at(0));
+      for (let i = 0; i < 6; i += 1)
+        await store.insert(plan({ content: `s${i}`, embedding: axis(i), kind: 'session', expiredBefore: at(-1_000) }), at(0));
       const runs = await Promise.all([1, 2].map(() => store.sweepExpired('eu-central-1', 'session', at(5), 10, at(10))));
       expect(runs.reduce((a, b) => a + b, 0)).toBe(6);
       expect(await count('journal')).toBe(6);

@@ -1,24 +1,13 @@
 /**
- * The lexical arm's terms as PostgreSQL/CockroachDB text-search literals. Both engines get the
- * terms the application made (never their own parsers, which split words differently), so
- * stored lexemes and query lexemes match on either engine. A term is a run of letters and digits
- * (LexicalAnalyzer), so quoting it needs no escaping; anything else is refused, never spliced.
+ * The lexical arm's terms as the statements take them: a TEXT[] parameter, never spliced into SQL.
+ * Both engines get the terms the application made (never their own parsers, which split words
+ * differently), so stored postings and query terms match on either engine. A term is a run of
+ * letters and digits (LexicalAnalyzer); anything else is refused before it reaches the database.
  */
 const TERM = /^[\p{L}\p{N}]+$/u;
 
-function quoted(term: string): string {
-  if (!TERM.test(term)) throw new Error('a lexical term must be letters and digits only');
-  return `'${term}'`;
+/** The terms as they are, once each is checked to be letters and digits only. */
+export function checkedTerms(terms: readonly string[]): string[] {
+  for (const term of terms) if (!TERM.test(term)) throw new Error('a lexical term must be letters and digits only');
+  return [...terms];
 }
-
-/** `'a' 'b'`: a tsvector without positions (an empty one for no terms). */
-export const toTsvectorLiteral = (terms: readonly string[]): string => terms.map(quoted).join(' ');
-
-/** `'a' | 'b'`: matches a memory holding any of the terms. Never called with none (CockroachDB refuses an empty tsquery). */
-export function toAnyTermQuery(terms: readonly string[]): string {
-  if (terms.length === 0) throw new Error('an empty text-search query');
-  return terms.map(quoted).join(' | ');
-}
-
-/** Each term as its own one-term tsquery, for counting and scoring matches term by term. */
-export const toTermQueries = (terms: readonly string[]): string[] => terms.map(quoted);

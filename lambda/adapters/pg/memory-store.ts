@@ -7,20 +7,22 @@ import type {
   InsertPlan,
   InsertResult,
   JournalPage,
+  LoadPlan,
   MemoryStore,
   MergePlan,
   MemoryPage,
   MergeResult,
   Neighbours,
   NextToGo,
+  PartitionExpiry,
   RecallQuery,
   Scope,
 } from '../../ports/memory-store.js';
 import * as sql from './memory-sql.js';
 import { type RetryPolicy, withRetry } from './retry.js';
-import { exclusively, type SqlClient } from './sql-client.js';
+import { asCeilingWrite, asRead, inTransaction, type SqlClient } from './sql-client.js';
 import { toVectorLiteral } from './vector.js';
-import { toAnyTermQuery, toTermQueries, toTsvectorLiteral } from './lexemes.js';
+import { checkedTerms } from './lexemes.js';
 
 interface SourceJson {
   agent: string;
@@ -79,6 +81,12 @@ function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: un
   return { names: kinds.map((k) => k.kind), cutoffs: ttl.flatMap((k) => [k.kind, k.expiredBefore]), ttl: ttl.length };
 }
 
+/** The lexical arm's scoring as the statement takes it: FLOAT8[] {k1, b, common least df, common least share}. */
+const lexicalParams = (l: RecallQuery['lexical']) => [l.k1, l.b, l.commonDf, l.commonShare];
+
+/** (kind, cutoff) pairs, as the `unexpired` predicate takes them. */
+const cutoffParams = (expiry: readonly ExpiryCutoff[]) => expiry.flatMap((e) => [e.kind, e.expiredBefore]);
+
 const cursorOf = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -102,44 +110,68 @@ export class SqlMemoryStore implements MemoryStore {
     private readonly retry?: RetryPolicy,
   ) {}
 
+  /** A read, or a write that only removes or adds commutatively: READ COMMITTED where the engine has it. */
   private run<R>(text: string, params: readonly unknown[]): Promise<R[]> {
-    return withRetry(() => this.db.query<R>(text, params), this.retry);
+    return withRetry(() => asRead<R>(this.db, text, params), this.retry);
   }
 
   /**
-   * A write the ceiling or the pin limit depends on. The first attempt runs as any statement;
-   * once it lost a serialization conflict, later attempts hold the user's lock, so that writers
-   * of one user queue instead of failing each other again and again (decision 0046).
+   * A write the ceiling or the pin limit depends on (decision 0056). The first attempt runs alone
+   * (REPEATABLE READ on PostgreSQL): no extra round trip when nothing contends, and it fails
+   * rather than write on stale reads if another writer of the partition committed meanwhile.
+   * Later attempts queue: one transaction that first creates or locks the partition's rows
+   * (`LOCK_PARTITION`), so that the statement then reads after the previous holder committed.
+   * The same on both engines: no advisory locks, which CockroachDB does not have.
    */
-  private write<R>(scope: Scope, text: string, params: readonly unknown[]): Promise<R[]> {
+  private write<R>(partition: { scope: Scope; kind: string | null; pins: boolean }, text: string, params: readonly unknown[]) {
+    const { scope, kind, pins } = partition;
     let attempt = 0;
-    const key = `naaba:${scope.region}:${scope.userId}`;
     return withRetry(() => {
       attempt += 1;
-      if (attempt === 1) return this.db.query<R>(text, params);
-      return exclusively(this.db, key, (session) => session.query<R>(text, params));
+      if (attempt === 1) return asCeilingWrite<R>(this.db, text, params);
+      return inTransaction(this.db, async (session) => {
+        await session.query(sql.LOCK_PARTITION, [scope.region, scope.userId, kind, pins]);
+        return session.query<R>(text, params);
+      });
     }, this.retry);
   }
 
-  async neighbours(scope: Scope, kind: string, embedding: readonly number[], fingerprint: string): Promise<Neighbours> {
-    const rows = await this.run<{ role: string; id: string; content: string | null; distance: number | null }>(sql.NEIGHBOURS, [
-      scope.region,
-      scope.userId,
-      kind,
-      toVectorLiteral(embedding),
-      fingerprint,
-    ]);
+  async neighbours(
+    scope: Scope,
+    kind: string,
+    embedding: readonly number[],
+    fingerprint: string,
+    expiry: PartitionExpiry,
+  ): Promise<Neighbours> {
+    const rows = await this.run<{ role: string; id: string; content: string | null; distance: number | null; live: boolean }>(
+      sql.NEIGHBOURS,
+      [scope.region, scope.userId, kind, toVectorLiteral(embedding), fingerprint, expiry.expiredBefore, expiry.candidates],
+    );
     const nearest = rows.find((r) => r.role === 'nearest');
     const exact = rows.find((r) => r.role === 'exact');
     return {
       nearest: nearest ? { id: nearest.id, content: nearest.content ?? '', distance: Number(nearest.distance) } : undefined,
-      exact: exact ? { id: exact.id } : undefined,
+      exact: exact ? { id: exact.id, live: exact.live } : undefined,
     };
   }
 
+  async expirePartition(scope: Scope, kind: string, expiredBefore: Date, now: Date): Promise<number> {
+    const [row] = await this.run<{ expired: number }>(sql.EXPIRE_PARTITION, [
+      scope.region,
+      scope.userId,
+      kind,
+      expiredBefore,
+      now,
+    ]);
+    return row?.expired ?? 0;
+  }
+
   async insert(plan: InsertPlan, now: Date): Promise<InsertResult> {
+    const terms = checkedTerms(plan.terms);
+    const frequencies = plan.frequencies ?? terms.map(() => 1);
+    if (frequencies.length !== terms.length) throw new Error('a term frequency is needed for each term');
     const [row] = await this.write<{ id: string | null; pin_ok: boolean; room_ok: boolean; evicted: number }>(
-      plan.scope,
+      { scope: plan.scope, kind: plan.kind, pins: plan.pinned },
       sql.INSERT,
       [
         plan.scope.region,
@@ -159,17 +191,53 @@ export class SqlMemoryStore implements MemoryStore {
         plan.ceiling,
         plan.pinLimit,
         plan.conflictsWith ?? null,
-        toTsvectorLiteral(plan.terms),
+        terms,
+        plan.expiredBefore,
+        frequencies,
+        frequencies.reduce((sum, n) => sum + n, 0),
       ],
     );
     if (!row?.pin_ok) return { status: 'pin_limit' };
     if (!row.room_ok) return { status: 'kind_full' };
-    if (row.id === null) throw new Error('insert wrote no row');
+    if (row.id === null) return { status: 'expired_twin' };
     return row.id === plan.id ? { status: 'inserted', id: row.id, evicted: row.evicted } : { status: 'merged', id: row.id };
   }
 
+  async load(plan: LoadPlan): Promise<number> {
+    const postings = { ids: [] as string[], terms: [] as string[], frequencies: [] as number[] };
+    const lengths: number[] = [];
+    for (const memory of plan.memories) {
+      let length = 0;
+      for (const [term, n] of memory.frequencies) {
+        postings.ids.push(memory.id);
+        postings.terms.push(term);
+        postings.frequencies.push(n);
+        length += n;
+      }
+      lengths.push(length);
+    }
+    const [row] = await this.write<{ written: number }>({ scope: plan.scope, kind: plan.kind, pins: false }, sql.LOAD, [
+      plan.scope.region,
+      plan.scope.userId,
+      plan.kind,
+      plan.memories.map((m) => m.id),
+      plan.memories.map((m) => m.content),
+      plan.memories.map((m) => m.fingerprint),
+      plan.memories.map((m) => toVectorLiteral(m.embedding)),
+      lengths,
+      plan.at,
+      postings.ids,
+      checkedTerms(postings.terms),
+      postings.frequencies,
+      plan.expires,
+      plan.agent,
+      plan.client,
+    ]);
+    return row?.written ?? 0;
+  }
+
   async merge(plan: MergePlan, now: Date): Promise<MergeResult> {
-    const [row] = await this.write<{ found: number; pin_ok: boolean | null; updated: number }>(plan.scope, sql.MERGE, [
+    const params = [
       plan.scope.region,
       plan.scope.userId,
       plan.targetId,
@@ -178,7 +246,13 @@ export class SqlMemoryStore implements MemoryStore {
       sourceJson(plan.source),
       plan.sourcesKept,
       plan.pinLimit,
-    ]);
+      plan.expiredBefore,
+    ];
+    type Merged = { found: number; pin_ok: boolean | null; updated: number };
+    // Only a pin is something a limit depends on; a plain merge adds commutatively.
+    const [row] = plan.pin
+      ? await this.write<Merged>({ scope: plan.scope, kind: null, pins: true }, sql.MERGE, params)
+      : await this.run<Merged>(sql.MERGE, params);
     if (!row || row.found === 0) return { status: 'gone' };
     if (!row.pin_ok) return { status: 'pin_limit' };
     return row.updated === 1 ? { status: 'merged', id: plan.targetId } : { status: 'gone' };
@@ -208,7 +282,7 @@ export class SqlMemoryStore implements MemoryStore {
       [k, vectorWeight, lexicalWeight],
       ...query.kinds.map((kind) => kind.kind),
       ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
-      ...(lexical ? [toAnyTermQuery(query.terms), toTermQueries(query.terms)] : []),
+      ...(lexical ? [checkedTerms(query.terms), lexicalParams(query.lexical)] : []),
     ];
     const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length, lexical, touch), params);
     return rows.map(toRecalled);
@@ -258,16 +332,26 @@ export class SqlMemoryStore implements MemoryStore {
     }));
   }
 
-  async forgetIds(scope: Scope, ids: readonly string[]): Promise<string[]> {
-    const rows = await this.run<{ id: string }>(sql.FORGET_IDS, [scope.region, scope.userId, [...ids]]);
+  async forgetIds(scope: Scope, ids: readonly string[], expiry: readonly ExpiryCutoff[]): Promise<string[]> {
+    const rows = await this.run<{ id: string }>(sql.forgetIdsSql(expiry.length), [
+      scope.region,
+      scope.userId,
+      [...ids],
+      ...cutoffParams(expiry),
+    ]);
     return rows.map((r) => r.id);
   }
 
-  async forgetAll(scope: Scope, kind: string | undefined): Promise<{ memories: number; journalLines: number }> {
-    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.FORGET_ALL, [
+  async forgetAll(
+    scope: Scope,
+    kind: string | undefined,
+    expiry: readonly ExpiryCutoff[],
+  ): Promise<{ memories: number; journalLines: number }> {
+    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.forgetAllSql(expiry.length), [
       scope.region,
       scope.userId,
       kind ?? null,
+      ...cutoffParams(expiry),
     ]);
     return { memories: row?.memories ?? 0, journalLines: row?.journal_lines ?? 0 };
   }
@@ -279,7 +363,7 @@ export class SqlMemoryStore implements MemoryStore {
     const rows = await this.run<{ kind: string; total: number; pinned: number }>(sql.countsSql(expiry.length), [
       scope.region,
       scope.userId,
-      ...expiry.flatMap((e) => [e.kind, e.expiredBefore]),
+      ...cutoffParams(expiry),
     ]);
     const perKind: Record<string, number> = {};
     const pinnedPerKind: Record<string, number> = {};
@@ -322,5 +406,22 @@ export class SqlMemoryStore implements MemoryStore {
   async trimJournal(region: string, olderThan: Date, batch: number): Promise<number> {
     const [row] = await this.run<{ trimmed: number }>(sql.TRIM_JOURNAL, [region, olderThan, batch]);
     return row?.trimmed ?? 0;
+  }
+
+  async markExpiring(region: string, kind: string, batch: number): Promise<number> {
+    return (await this.run<{ '?column?': number }>(sql.MARK_EXPIRING, [region, kind, batch])).length;
+  }
+
+  async expiringKinds(region: string): Promise<string[]> {
+    const [row] = await this.run<{ value: string }>(sql.SETTING, [`expiring_kinds/${region}`]);
+    return row ? (JSON.parse(row.value) as string[]) : [];
+  }
+
+  async recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void> {
+    await this.run(sql.SAVE_SETTING, [`expiring_kinds/${region}`, JSON.stringify(kinds)]);
+  }
+
+  async clearEmptyTerms(region: string, batch: number): Promise<number> {
+    return (await this.run<{ '?column?': number }>(sql.CLEAR_EMPTY_TERMS, [region, batch])).length;
   }
 }

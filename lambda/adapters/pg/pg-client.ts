@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { StoreBusyError } from '../../memory/errors.js';
 import type { SqlClient, SqlEngine } from './sql-client.js';
 import { tlsConnection } from './tls.js';
 
@@ -27,22 +26,53 @@ export interface PgClientOptions {
   readonly maxLifetimeSeconds?: number;
 }
 
+/** The isolation levels naaba's connections run at; which statement takes which: decision 0056. */
+export type Isolation = 'serializable' | 'repeatable read' | 'read committed';
+
+/**
+ * The pools a client keeps, by what their connections are for: `default` (SERIALIZABLE),
+ * `read` (READ COMMITTED), `ceiling` (a ceiling write's first attempt: REPEATABLE READ, and it
+ * gives up at once on a row another writer holds rather than wait holding its own locks), `queue`
+ * (queued writers' transactions, waiting on a partition's row for as long as it takes: apart from
+ * `read`, so that reads never wait behind them).
+ */
+type LaneName = 'default' | 'read' | 'ceiling' | 'queue';
+
+/** How long a ceiling write's first attempt waits on a locked row before it gives up and queues instead. */
+export const CEILING_LOCK_TIMEOUT_MS = 100;
+
+const LANES: Record<LaneName, { readonly isolation: Isolation; readonly lockTimeoutMs?: number }> = {
+  default: { isolation: 'serializable' },
+  read: { isolation: 'read committed' },
+  ceiling: { isolation: 'repeatable read', lockTimeoutMs: CEILING_LOCK_TIMEOUT_MS },
+  queue: { isolation: 'read committed' },
+};
+
 /**
  * Session settings each engine needs for the runtime SQL to be correct, sent in the startup
  * packet (`options=-c …`) so that a reconnect can never lose them:
- * - both run SERIALIZABLE, so ceilings hold under concurrent writers (CockroachDB's default,
- *   stated anyway in case a cluster defaults to READ COMMITTED);
+ * - the connection's isolation level: SERIALIZABLE by default (keys, OAuth: their limits are one
+ *   statement that counts and writes); on PostgreSQL the memory store's reads and commutative
+ *   writes use READ COMMITTED connections and its ceiling writes REPEATABLE READ ones (decision
+ *   0056). CockroachDB runs everything SERIALIZABLE, stated anyway in case a cluster defaults to
+ *   READ COMMITTED;
  * - every statement has a server-side timeout;
  * - CockroachDB must allow one statement to insert and delete rows of the same table: the
  *   remember statement does both (an INSERT … ON CONFLICT plus the eviction DELETE), always on
  *   disjoint rows. CockroachDB refuses such statements by default because two modifications of
  *   the *same* row in one statement can corrupt an index (cockroach#70731);
  * - CockroachDB plans every statement for its parameters (`plan_cache_mode=force_custom_plan`):
- *   a generic plan could leave recall's vector or inverted index unused, since the inverted
- *   index needs the tsquery to be a constant when the plan is made (docs/index-compatibility.md).
+ *   a generic plan could leave recall's vector index unused (docs/index-compatibility.md).
  */
-export function sessionOptions(engine: SqlEngine, statementTimeoutMs: number): string {
-  const common = [`statement_timeout=${statementTimeoutMs}`, 'default_transaction_isolation=serializable'];
+export function sessionOptions(
+  engine: SqlEngine,
+  statementTimeoutMs: number,
+  isolation: Isolation = 'serializable',
+  lockTimeoutMs?: number,
+): string {
+  const level = engine === 'cockroach' ? 'serializable' : isolation;
+  const common = [`statement_timeout=${statementTimeoutMs}`, `default_transaction_isolation=${level.replace(' ', '\\ ')}`];
+  if (engine === 'postgres' && lockTimeoutMs !== undefined) common.push(`lock_timeout=${lockTimeoutMs}`);
   const engineSpecific =
     engine === 'cockroach' ? ['enable_multiple_modifications_of_table=on', 'plan_cache_mode=force_custom_plan'] : [];
   return [...common, ...engineSpecific, 'application_name=naaba'].map((o) => `-c ${o}`).join(' ');
@@ -83,34 +113,43 @@ export class IsolationError extends Error {
   override name = 'IsolationError';
 }
 
+const levelOf = async (query: SqlClient['query']) =>
+  (
+    (await query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level"))[0]?.level ?? 'unknown'
+  ).toLowerCase();
+
 /**
- * Start-up check: ceilings and the pin limit are counted and written in one statement, which is
- * exact only under SERIALIZABLE (decision 0046). The URL's own `options` come after ours and may
- * lower it; this refuses such a URL instead of letting concurrent writers overfill a kind.
+ * Start-up check: the URL's own `options` come after ours and may lower the isolation level.
+ * Keys' and OAuth's limits need SERIALIZABLE connections, and the memory store's ceiling writes at
+ * least REPEATABLE READ ones (decision 0056); this refuses a URL that lowers either instead of
+ * letting concurrent writers overfill a kind.
  */
 export async function requireSerializable(db: SqlClient): Promise<void> {
-  const [row] = await db.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level");
-  const level = (row?.level ?? 'unknown').toLowerCase();
-  if (level === 'serializable') return;
+  const level = await levelOf((text, params) => db.query(text, params));
+  const ceiling = db.ceiling ? await levelOf((text, params) => db.ceiling?.(text, params) ?? db.query(text, params)) : level;
+  if (level === 'serializable' && (ceiling === 'repeatable read' || ceiling === 'serializable')) return;
+  const weak = level === 'serializable' ? ceiling : level;
   throw new IsolationError(
-    `the database session runs at ${level.toUpperCase()} isolation, but naaba's ceilings and pin limit hold only under SERIALIZABLE: remove default_transaction_isolation from the URL's options (naaba sets serializable itself), or set it to serializable`,
+    `the database session runs at ${weak.toUpperCase()} isolation, but naaba's ceilings and pin limit hold only under SERIALIZABLE (and REPEATABLE READ for its ceiling writes): remove default_transaction_isolation from the URL's options (naaba sets each connection's level itself), or set it to serializable`,
   );
 }
 
 /** Anything but an error the server reported (socket, TLS, timeout): the connection cannot be trusted again. */
 const isConnectionError = (error: unknown) => !(error instanceof pg.DatabaseError);
 
-/** A small `pg` pool to PostgreSQL or CockroachDB, shaped for a Lambda container. */
-export class PgSqlClient implements SqlClient {
+/**
+ * One pool of connections at one isolation level. After a long pause (a thawed container) the
+ * whole pool is replaced before use, and a failed connect is tried once more: nothing was sent yet.
+ */
+class Lane {
   private pool: pg.Pool;
   private lastUsed = Date.now();
 
-  private constructor(
-    readonly engine: SqlEngine,
+  constructor(
     private readonly config: pg.PoolConfig,
     private readonly idleTimeoutMs: number,
   ) {
-    this.pool = PgSqlClient.makePool(config);
+    this.pool = Lane.makePool(config);
   }
 
   private static makePool(config: pg.PoolConfig): pg.Pool {
@@ -120,43 +159,11 @@ export class PgSqlClient implements SqlClient {
     return pool;
   }
 
-  /** Refuses a URL without verified TLS to a host that is not loopback before connecting (`tlsConnection`). */
-  static async connect(options: PgClientOptions): Promise<PgSqlClient> {
-    const connectionTimeoutMillis = options.connectionTimeoutMs ?? 5_000;
-    const tls = tlsConnection(options.url, options.ca);
-    const engine = options.engine ?? (await probeEngine(tls, connectionTimeoutMillis));
-    const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
-    const config: pg.PoolConfig = {
-      ...tls,
-      ...withSessionOptions(tls.connectionString, sessionOptions(engine, options.statementTimeoutMs)),
-      max: options.maxConnections,
-      idleTimeoutMillis: idleTimeoutMs,
-      connectionTimeoutMillis,
-      maxLifetimeSeconds: options.maxLifetimeSeconds ?? 1_800,
-      // Notice a peer that vanished instead of waiting on a dead socket.
-      keepAlive: true,
-      // A client-side backstop past the server's own statement timeout.
-      query_timeout: options.statementTimeoutMs + 5_000,
-    };
-    const client = new PgSqlClient(engine, config, idleTimeoutMs);
-    try {
-      await requireSerializable(client);
-    } catch (error) {
-      await client.close();
-      throw error;
-    }
-    return client;
-  }
-
-  /**
-   * A connection for one statement. After a long pause (a thawed container) the whole pool is
-   * replaced before use, and a failed connect is tried once more: nothing was sent yet.
-   */
-  private async checkout(): Promise<pg.PoolClient> {
+  async checkout(): Promise<pg.PoolClient> {
     const now = Date.now();
     if (now - this.lastUsed > this.idleTimeoutMs && this.pool.totalCount === this.pool.idleCount) {
       const stale = this.pool;
-      this.pool = PgSqlClient.makePool(this.config);
+      this.pool = Lane.makePool(this.config);
       void stale.end().catch(() => undefined);
     }
     this.lastUsed = now;
@@ -167,78 +174,147 @@ export class PgSqlClient implements SqlClient {
     }
   }
 
-  private async run<R extends pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  /** Gives a connection back; one that failed below SQL is dropped, its state unknown. */
+  release(client: pg.PoolClient, error?: unknown): void {
+    client.release(error !== undefined && isConnectionError(error) ? (error as Error) : undefined);
+    this.lastUsed = Date.now();
+  }
+
+  async run<R extends pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
     const client = await this.checkout();
     try {
       const result = await client.query<R>(text, params ? [...params] : undefined);
-      client.release();
+      this.release(client);
       return result.rows;
     } catch (error) {
-      // A statement that failed below SQL leaves the connection in an unknown state: drop it.
-      client.release(isConnectionError(error) ? (error as Error) : undefined);
+      this.release(client, error);
       throw error;
-    } finally {
-      this.lastUsed = Date.now();
     }
   }
 
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** One connection inside a transaction: every statement on it, whatever it asks for. */
+function sessionOn(engine: SqlEngine, client: pg.PoolClient): SqlClient {
+  const query = async <R>(text: string, params?: readonly unknown[]) =>
+    (await client.query(text, params ? [...params] : undefined)).rows as R[];
+  return {
+    engine,
+    query,
+    read: query,
+    ceiling: query,
+    exec: async (script) => {
+      await client.query(script);
+    },
+    close: async () => undefined,
+  };
+}
+
+/**
+ * A small `pg` client to PostgreSQL or CockroachDB, shaped for a Lambda container: one pool per
+ * isolation level in use, each made on first use (decision 0056).
+ */
+export class PgSqlClient implements SqlClient {
+  private readonly lanes = new Map<LaneName, Lane>();
+
+  private constructor(
+    readonly engine: SqlEngine,
+    private readonly base: pg.PoolConfig,
+    private readonly connectionString: string,
+    private readonly statementTimeoutMs: number,
+    private readonly idleTimeoutMs: number,
+  ) {}
+
+  /** Refuses a URL without verified TLS to a host that is not loopback before connecting (`tlsConnection`). */
+  static async connect(options: PgClientOptions): Promise<PgSqlClient> {
+    const connectionTimeoutMillis = options.connectionTimeoutMs ?? 5_000;
+    const tls = tlsConnection(options.url, options.ca);
+    const engine = options.engine ?? (await probeEngine(tls, connectionTimeoutMillis));
+    const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    const base: pg.PoolConfig = {
+      ...tls,
+      max: options.maxConnections,
+      idleTimeoutMillis: idleTimeoutMs,
+      connectionTimeoutMillis,
+      maxLifetimeSeconds: options.maxLifetimeSeconds ?? 1_800,
+      // Notice a peer that vanished instead of waiting on a dead socket.
+      keepAlive: true,
+      // A client-side backstop past the server's own statement timeout.
+      query_timeout: options.statementTimeoutMs + 5_000,
+    };
+    const client = new PgSqlClient(engine, base, tls.connectionString, options.statementTimeoutMs, idleTimeoutMs);
+    try {
+      await requireSerializable(client);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  /** A pool for one purpose; CockroachDB runs every statement SERIALIZABLE, so there all but the queue share one. */
+  private lane(wanted: LaneName): Lane {
+    const name = this.engine === 'cockroach' && wanted !== 'queue' ? 'default' : wanted;
+    let lane = this.lanes.get(name);
+    if (!lane) {
+      const { isolation, lockTimeoutMs } = LANES[name];
+      const options = sessionOptions(this.engine, this.statementTimeoutMs, isolation, lockTimeoutMs);
+      lane = new Lane({ ...this.base, ...withSessionOptions(this.connectionString, options) }, this.idleTimeoutMs);
+      this.lanes.set(name, lane);
+    }
+    return lane;
+  }
+
   query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.run(text, params) as Promise<R[]>;
+    return this.lane('default').run(text, params) as Promise<R[]>;
+  }
+
+  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.lane('read').run(text, params) as Promise<R[]>;
+  }
+
+  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.lane('ceiling').run(text, params) as Promise<R[]>;
   }
 
   /**
-   * PostgreSQL: a session advisory lock on a 64-bit hash of `key`, taken in its own statement so
-   * that the statements of `work` take their snapshots after the previous holder committed, and
-   * released before the connection goes back to the pool. A connection whose release failed is
-   * dropped: the server frees a session's locks when it ends, so no lock outlives its holder.
-   * A wait longer than the statement timeout is the busy error (nothing was changed). CockroachDB
-   * has no advisory locks; there `work` runs as is, and CockroachDB retries contended
-   * single-statement transactions itself (decision 0046).
+   * One explicit transaction on one connection: READ COMMITTED on PostgreSQL, SERIALIZABLE on
+   * CockroachDB. A failed COMMIT (CockroachDB's 40001 at commit) rejects like any statement, so
+   * the caller's retry runs `work` again; a failed ROLLBACK drops the connection.
    */
-  async exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
-    if (this.engine !== 'postgres') return work(this);
-    const client = await this.checkout();
-    const session: SqlClient = {
-      engine: this.engine,
-      query: async <R>(text: string, params?: readonly unknown[]) =>
-        (await client.query(text, params ? [...params] : undefined)).rows as R[],
-      exec: async (script) => {
-        await client.query(script);
-      },
-      close: async () => undefined,
-    };
-    let broken: Error | undefined;
+  async transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
+    const lane = this.lane('queue');
+    const client = await lane.checkout();
+    let broken: unknown;
     try {
+      await client.query(this.engine === 'postgres' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : 'BEGIN');
       try {
-        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+        const result = await work(sessionOn(this.engine, client));
+        await client.query('COMMIT');
+        return result;
       } catch (error) {
-        if ((error as { code?: unknown }).code === '57014') throw new StoreBusyError(1, { cause: error });
+        await client.query('ROLLBACK').catch((rollback: unknown) => {
+          broken = rollback;
+        });
         throw error;
       }
-      try {
-        return await work(session);
-      } finally {
-        try {
-          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
-        } catch (error) {
-          broken = error as Error;
-        }
-      }
     } catch (error) {
-      // A lock wait cut by the statement timeout leaves a healthy session (nothing was locked).
-      if (isConnectionError(error) && !(error instanceof StoreBusyError)) broken = error as Error;
+      broken ??= isConnectionError(error) ? error : undefined;
       throw error;
     } finally {
-      client.release(broken);
-      this.lastUsed = Date.now();
+      lane.release(client, broken);
     }
   }
 
   async exec(script: string): Promise<void> {
-    await this.run(script);
+    await this.query(script);
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([...this.lanes.values()].map((lane) => lane.close()));
+    this.lanes.clear();
   }
 }

@@ -1,7 +1,7 @@
 import type { LexicalAnalyzer } from '../../memory/lexical.js';
 import type { Embedder } from '../../ports/embedder.js';
 import { checkedEmbedding } from '../embedding-check.js';
-import { toTsvectorLiteral } from './lexemes.js';
+import { checkedTerms } from './lexemes.js';
 import { type IndexedWith, recordIndexedWith, SchemaError, schemaFacts } from './schema.js';
 import type { SqlClient } from './sql-client.js';
 import { toVectorLiteral } from './vector.js';
@@ -34,20 +34,88 @@ SELECT region::text AS region, id::text AS id, content FROM memories
  WHERE (region, id) > ($1, $2::uuid) ORDER BY region, id LIMIT $3::int4`;
 export const DONE_SO_FAR = 'SELECT count(*)::int4 AS n FROM memories WHERE (region, id) <= ($1, $2::uuid)';
 
-/** Rewrites one region's rows of a batch and moves the cursor past them: one statement, so a stop never loses a batch. */
+/**
+ * Rewrites one region's rows of a batch — vectors, terms, postings, and the partitions' document
+ * frequencies and lengths by the difference — and moves the cursor past them: one statement, so
+ * a stop never loses a batch, and the statistics are right after every batch. $1 region, $2 ids,
+ * $3 vectors, $4/$5/$6 postings (id, term, frequency), $7 each row's length, $8 the cursor.
+ * Postings of terms a row keeps are updated in place, so no row is deleted and inserted by the
+ * same statement (which CockroachDB refuses to do safely).
+ */
 export const REWRITE = `
-WITH rewritten AS (
+WITH old AS (
+  SELECT m.id, m.user_id, m.kind, m.terms, m.term_count FROM memories AS m
+   WHERE m.region = $1 AND m.id = ANY($2::uuid[])
+), fresh AS (
+  SELECT f.id, f.term, f.tf, o.user_id, o.kind
+    FROM unnest($4::uuid[], $5::text[], $6::int4[]) AS f(id, term, tf) JOIN old AS o ON o.id = f.id
+), given AS (
+  SELECT u.id, u.embedding, u.dl, t.terms
+    FROM unnest($2::uuid[], $3::text[], $7::int4[]) AS u(id, embedding, dl)
+    LEFT JOIN (SELECT id, array_agg(term) AS terms FROM fresh GROUP BY id) AS t ON t.id = u.id
+), rewritten AS (
   UPDATE memories AS m
-     SET embedding = u.embedding::vector, lexemes = u.lexemes::tsvector
-    FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u (id, embedding, lexemes)
-   WHERE m.region = $1 AND m.id = u.id
+     SET embedding = g.embedding::vector, terms = COALESCE(g.terms, ARRAY[]::text[]), term_count = g.dl
+    FROM given AS g
+   WHERE m.region = $1 AND m.id = g.id
+  RETURNING 1
+), dropped AS (
+  SELECT o.user_id, o.kind, t.term, o.id FROM old AS o, unnest(o.terms) AS t(term)
+   WHERE NOT EXISTS (SELECT 1 FROM fresh AS f WHERE f.id = o.id AND f.term = t.term)
+), unposted AS (
+  DELETE FROM memory_terms AS p
+   WHERE p.region = $1 AND (p.user_id, p.kind, p.term, p.memory_id) IN (SELECT user_id, kind, term, id FROM dropped)
+  RETURNING 1
+), posted AS (
+  INSERT INTO memory_terms AS p (region, user_id, kind, term, memory_id, tf, dl)
+  SELECT $1, f.user_id, f.kind, f.term, f.id, f.tf, g.dl FROM fresh AS f JOIN given AS g ON g.id = f.id
+  ON CONFLICT (region, user_id, kind, term, memory_id) DO UPDATE SET tf = excluded.tf, dl = excluded.dl
+  RETURNING 1
+), term_changes AS (
+  SELECT c.user_id, c.kind, c.term, CAST(sum(c.change) AS INT4) AS change FROM (
+    SELECT user_id, kind, term, -1 AS change FROM dropped
+    UNION ALL
+    SELECT f.user_id, f.kind, f.term, 1 AS change FROM fresh AS f
+     WHERE NOT EXISTS (SELECT 1 FROM old AS o, unnest(o.terms) AS t(term) WHERE o.id = f.id AND t.term = f.term)
+  ) AS c GROUP BY c.user_id, c.kind, c.term HAVING sum(c.change) <> 0
+), rarity AS (
+  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
+  SELECT $1, c.user_id, c.kind, c.term, c.change FROM term_changes AS c
+  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  RETURNING 1
+), lengths AS (
+  UPDATE memory_partitions AS p SET term_total = p.term_total + c.change
+    FROM (SELECT o.user_id, o.kind, sum(g.dl - o.term_count) AS change
+            FROM old AS o JOIN given AS g ON g.id = o.id GROUP BY o.user_id, o.kind) AS c
+   WHERE p.region = $1 AND p.user_id = c.user_id AND p.kind = c.kind
   RETURNING 1
 ), moved AS (
-  INSERT INTO naaba_settings (name, value) VALUES ('${CURSOR}', $5)
+  INSERT INTO naaba_settings (name, value) VALUES ('${CURSOR}', $8)
   ON CONFLICT (name) DO UPDATE SET value = excluded.value
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM rewritten)::int4 AS rewritten, (SELECT count(*) FROM moved)::int4 AS moved`;
+
+/** The postings of a batch's rows as the rewrite takes them: parallel arrays of id, term and frequency, and each row's length. */
+function postingsOf(rows: readonly { id: string; content: string }[], analyzer: LexicalAnalyzer) {
+  const ids: string[] = [];
+  const terms: string[] = [];
+  const frequencies: number[] = [];
+  const lengths: number[] = [];
+  for (const row of rows) {
+    const counts = analyzer.frequencies(row.content);
+    checkedTerms([...counts.keys()]);
+    let length = 0;
+    for (const [term, n] of counts) {
+      ids.push(row.id);
+      terms.push(term);
+      frequencies.push(n);
+      length += n;
+    }
+    lengths.push(length);
+  }
+  return { ids, terms, frequencies, lengths };
+}
 
 async function readCursor(db: SqlClient, target: string): Promise<Cursor | undefined> {
   const [row] = await db.query<{ value: string }>('SELECT value FROM naaba_settings WHERE name = $1', [CURSOR]);
@@ -96,11 +164,15 @@ export async function reembed(
       const last = mine.at(-1);
       if (!last) continue;
       cursor = { target, region, id: last.id };
+      const postings = postingsOf(mine, analyzer);
       await db.query(REWRITE, [
         region,
         mine.map((r) => r.id),
         mine.map((r) => r.vector),
-        mine.map((r) => toTsvectorLiteral(analyzer.terms(r.content))),
+        postings.ids,
+        postings.terms,
+        postings.frequencies,
+        postings.lengths,
         JSON.stringify(cursor),
       ]);
     }

@@ -21,10 +21,12 @@ export const defaultRetryPolicy: RetryPolicy = { attempts: 6, baseDelayMs: 10, m
 
 /**
  * SQLSTATEs after which the whole statement may run again: serialization failure (CockroachDB's
- * "restart transaction" included) and deadlock. Not 40003 (statement completion unknown): the
- * statement may have committed, and running it again could write twice.
+ * "restart transaction" included), deadlock, and a lock not granted in time (a ceiling write's
+ * first attempt gives up on a held row and queues, decision 0056): each rolled back everything.
+ * Not 40003 (statement completion unknown): the statement may have committed, and running it
+ * again could write twice.
  */
-const RETRYABLE = new Set(['40001', '40P01']);
+const RETRYABLE = new Set(['40001', '40P01', '55P03']);
 
 export function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

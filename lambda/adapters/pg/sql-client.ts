@@ -3,63 +3,55 @@ export type SqlEngine = 'postgres' | 'cockroach';
 
 /**
  * The narrow driver surface the stores use. Every `query` is one round trip, so wrapping a
- * client is how round trips are counted at the driver.
+ * client is how round trips are counted at the driver. A statement runs as its own transaction,
+ * at the client's default isolation unless it goes through `read` or `ceiling` (decision 0056).
  */
 export interface SqlClient {
   readonly engine: SqlEngine;
   query<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * A read, or a write whose changes commute with any other (a decrement, a touch): on PostgreSQL
+   * at READ COMMITTED, so it takes no predicate locks that would abort other users' calls.
+   * Clients without isolation levels to choose from leave it out (see `asRead`).
+   */
+  read?<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * A write a ceiling or the pin limit depends on, which writes its partition's row: on PostgreSQL
+   * at REPEATABLE READ, where a concurrent writer of that row makes it fail (40001) instead of
+   * writing on what it read, without SERIALIZABLE's predicate locks (see `asCeilingWrite`).
+   */
+  ceiling?<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * Runs `work` as one explicit transaction on one connection — on PostgreSQL at READ COMMITTED,
+   * so each statement sees what committed before it; on CockroachDB at SERIALIZABLE — committed
+   * when `work` resolves, rolled back when it throws. How writers of one partition queue: the
+   * first statement locks the partition's rows (see `inTransaction`).
+   */
+  transaction?<T>(work: (session: SqlClient) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script without parameters (migrations only). */
   exec(script: string): Promise<void>;
   close(): Promise<void>;
-  /**
-   * Runs `work` on one connection while holding a lock named `key` that the same call on every
-   * other connection waits for, so that writes sharing a key run one after another instead of
-   * failing each other's serialization. Engines without such a lock leave it out (see `exclusively`).
-   */
-  exclusive?<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T>;
 }
 
-/** `work` under the client's lock on `key` where it has one; as is where it runs one statement at a time or has none. */
-export function exclusively<T>(db: SqlClient, key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
-  return db.exclusive ? db.exclusive(key, work) : work(db);
+/** `text` as a read (READ COMMITTED where the client can choose), else as any statement. */
+export const asRead = <R>(db: SqlClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
+  db.read ? db.read<R>(text, params) : db.query<R>(text, params);
+
+/** `text` as a ceiling write (REPEATABLE READ where the client can choose), else as any statement. */
+export const asCeilingWrite = <R>(db: SqlClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
+  db.ceiling ? db.ceiling<R>(text, params) : db.query<R>(text, params);
+
+/** `work` in one transaction where the client has them; as is where it runs one statement at a time. */
+export function inTransaction<T>(db: SqlClient, work: (session: SqlClient) => Promise<T>): Promise<T> {
+  return db.transaction ? db.transaction(work) : work(db);
 }
 
-/** Counts the round trips made through a client: the figure the budgets are stated in. */
-export class CountingSqlClient implements SqlClient {
-  roundTrips = 0;
-  readonly engine: SqlEngine;
-
-  constructor(private readonly inner: SqlClient) {
-    this.engine = inner.engine;
-  }
-
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    this.roundTrips += 1;
-    return this.inner.query<R>(text, params);
-  }
-
-  exec(script: string): Promise<void> {
-    this.roundTrips += 1;
-    return this.inner.exec(script);
-  }
-
-  exclusive<T>(key: string, work: (session: SqlClient) => Promise<T>): Promise<T> {
-    // Taking and releasing the lock are a round trip each.
-    if (this.inner.exclusive) this.roundTrips += 2;
-    return exclusively(this.inner, key, (session) => work(new CountingSession(this, session)));
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
-/** One locked connection of a counted client: its statements count towards the same figure. */
-class CountingSession implements SqlClient {
+/** A client whose every statement counts toward `counter` (the outer client's figure). */
+class CountedStatements implements SqlClient {
   readonly engine: SqlEngine;
 
   constructor(
-    private readonly counter: CountingSqlClient,
+    private readonly counter: { roundTrips: number },
     private readonly inner: SqlClient,
   ) {
     this.engine = inner.engine;
@@ -70,12 +62,47 @@ class CountingSession implements SqlClient {
     return this.inner.query<R>(text, params);
   }
 
+  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    this.counter.roundTrips += 1;
+    return asRead<R>(this.inner, text, params);
+  }
+
+  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    this.counter.roundTrips += 1;
+    return asCeilingWrite<R>(this.inner, text, params);
+  }
+
+  transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
+    // BEGIN and COMMIT are a round trip each.
+    if (this.inner.transaction) this.counter.roundTrips += 2;
+    return inTransaction(this.inner, (session) => work(new CountedStatements(this.counter, session)));
+  }
+
   exec(script: string): Promise<void> {
     this.counter.roundTrips += 1;
     return this.inner.exec(script);
   }
 
   close(): Promise<void> {
-    return Promise.resolve();
+    return this.inner.close();
+  }
+}
+
+/** Counts the round trips made through a client: the figure the budgets are stated in. */
+export class CountingSqlClient extends CountedStatements {
+  private readonly tally: { roundTrips: number };
+
+  constructor(inner: SqlClient) {
+    const tally = { roundTrips: 0 };
+    super(tally, inner);
+    this.tally = tally;
+  }
+
+  get roundTrips(): number {
+    return this.tally.roundTrips;
+  }
+
+  set roundTrips(n: number) {
+    this.tally.roundTrips = n;
   }
 }

@@ -1,6 +1,6 @@
 import * as memorySql from './memory-sql.js';
 import { ANY_MEMORY, RECORD_SETTING } from './schema.js';
-import { exclusively, type SqlClient, type SqlEngine } from './sql-client.js';
+import { asCeilingWrite, asRead, inTransaction, type SqlClient, type SqlEngine } from './sql-client.js';
 
 /** The tracing a traced client needs: one subsegment per unit of work, with chosen annotations only. */
 export interface SqlTracer {
@@ -47,17 +47,17 @@ export function statementLabel(text: string): string {
  */
 export class TracedSqlClient implements SqlClient {
   readonly engine: SqlEngine;
-  readonly exclusive?: SqlClient['exclusive'];
+  readonly transaction?: SqlClient['transaction'];
 
   constructor(
     private readonly inner: SqlClient,
     private readonly tracer: SqlTracer,
   ) {
     this.engine = inner.engine;
-    // Forwarded only where the inner client has it: `exclusively` tells the two kinds apart.
-    if (inner.exclusive) {
-      this.exclusive = <T>(key: string, work: (session: SqlClient) => Promise<T>) =>
-        this.span('exclusive', () => exclusively(inner, key, (session) => work(new TracedSqlClient(session, tracer))));
+    // Forwarded only where the inner client has it: `inTransaction` tells the two kinds apart.
+    if (inner.transaction) {
+      this.transaction = <T>(work: (session: SqlClient) => Promise<T>) =>
+        this.span('transaction', () => inTransaction(inner, (session) => work(new TracedSqlClient(session, tracer))));
     }
   }
 
@@ -67,6 +67,14 @@ export class TracedSqlClient implements SqlClient {
 
   query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
     return this.span(statementLabel(text), () => this.inner.query<R>(text, params));
+  }
+
+  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.span(statementLabel(text), () => asRead<R>(this.inner, text, params));
+  }
+
+  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.span(statementLabel(text), () => asCeilingWrite<R>(this.inner, text, params));
   }
 
   exec(script: string): Promise<void> {

@@ -1,0 +1,129 @@
+import { CONFLICTS, MEMORY_COLUMNS, prefixList, unexpired } from './sql-parts.js';
+
+/** One arm's part of a fused score: its weight (the fusion array's `at`-th element) over k + rank. */
+const fusedPart = (at: number) => `($8::float8[])[${at}] / (($8::float8[])[1] + CAST(rank AS FLOAT8))`;
+
+/** The vector arm: nearest first over the vector index, then the live ones ranked. */
+const vectorArm = (prefixes: string, live: string) => `vector_rows AS (
+  SELECT id, kind, pinned, last_useful_at, embedding <=> $3::vector AS distance
+    FROM memories
+   WHERE (region, user_id, kind) IN (${prefixes})
+   ORDER BY embedding <=> $3::vector
+   LIMIT $4::int4
+), vector_arm AS (
+  SELECT v.id, row_number() OVER (ORDER BY v.distance, v.id) AS rank
+    FROM vector_rows AS v
+   WHERE ${live}
+   ORDER BY v.distance, v.id
+   LIMIT $7::int4
+)`;
+
+/** The lexical parameters' array (`$at`): {k1, b, a common term's least df, its least share of the partition}. */
+const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
+
+/**
+ * The lexical arm, BM25 over the caller's own partitions from their postings and kept statistics
+ * (decision 0056): `$terms` the query's terms, `$params` the lexical parameters. A term's rarity
+ * comes from its document frequency kept per partition, the average length from the partitions'
+ * kept totals: nothing is counted on read. Candidates are the memories holding a rarer term; a
+ * very common term (in more than a share of the partition) is scored only on those candidates,
+ * by primary-key lookups, so its long posting list is never read. Ranked candidates are checked
+ * for expiry on their rows, `$4` of them (the vector arm's candidate count) so that expired ones
+ * cannot starve the `$7` kept.
+ */
+const lexicalArm = (prefixes: string, live: string, terms: number, params: number) => `lex_stats AS (
+  SELECT CAST(COALESCE(sum(p.memories), 0) AS FLOAT8) AS n, CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) AS total
+    FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (${prefixes})
+), lex_terms AS (
+  SELECT d.term, CAST(sum(d.df) AS FLOAT8) AS df
+    FROM memory_partition_terms AS d
+   WHERE (d.region, d.user_id, d.kind) IN (${prefixes}) AND d.term = ANY($${terms}::text[])
+   GROUP BY d.term
+  HAVING sum(d.df) > 0
+), lex_weights AS (
+  SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf,
+         t.df <= GREATEST(${lex(params, 3)}, ${lex(params, 4)} * s.n) AS rare,
+         s.total / GREATEST(s.n, 1) AS average
+    FROM lex_terms AS t, lex_stats AS s
+), lex_rare AS (
+  SELECT p.kind, p.memory_id, p.term, p.tf, p.dl
+    FROM memory_terms AS p JOIN lex_weights AS w ON w.term = p.term AND w.rare
+   WHERE (p.region, p.user_id, p.kind) IN (${prefixes})
+), lex_common AS (
+  SELECT p.kind, p.memory_id, p.term, p.tf, p.dl
+    FROM (SELECT DISTINCT kind, memory_id FROM lex_rare) AS c
+    JOIN lex_weights AS w ON NOT w.rare
+    JOIN memory_terms AS p
+      ON p.region = $1 AND p.user_id = $2::uuid AND p.kind = c.kind AND p.term = w.term AND p.memory_id = c.memory_id
+), lex_scores AS (
+  SELECT x.memory_id AS id,
+         sum(w.idf * x.tf * (${lex(params, 1)} + 1)
+             / (x.tf + ${lex(params, 1)} * (1 - ${lex(params, 2)} + ${lex(params, 2)} * x.dl / GREATEST(w.average, 1)))) AS score
+    FROM (SELECT * FROM lex_rare UNION ALL SELECT * FROM lex_common) AS x JOIN lex_weights AS w ON w.term = x.term
+   GROUP BY x.memory_id
+), lex_top AS (
+  SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT $4::int4
+), lexical_arm AS (
+  SELECT l.id, row_number() OVER (ORDER BY l.score DESC, l.id) AS rank
+    FROM lex_top AS l JOIN memories AS m ON m.region = $1 AND m.id = l.id
+   WHERE ${live}
+   ORDER BY l.score DESC, l.id
+   LIMIT $7::int4
+)`;
+
+/** Recall's last step: the hits become useful (recall count and last usefulness), a commutative update. */
+const TOUCH_HITS = `UPDATE memories AS m
+     SET recall_count = m.recall_count + 1,
+         last_useful_at = GREATEST(m.last_useful_at, $6::timestamptz)
+    FROM hits
+   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = hits.id
+  RETURNING ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3::vector AS distance`;
+
+/** The read-only twin of {@link TOUCH_HITS}: the same rows, nothing written; $6 is the instant read at. */
+const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3::vector AS distance,
+         $6::timestamptz AS read_at
+    FROM memories AS m JOIN hits ON hits.id = m.id
+   WHERE m.region = $1 AND m.user_id = $2::uuid`;
+
+/**
+ * The best unexpired memories first, marking each returned one useful: one statement.
+ * $1 region, $2 user, $3 embedding, $4 candidates per arm, $5 limit, $6 now, $7 depth of each arm,
+ * $8 fusion as FLOAT8[] {k, vector weight, lexical weight}, then the kinds searched ($9…),
+ * then (kind, cutoff) pairs for kinds with a TTL, then, with a lexical arm, the query's terms as
+ * TEXT[] and the lexical parameters as FLOAT8[] {k1, b, common least df, common least share}.
+ *
+ * The vector arm reads the vector index with the (region, user, kind) prefix pinned and nothing
+ * else; the lexical arm reads the postings and kept statistics of the same partitions (see
+ * `lexicalArm`); expiry is checked on the rows each returns. The ranks are fused: score =
+ * Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs but counts for
+ * nothing, and what only it found is not returned (the lexical arm alone). With `touch` false the
+ * same ranking is read without the UPDATE: looking is not recalling (the memory page's search);
+ * $6 is then only echoed back.
+ */
+export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, touch = true): string {
+  const prefixes = prefixList(kinds, 9);
+  const cutoffs = 9 + kinds;
+  const ctes = [vectorArm(prefixes, unexpired(ttlKinds, cutoffs, 'v'))];
+  const parts = [`SELECT id, ${fusedPart(2)} AS part FROM vector_arm`];
+  if (lexical) {
+    const terms = cutoffs + 2 * ttlKinds;
+    ctes.push(lexicalArm(prefixes, unexpired(ttlKinds, cutoffs, 'm'), terms, terms + 1));
+    parts.push(`SELECT id, ${fusedPart(3)} AS part FROM lexical_arm`);
+  }
+  return `
+WITH ${ctes.join(', ')}, hits AS (
+  SELECT arms.id, sum(arms.part) AS score
+    FROM (${parts.join(' UNION ALL ')}) AS arms
+   GROUP BY arms.id
+  HAVING sum(arms.part) > 0
+   ORDER BY score DESC, arms.id
+   LIMIT $5::int4
+), found AS (
+  ${touch ? TOUCH_HITS : READ_HITS}
+)
+SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
+       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score,
+       ${CONFLICTS('t')} AS conflicts
+  FROM found AS t
+ ORDER BY t.score DESC, t.id`;
+}

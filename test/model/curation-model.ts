@@ -1,0 +1,210 @@
+import { fingerprint } from '../../lambda/memory/canonical.js';
+import type { CurationRules, JournalRule, KindRule } from '../../lambda/memory/model.js';
+
+/**
+ * The curation rules of DESIGN §4 as a plain in-memory model, written from the rules and not from
+ * the SQL: ceilings with least-recently-useful eviction, pins and the pin limit, expiry, exact
+ * restatement merges, forget by id, kind or all, recall marking memories useful, and the journal
+ * line each automatic loss writes. Time is whole milliseconds on a clock the test moves.
+ */
+
+export interface ModelMemory {
+  readonly id: string;
+  readonly kind: string;
+  readonly fingerprint: string;
+  pinned: boolean;
+  readonly createdAt: number;
+  lastUsefulAt: number;
+  recallCount: number;
+  restatements: number;
+}
+
+export interface ModelLine {
+  readonly at: number;
+  readonly kind: string;
+  readonly rule: JournalRule;
+  readonly ageSeconds: number;
+  readonly recallCount: number;
+}
+
+/** What a remember must come to, before the real system's id is known. */
+export type ModelOutcome =
+  | { readonly outcome: 'stored'; readonly evicted: number }
+  | { readonly outcome: 'merged'; readonly into: string }
+  | { readonly outcome: 'pin_limit' }
+  | { readonly outcome: 'kind_full' };
+
+/** One user's memories (live ones and expired ones not yet removed) and journal. */
+class UserState {
+  readonly rows = new Map<string, ModelMemory>();
+  journal: ModelLine[] = [];
+}
+
+const seconds = (ms: number) => Math.round(ms / 1000);
+
+export class CurationModel {
+  private readonly users = new Map<string, UserState>();
+
+  constructor(
+    readonly rules: CurationRules,
+    public now: number,
+  ) {}
+
+  private user(name: string): UserState {
+    let state = this.users.get(name);
+    if (!state) {
+      state = new UserState();
+      this.users.set(name, state);
+    }
+    return state;
+  }
+
+  private rule(kind: string): KindRule {
+    const rule = this.rules.kinds[kind];
+    if (!rule) throw new Error(`the model has no kind ${kind}`);
+    return rule;
+  }
+
+  /** When a memory expires (its last usefulness plus the kind's TTL), or null when it never does. */
+  private expiresAt(m: ModelMemory): number | null {
+    const ttl = this.rule(m.kind).ttlSeconds;
+    return m.pinned || ttl === null ? null : m.lastUsefulAt + ttl * 1000;
+  }
+
+  /** Live through the instant of expiry, gone after it. */
+  isLive(m: ModelMemory): boolean {
+    const at = this.expiresAt(m);
+    return at === null || this.now <= at;
+  }
+
+  /** The user's live memories, of some kinds or all. */
+  live(name: string, kinds?: readonly string[]): ModelMemory[] {
+    return [...this.user(name).rows.values()].filter((m) => this.isLive(m) && (!kinds || kinds.includes(m.kind)));
+  }
+
+  /** Live unpinned memories of a kind in the order the ceiling takes them: least recently useful first, then id. */
+  evictionOrder(name: string, kind: string): ModelMemory[] {
+    return this.live(name, [kind])
+      .filter((m) => !m.pinned)
+      .sort((a, b) => a.lastUsefulAt - b.lastUsefulAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The exact-restatement key of a text: equal for spellings that differ in case, accents, spacing, punctuation. */
+  fingerprintOf(text: string): string {
+    return fingerprint(text);
+  }
+
+  journal(name: string): readonly ModelLine[] {
+    return this.user(name).journal;
+  }
+
+  memory(name: string, id: string): ModelMemory | undefined {
+    return this.user(name).rows.get(id);
+  }
+
+  private pinnedCount(name: string): number {
+    return [...this.user(name).rows.values()].filter((m) => m.pinned).length;
+  }
+
+  private line(name: string, m: ModelMemory, rule: JournalRule, at: number): void {
+    this.user(name).journal.push({ at, kind: m.kind, rule, ageSeconds: seconds(at - m.createdAt), recallCount: m.recallCount });
+  }
+
+  /** Removes one memory by a rule, writing its journal line (at the expiry instant for `expiry`). */
+  private remove(name: string, m: ModelMemory, rule: JournalRule): void {
+    this.user(name).rows.delete(m.id);
+    this.line(name, m, rule, rule === 'expiry' ? (this.expiresAt(m) ?? this.now) : this.now);
+  }
+
+  /** Removes the expired memories of one user and kind, or of every user and kind with a TTL. */
+  private expire(name: string | undefined, kind: string | undefined): void {
+    for (const [user, state] of this.users) {
+      if (name !== undefined && user !== name) continue;
+      for (const m of [...state.rows.values()]) {
+        if ((kind === undefined || m.kind === kind) && !this.isLive(m)) this.remove(user, m, 'expiry');
+      }
+    }
+  }
+
+  /** What `remember` must answer; `apply` then makes it so, with the id the real system chose. */
+  remember(name: string, kind: string, content: string, pinned: boolean): ModelOutcome {
+    const rule = this.rule(kind);
+    const print = fingerprint(content);
+    const twin =
+      rule.dedup === false
+        ? undefined
+        : [...this.user(name).rows.values()].find((m) => m.kind === kind && m.fingerprint === print);
+    if (twin && this.isLive(twin)) {
+      if (pinned && !twin.pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
+      return { outcome: 'merged', into: twin.id };
+    }
+    // An expired exact restatement leaves first, with the rest of its partition's expired memories.
+    if (twin) this.expire(name, kind);
+    if (pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
+    const excess = Math.max(0, this.live(name, [kind]).length + 1 - rule.ceiling);
+    if (this.evictionOrder(name, kind).length < excess) return { outcome: 'kind_full' };
+    return { outcome: 'stored', evicted: excess };
+  }
+
+  /** Applies an outcome `remember` predicted; `id` is the new memory's when stored. */
+  applyRemember(name: string, kind: string, content: string, pinned: boolean, outcome: ModelOutcome, id: string): void {
+    if (outcome.outcome === 'merged') {
+      const target = this.user(name).rows.get(outcome.into);
+      if (!target) throw new Error('the model lost the merge target');
+      target.restatements += 1;
+      target.lastUsefulAt = Math.max(target.lastUsefulAt, this.now);
+      target.pinned ||= pinned;
+      this.line(name, target, 'duplicate', this.now);
+      return;
+    }
+    if (outcome.outcome !== 'stored') return;
+    const rule = this.rule(kind);
+    for (const victim of this.evictionOrder(name, kind).slice(0, outcome.evicted)) this.remove(name, victim, 'ceiling');
+    this.expire(name, kind);
+    this.user(name).rows.set(id, {
+      id,
+      kind,
+      fingerprint: rule.dedup === false ? `${fingerprint(content)}#${id}` : fingerprint(content),
+      pinned,
+      createdAt: this.now,
+      lastUsefulAt: this.now,
+      recallCount: 0,
+      restatements: 1,
+    });
+  }
+
+  /** Recall made these memories useful. */
+  recalled(name: string, ids: readonly string[]): void {
+    for (const id of ids) {
+      const m = this.user(name).rows.get(id);
+      if (!m) throw new Error(`recall returned ${id}, which the model does not hold`);
+      m.recallCount += 1;
+      m.lastUsefulAt = Math.max(m.lastUsefulAt, this.now);
+    }
+  }
+
+  /** Forget by id: the live ones among `ids` go, with no journal line; returns them. */
+  forgetIds(name: string, ids: readonly string[]): string[] {
+    const gone = this.live(name).filter((m) => ids.includes(m.id));
+    for (const m of gone) this.user(name).rows.delete(m.id);
+    return gone.map((m) => m.id);
+  }
+
+  /** Forget all (of a kind): every memory and journal line of it goes; the count is of the live ones. */
+  forgetAll(name: string, kind: string | undefined): { count: number; journalLinesRemoved: number } {
+    const state = this.user(name);
+    const count = this.live(name, kind === undefined ? undefined : [kind]).length;
+    for (const m of [...state.rows.values()]) if (kind === undefined || m.kind === kind) state.rows.delete(m.id);
+    const kept = state.journal.filter((l) => kind !== undefined && l.kind !== kind);
+    const journalLinesRemoved = state.journal.length - kept.length;
+    state.journal = kept;
+    return { count, journalLinesRemoved };
+  }
+
+  /** The sweeper: every expired memory goes (journaled), then journal lines past retention. */
+  sweep(): void {
+    this.expire(undefined, undefined);
+    const cutoff = this.now - this.rules.journalRetentionSeconds * 1000;
+    for (const state of this.users.values()) state.journal = state.journal.filter((l) => l.at >= cutoff);
+  }
+}

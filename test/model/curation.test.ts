@@ -1,0 +1,27 @@
+import { environment } from '../../lambda/config/env.js';
+import { freshDatabase, truncateAll } from '../support/database.js';
+import { checkCurationModel } from './curation-check.js';
+
+/**
+ * The reference model of the curation rules against the real store on PGlite: NAABA_MODEL_RUNS
+ * random sequences (`npm run test:model -- --runs N` for more, `--seed S` to replay one).
+ */
+const env = environment();
+const runs = Number(env.NAABA_MODEL_RUNS ?? 200);
+const seed = env.NAABA_MODEL_SEED === undefined ? undefined : Number(env.NAABA_MODEL_SEED);
+
+test(`curation rules: ${runs} random sequences on PGlite match the reference model after every step`, async () => {
+  const db = await freshDatabase(256);
+  try {
+    await checkCurationModel({
+      sql: db,
+      reset: () => truncateAll(db),
+      region: 'eu-central-1',
+      runs,
+      seed,
+      embeddingDimensions: 256,
+    });
+  } finally {
+    await db.close();
+  }
+}, 900_000);
