@@ -102,13 +102,13 @@ if (adminUrl) {
       'ALTER TABLE memories ADD COLUMN intruder INT4',
       'ALTER TABLE api_keys DROP COLUMN name',
       'CREATE INDEX intruder ON memories (kind)',
-      'DROP INDEX memories_expiry',
+      'DROP INDEX memories_expiring',
       'DROP TABLE journal',
       'TRUNCATE memories',
       'CREATE SCHEMA intruder',
       'CREATE VIEW intruder AS SELECT 1 AS one',
       'DELETE FROM naaba_migrations',
-      "INSERT INTO naaba_settings (name, value) VALUES ('intruder', 'x')",
+      'DELETE FROM naaba_settings',
       'DELETE FROM api_keys',
     ])('%s: refused for lack of privilege (42501)', async (statement) => {
       expect(await outcome(app, statement)).toBe('42501');
