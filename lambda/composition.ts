@@ -130,7 +130,7 @@ export class Container {
     const settings = {
       issuer,
       region: this.config.region,
-      registrationsPerWindow: this.config.oauth.registrationsPerHour,
+      limits: this.config.oauth.limits,
     };
     return new OAuthService(await this.oauthStore(), await this.keyStore(), this.clock, settings);
   }

@@ -78,14 +78,22 @@ export async function listKeys(config: RuntimeConfig, json: boolean): Promise<vo
       revoked_at: k.revokedAt ? new Date(k.revokedAt).toISOString() : null,
       oauth_client_id: k.clientId,
       oauth_client_name: k.clientName ?? null,
+      granted_with_key_id: k.grantedBy ?? null,
     }));
     console.log(JSON.stringify(rows));
     return;
   }
   if (keys.length === 0) return console.log('no keys yet; issue one with: npx naaba issue-key NAME');
-  for (const k of keys) {
-    const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
-    const what = k.clientId ? `${k.name}  (OAuth grant to "${k.clientName ?? k.name}", client ${k.clientId})` : k.name;
-    console.log(`${k.keyId}  ${k.region.padEnd(14)} ${state.padEnd(32)} user ${k.userId}  ${what}`);
-  }
+  for (const k of keys) console.log(keyLine(k, keys));
+}
+
+/** One line per key; a grant names its client and the key it was made with, a key counts its live grants. */
+function keyLine(k: ApiKey, all: readonly ApiKey[]): string {
+  const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
+  const madeWith = k.grantedBy ? `, made with key ${k.grantedBy}` : '';
+  const grants = all.filter((g) => g.grantedBy === k.keyId && !g.revokedAt).length;
+  const what = k.clientId
+    ? `${k.name}  (OAuth grant to "${k.clientName ?? k.name}", client ${k.clientId}${madeWith})`
+    : `${k.name}${grants > 0 ? `  (${grants} live OAuth grant${grants === 1 ? '' : 's'} made with it)` : ''}`;
+  return `${k.keyId}  ${k.region.padEnd(14)} ${state.padEnd(32)} user ${k.userId}  ${what}`;
 }

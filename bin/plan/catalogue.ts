@@ -300,14 +300,26 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
   ];
   const later = new Date(rep.now.getTime() + 3_600_000);
   const direct: [string, PlanExpectations, string, readonly unknown[]][] = [
-    // OAuth sign-in (decision 0054): point reads by primary key, the registration window by creation time.
-    ['oauth: register a client', {}, oauthSql.REGISTER, [SOME_ID, 'client', '[]', rep.now, rep.now, 100]],
-    ['oauth: find a client', {}, oauthSql.FIND_CLIENT, [SOME_ID]],
+    // OAuth sign-in (decisions 0054, 0064, 0067): point reads by primary key, per-address windows by their key.
+    ['oauth: register a client', {}, oauthSql.REGISTER, [SOME_ID, 'client', '[]', rep.now, later]],
+    ['oauth: find a client', {}, oauthSql.FIND_CLIENT, [SOME_ID, rep.now]],
     [
       'oauth: save a code',
       {},
       oauthSql.SAVE_CODE,
-      [rep.region, 'c'.repeat(64), SOME_ID, rep.userId, 'agent', 'https://a/cb', 'x'.repeat(43), 'https://r/mcp', later],
+      [
+        rep.region,
+        'c'.repeat(64),
+        SOME_ID,
+        rep.userId,
+        'agent',
+        'https://a/cb',
+        'x'.repeat(43),
+        'https://r/mcp',
+        later,
+        SOME_ID,
+        'f'.repeat(64),
+      ],
     ],
     ['oauth: consume a code', {}, oauthSql.CONSUME_CODE, [rep.region, 'c'.repeat(64), rep.now]],
     ['oauth: a used code', {}, oauthSql.USED_CODE, [rep.region, 'c'.repeat(64)]],
@@ -328,18 +340,22 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
         later,
         rep.region,
         'c'.repeat(64),
+        SOME_ID,
       ],
     ],
     [
       'oauth: rotate a refresh token',
       {},
       oauthSql.ROTATE,
-      ['b'.repeat(64), rep.now, 'client', 'd'.repeat(64), later, 'e'.repeat(64), later],
+      ['b'.repeat(64), rep.now, 'client', 'd'.repeat(64), later, 'e'.repeat(64), later, rep.now],
     ],
     ['oauth: a replaced refresh token', {}, oauthSql.REPLACED_REFRESH, ['b'.repeat(64)]],
     ['oauth: the grant of a token', {}, oauthSql.GRANT_OF, ['b'.repeat(64), 'client']],
     ['oauth: expired codes', { regionBatch: true }, oauthSql.DELETE_EXPIRED_CODES, [rep.region, rep.now, 500]],
     ['oauth: expired tokens', { regionBatch: true }, oauthSql.DELETE_EXPIRED_TOKENS, [rep.now, 500]],
+    ['oauth: lapsed registrations', { regionBatch: true }, oauthSql.DELETE_LAPSED_CLIENTS, [rep.now, 500]],
+    ['oauth: count a request', {}, oauthSql.COUNT_REQUEST, [rep.region, '203.0.113.7', 'token', rep.now, rep.now]],
+    ['oauth: old request windows', { regionBatch: true }, oauthSql.DELETE_OLD_WINDOWS, [rep.region, rep.now, 500]],
     // The start-up check when the recorded embedder or analyzer differs: any row at all, then the new names.
     ['any memory stored', { fullScanAllowed: true }, ANY_MEMORY, []],
     ['record embedder', {}, RECORD_SETTING, ['embedder', 'local-lexical-v2/256']],

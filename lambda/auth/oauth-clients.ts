@@ -16,6 +16,8 @@ const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
 /** The agent name keys carry in provenance (lambda/auth/keys.ts NAME_PATTERN). */
 const AGENT_FALLBACK = 'oauth-client';
+/** How long a registration no grant has used stays valid (decision 0064): sign-in takes minutes, not days. */
+export const UNUSED_CLIENT_SECONDS = 24 * 3_600;
 
 /** Why `uri` cannot be a redirect URI, or undefined when it can. */
 export function redirectUriProblem(uri: unknown): string | undefined {
@@ -29,6 +31,21 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return undefined;
   return `redirect URI "${uri.slice(0, 100)}": use https, or http on 127.0.0.1, [::1] or localhost`;
+}
+
+/**
+ * Whether a redirect URI in an authorization request matches a registered one: exactly, or, for
+ * a loopback `http` URI, on any port (RFC 8252 §7.3: native apps open a port when they need it).
+ * Scheme, host, path and query must still match character for character.
+ */
+export function redirectMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  if (!URL.canParse(registered) || !URL.canParse(requested) || requested.includes('#')) return false;
+  const [a, b] = [new URL(registered), new URL(requested)];
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK.has(a.hostname)) return false;
+  if (b.username !== '' || b.password !== '') return false;
+  const withoutPort = (url: URL, raw: string) => raw.replace(`${url.protocol}//${url.host}`, `${url.protocol}//${url.hostname}`);
+  return withoutPort(a, registered) === withoutPort(b, requested);
 }
 
 /** The name as printable text: control, format, private-use and separator characters out, spaces collapsed, bounded. */
@@ -90,6 +107,7 @@ export function clientFromMetadata(body: unknown, now: Date): OAuthClient {
     clientName: name === '' ? 'MCP client' : name,
     redirectUris: [...new Set(uris)],
     createdAt: now,
+    expiresAt: new Date(now.getTime() + UNUSED_CLIENT_SECONDS * 1_000),
   };
 }
 

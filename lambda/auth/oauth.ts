@@ -3,8 +3,9 @@ import type { Clock } from '../ports/clock.js';
 import type { KeyStore } from '../ports/key-store.js';
 import type { OAuthClient, OAuthStore, TokenPair } from '../ports/oauth-store.js';
 import { authorize } from './authorize.js';
-import { agentName, clientFromMetadata } from './oauth-clients.js';
+import { agentName, clientFromMetadata, redirectMatches } from './oauth-clients.js';
 import { OAuthError } from './oauth-errors.js';
+import { AddressLimiter, type LimitedRoute, type OAuthRateLimits } from './oauth-limits.js';
 import { ACCESS_PREFIX, CODE_PREFIX, hashToken, newToken, REFRESH_PREFIX, TOKEN_PREFIX } from './token.js';
 
 /**
@@ -18,7 +19,13 @@ export const OAUTH_LIMITS = {
   codeSeconds: 60,
   accessSeconds: 3_600,
   refreshSeconds: 30 * 24 * 3_600,
-  registrationWindowSeconds: 3_600,
+  /**
+   * A replaced refresh token presented again this soon after its first replacement, before any
+   * replacement of it was used, is replaced again instead of ending the grant: two refreshes at
+   * once, or a retry after a lost answer (decision 0067). Later, or after a replacement was used,
+   * it is reuse.
+   */
+  refreshGraceSeconds: 30,
 } as const;
 
 /** The scope a grant carries: the four tools, nothing finer. */
@@ -47,13 +54,17 @@ export interface TokenResponse {
   readonly scope: string;
 }
 
-/** The consent page's refusal of a key: unknown or revoked, or of another region. */
+/** Why the consent page refused, as its security event names it (decision 0065). */
+export type ConsentRefusal = 'not_a_key' | 'unknown_or_revoked_key' | 'wrong_region' | 'form_reused';
+
+/** The consent page's refusal: a key unknown, revoked or of another region, or a form already used. */
 export class ConsentError extends Error {
   override name = 'ConsentError';
 
   constructor(
     message: string,
     readonly status: number,
+    readonly reason: ConsentRefusal,
   ) {
     super(message);
   }
@@ -78,7 +89,8 @@ export interface OAuthSettings {
   /** The issuer: the endpoint's public base URL (`https://host/v1`, or `http://127.0.0.1:8000`). */
   readonly issuer: string;
   readonly region: string;
-  readonly registrationsPerWindow: number;
+  /** Requests per client address to register, authorize, token and revoke (decision 0064). */
+  readonly limits: OAuthRateLimits;
 }
 
 export class OAuthService {
@@ -94,23 +106,37 @@ export class OAuthService {
     return `${this.settings.issuer}/mcp`;
   }
 
+  /**
+   * Counts a request of `address` to a limited route; resolves undefined when it may go on, else
+   * the seconds until that address is served again.
+   */
+  admit(route: LimitedRoute, address: string): Promise<number | undefined> {
+    return new AddressLimiter(this.store, this.clock, this.settings.limits).admit(route, address);
+  }
+
   async register(metadata: unknown): Promise<OAuthClient> {
-    const now = this.clock.now();
-    const client = clientFromMetadata(metadata, now);
-    const since = later(now, -OAUTH_LIMITS.registrationWindowSeconds);
-    if (!(await this.store.registerClient(client, { since, limit: this.settings.registrationsPerWindow }))) {
-      throw new OAuthError('temporarily_unavailable', 'too many clients registered in the last hour; retry later', 429);
-    }
+    const client = clientFromMetadata(metadata, this.clock.now());
+    await this.store.registerClient(client);
     return client;
+  }
+
+  private findClient(clientId: string): Promise<OAuthClient | undefined> {
+    return clientId === '' ? Promise.resolve(undefined) : this.store.findClient(clientId, this.clock.now());
   }
 
   /** Checks an authorization request's parameters (GET or the consent form's POST). */
   async check(params: URLSearchParams): Promise<AuthorizationRequest | AuthorizationRefusal> {
-    const clientId = params.get('client_id') ?? '';
-    const client = clientId === '' ? undefined : await this.store.findClient(clientId);
-    if (!client) return { kind: 'page', status: 400, message: 'This sign-in link names no client registered here.' };
+    const client = await this.findClient(params.get('client_id') ?? '');
+    if (!client) {
+      return {
+        kind: 'page',
+        status: 400,
+        message:
+          'This sign-in link names no client registered here, or a registration that was never used and has lapsed. Ask the client to sign in again.',
+      };
+    }
     const redirectUri = params.get('redirect_uri') ?? '';
-    if (!client.redirectUris.includes(redirectUri)) {
+    if (!client.redirectUris.some((registered) => redirectMatches(registered, redirectUri))) {
       return { kind: 'page', status: 400, message: 'This sign-in link sends you to an address the client did not register.' };
     }
     const state = params.get('state') ?? undefined;
@@ -131,27 +157,46 @@ export class OAuthService {
     return { client, redirectUri, state, codeChallenge, resource };
   }
 
-  /** The person's consent with `keyText`: a code for the client, sent to its redirect URI. */
-  async consent(request: AuthorizationRequest, keyText: string): Promise<string> {
+  /**
+   * The person's consent with `keyText`, on the form whose one-time value hashes to `formSha256`:
+   * a code for the client, sent to its redirect URI. One form makes at most one code.
+   */
+  async consent(request: AuthorizationRequest, keyText: string, formSha256: string): Promise<string> {
     const key = keyText.trim();
-    if (!key.startsWith(TOKEN_PREFIX)) throw new ConsentError('Enter a naaba key (it starts with nb_).', 401);
+    if (!key.startsWith(TOKEN_PREFIX)) throw new ConsentError('Enter a naaba key (it starts with nb_).', 401, 'not_a_key');
     const decision = await authorize(`Bearer ${key}`, this.settings.region, this.keys);
-    if (decision.effect === 'unauthorized') throw new ConsentError('This key is unknown or revoked.', 401);
+    if (decision.effect === 'unauthorized')
+      throw new ConsentError('This key is unknown or revoked.', 401, 'unknown_or_revoked_key');
     if (decision.effect === 'wrong_region') {
-      throw new ConsentError(`This key belongs to region ${decision.keyRegion}; sign in at that region's endpoint.`, 403);
+      throw new ConsentError(
+        `This key belongs to region ${decision.keyRegion}; sign in at that region's endpoint.`,
+        403,
+        'wrong_region',
+      );
     }
     const code = newToken(CODE_PREFIX);
-    await this.store.saveCode({
-      region: this.settings.region,
-      codeSha256: hashToken(code),
-      clientId: request.client.clientId,
-      userId: decision.principal.userId,
-      agent: agentName(request.client.clientName),
-      redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
-      resource: request.resource,
-      expiresAt: later(this.clock.now(), OAUTH_LIMITS.codeSeconds),
-    });
+    const saved = await this.store.saveCode(
+      {
+        region: this.settings.region,
+        codeSha256: hashToken(code),
+        clientId: request.client.clientId,
+        userId: decision.principal.userId,
+        agent: agentName(request.client.clientName),
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+        resource: request.resource,
+        expiresAt: later(this.clock.now(), OAUTH_LIMITS.codeSeconds),
+        grantedBy: decision.principal.keyId,
+      },
+      formSha256,
+    );
+    if (!saved) {
+      throw new ConsentError(
+        'This consent form was already answered. Go back to the client, or start the sign-in again.',
+        409,
+        'form_reused',
+      );
+    }
     return redirectWith(request.redirectUri, { code, state: request.state, iss: this.settings.issuer });
   }
 
@@ -168,9 +213,7 @@ export class OAuthService {
   /** The token endpoint (RFC 6749 §3.2): the authorization code and refresh token grants. */
   async token(params: URLSearchParams): Promise<TokenResponse> {
     const clientId = params.get('client_id') ?? '';
-    if (clientId === '' || !(await this.store.findClient(clientId))) {
-      throw new OAuthError('invalid_client', 'unknown client_id; register first', 401);
-    }
+    if (!(await this.findClient(clientId))) throw new OAuthError('invalid_client', 'unknown client_id; register first', 401);
     const resource = params.get('resource');
     if (resource !== null && resource !== this.resource)
       throw new OAuthError('invalid_target', `resource must be ${this.resource}`);
@@ -184,13 +227,12 @@ export class OAuthService {
    * Token revocation (RFC 7009): a token of the client's grant ends the whole grant, access and
    * refresh tokens alike. An unknown token is not an error (§2.2): the answer is the same either way.
    */
-  async revoke(params: URLSearchParams): Promise<void> {
+  async revoke(params: URLSearchParams): Promise<string | undefined> {
     const clientId = params.get('client_id') ?? '';
-    if (clientId === '' || !(await this.store.findClient(clientId))) {
-      throw new OAuthError('invalid_client', 'unknown client_id; register first', 401);
-    }
+    if (!(await this.findClient(clientId))) throw new OAuthError('invalid_client', 'unknown client_id; register first', 401);
     const keyId = await this.store.grantOf(hashToken(params.get('token') ?? ''), clientId);
     if (keyId) await this.keys.revoke(keyId, this.clock.now());
+    return keyId;
   }
 
   private async exchange(params: URLSearchParams, clientId: string): Promise<TokenResponse> {
@@ -201,7 +243,12 @@ export class OAuthService {
     if ('reusedBy' in found) {
       // A code presented twice was intercepted: whatever it made is revoked (RFC 6749 §4.1.2).
       if (found.reusedBy) await this.keys.revoke(found.reusedBy, now);
-      throw new OAuthError('invalid_grant', 'this authorization code was used before; the grant it made is revoked');
+      throw new OAuthError('invalid_grant', 'this authorization code was used before; the grant it made is revoked', 400, {
+        name: 'code_replay',
+        reason: 'code_used_twice',
+        keyId: found.reusedBy ?? undefined,
+        clientId,
+      });
     }
     const { code } = found;
     const verifier = params.get('code_verifier') ?? '';
@@ -212,6 +259,7 @@ export class OAuthService {
     if (!VERIFIER.test(verifier) || !sameText(s256(verifier), code.codeChallenge)) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE S256)');
     }
+    if (code.grantedBy === null) throw new OAuthError('invalid_grant', 'this code predates this version; sign in again');
     const { tokens, pair } = this.newTokens(now);
     const grant = {
       keyId: randomUUID(),
@@ -221,8 +269,12 @@ export class OAuthService {
       createdAt: now,
       revokedAt: null,
       clientId,
+      grantedBy: code.grantedBy,
     };
-    await this.store.createGrant(grant, codeSha256, pair);
+    const made = await this.store.createGrant(grant, codeSha256, pair);
+    if (!made.created) {
+      throw new OAuthError('invalid_grant', 'the key given on the consent page was revoked since; sign in again with a live key');
+    }
     return tokens;
   }
 
@@ -230,12 +282,18 @@ export class OAuthService {
     const now = this.clock.now();
     const presented = params.get('refresh_token') ?? '';
     const { tokens, pair } = this.newTokens(now);
-    const rotation = await this.store.rotate(hashToken(presented), clientId, now, pair);
+    const graceSince = later(now, -OAUTH_LIMITS.refreshGraceSeconds);
+    const rotation = await this.store.rotate(hashToken(presented), clientId, now, graceSince, pair);
     if (rotation.outcome === 'rotated') return tokens;
     if (rotation.outcome === 'reused') {
-      // A replaced refresh token came back: someone holds a copy, so the whole grant ends.
+      // A replaced refresh token came back after its grace: someone holds a copy, so the whole grant ends.
       await this.keys.revoke(rotation.keyId, now);
-      throw new OAuthError('invalid_grant', 'this refresh token was already used; the grant is revoked, sign in again');
+      throw new OAuthError('invalid_grant', 'this refresh token was already used; the grant is revoked, sign in again', 400, {
+        name: 'refresh_reuse',
+        reason: 'replaced_token_presented',
+        keyId: rotation.keyId,
+        clientId,
+      });
     }
     throw new OAuthError('invalid_grant', 'unknown, expired or revoked refresh token');
   }

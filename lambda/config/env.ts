@@ -6,7 +6,10 @@ import { TEXT_LANGUAGES, type TextLanguage } from '../memory/lexical.js';
 import { RECALL_RANKINGS, type RecallRanking } from '../memory/ranking.js';
 import { DEFAULT_RULES } from '../memory/rules.js';
 import { LOOPBACK_HOSTS, type OriginPolicy } from '../http/origin.js';
+import type { OAuthRateLimits } from '../auth/oauth-limits.js';
 import { parseCuration, readCurationFile } from './curation-file.js';
+import { formatRateLimits, parseRateLimits } from './oauth-limits.js';
+import { DEFAULT_OAUTH_RATE_LIMITS } from '../auth/oauth-limits.js';
 import { type EmbedderConfig, type JudgeConfig, readProviders } from './providers.js';
 import { ConfigError } from './errors.js';
 import { type SettingReport, Settings } from './settings.js';
@@ -58,8 +61,8 @@ export interface RuntimeConfig {
    * in AWS the EventBridge schedule does it).
    */
   readonly sweep: { readonly batchSize: number; readonly maxBatches: number; readonly everySeconds: number };
-  /** OAuth sign-in: how many clients may register per hour, across the endpoint (docs/decisions/0054). */
-  readonly oauth: { readonly registrationsPerHour: number };
+  /** OAuth sign-in: requests per client address to register, authorize, token and revoke (decision 0064). */
+  readonly oauth: { readonly limits: OAuthRateLimits };
 }
 
 type Source = Readonly<Record<string, string | undefined>>;
@@ -155,6 +158,13 @@ function readOrigins(s: Settings, listenHost: string): OriginPolicy {
   };
 }
 
+/** NAABA_OAUTH_RATE_LIMITS, over the defaults of decision 0064. */
+function readRateLimits(s: Settings): OAuthRateLimits {
+  const { limits, problems } = parseRateLimits(s.string('NAABA_OAUTH_RATE_LIMITS', formatRateLimits(DEFAULT_OAUTH_RATE_LIMITS)));
+  s.problems.push(...problems);
+  return limits;
+}
+
 /** Curation rules from a file (NAABA_CONFIG), inline JSON (NAABA_CURATION, as Lambda gets them) or the defaults. */
 function readRules(s: Settings): { rules: CurationRules; rulesSource: string } {
   const file = s.string('NAABA_CONFIG');
@@ -198,7 +208,7 @@ export function describeConfig(
       maxBatches: s.integer('NAABA_SWEEP_MAX_BATCHES', 200, 1, 100_000),
       everySeconds: s.integer('NAABA_SWEEP_EVERY_SECONDS', 30, 0, 86_400),
     },
-    oauth: { registrationsPerHour: s.integer('NAABA_OAUTH_REGISTRATIONS_PER_HOUR', 100, 1, 100_000) },
+    oauth: { limits: readRateLimits(s) },
   };
   return { config, report: s.report, problems: s.problems };
 }

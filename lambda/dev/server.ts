@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inLane } from '../adapters/pg/fair-queue.js';
+import { securityEvent } from '../auth/security-events.js';
+import { bearerToken, hashToken } from '../auth/token.js';
 import { type Container, installContainer } from '../composition.js';
 import { handler as authorizerHandler } from '../handlers/authorizer.js';
 import { handler as mcpHandler } from '../handlers/mcp.js';
@@ -14,18 +17,21 @@ import {
   tokenAuthorizerEvent,
   UNAUTHORIZED,
 } from '../http/api-gateway.js';
-import { OAUTH_PATHS } from '../http/oauth.js';
-import { PAGE_PATHS } from '../http/web-page.js';
+import { clientAddress } from '../http/client-address.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
 import { loggable } from '../mcp/tool-result.js';
 import { logger } from '../observability.js';
 import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
+import { FailedAuthLimit } from './failed-auth.js';
 import { localContext } from './lambda-context.js';
+import { refusalOf } from './request-checks.js';
 
 /**
  * A small stand-in for API Gateway: each HTTP request becomes the event API Gateway would send,
- * and goes to the same exported authorizer and MCP handlers that Lambda runs.
+ * and goes to the same exported authorizer and MCP handlers that Lambda runs. Before any of that it
+ * refuses odd requests (request-checks.ts), bounds failed authentications per client address
+ * (failed-auth.ts), and runs each request in its caller's lane of the database's fair queue.
  */
 
 export interface LocalServerOptions {
@@ -44,13 +50,22 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** The client went away before it had its answer: a routine event, never an ERROR. */
+class HungUp extends Error {
+  override name = 'HungUp';
+}
+
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return undefined;
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    throw req.destroyed ? new HungUp('the client closed the connection', { cause: error }) : error;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -61,6 +76,11 @@ function headersOf(req: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
+}
+
+/** Whose turn a request's statements take: its bearer token's (one per key), else its address's. */
+function laneOf(tokenSha256: string | undefined, address: string): string {
+  return tokenSha256 === undefined ? `address ${address}` : `token ${tokenSha256}`;
 }
 
 /**
@@ -78,74 +98,131 @@ async function authorizeLocally(request: LocalRequest): Promise<AuthorizerResult
   }
 }
 
-/** The API's open resources, as the stack declares them: API Gateway answers anything else itself. */
-const RESOURCES = new Set(['/mcp', '/healthz', ...PAGE_PATHS, ...OAUTH_PATHS]);
-/** `/api/{proxy+}`: any method, behind the authorizer. */
-const API_PROXY = /^\/api\/.+/;
+const jsonAnswer = (statusCode: number, message: string, headers: Record<string, string> = {}): ProxyResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ message }),
+});
 
-async function route(request: LocalRequest): Promise<ProxyResult> {
-  const api = API_PROXY.test(request.path);
-  if (!api && !RESOURCES.has(request.path)) {
-    return {
-      statusCode: 404,
-      headers: { 'content-type': 'application/json' },
-      body: '{"message":"not found; the MCP endpoint is POST /mcp"}',
-    };
+/** Authorization as API Gateway does it, with the local bound on failed authentications per address. */
+async function authorizeBounded(
+  request: LocalRequest,
+  tokenSha256: string | undefined,
+  failures: FailedAuthLimit,
+): Promise<AuthorizerResult | ProxyResult> {
+  const address = clientAddress(request.sourceIp);
+  const hasToken = request.headers.authorization !== undefined;
+  const wait = hasToken ? failures.refusal(address, tokenSha256 ?? '') : undefined;
+  if (wait !== undefined) {
+    securityEvent('rate_limited', { reason: 'failed_authentications', address, retryAfterSeconds: wait });
+    return jsonAnswer(429, `too many failed authentications from this address; retry in ${wait} s`, {
+      'retry-after': String(wait),
+    });
   }
-  let authorizer: AuthorizerResult | undefined;
-  if (api || (request.path === '/mcp' && request.method === 'POST')) {
-    const result = await authorizeLocally(request);
-    if (result === 'unauthorized' || result === 'failed' || !isAllowed(result)) {
-      return refusal(result, `http://${request.headers.host ?? 'localhost'}`);
+  const result = await authorizeLocally(request);
+  if (result === 'unauthorized' && hasToken) failures.failed(address, tokenSha256);
+  if (result !== 'unauthorized' && result !== 'failed' && isAllowed(result) && tokenSha256)
+    failures.allowed(address, tokenSha256);
+  if (result === 'unauthorized' || result === 'failed' || !isAllowed(result)) {
+    return refusal(result, `http://${request.headers.host ?? 'localhost'}`);
+  }
+  return result;
+}
+
+async function route(request: LocalRequest, failures: FailedAuthLimit): Promise<ProxyResult> {
+  const token = bearerToken(request.headers.authorization);
+  const tokenSha256 = token === undefined ? undefined : hashToken(token);
+  return inLane(laneOf(tokenSha256, clientAddress(request.sourceIp)), async () => {
+    let authorizer: AuthorizerResult | undefined;
+    if (request.path.startsWith('/api/') || (request.path === '/mcp' && request.method === 'POST')) {
+      const result = await authorizeBounded(request, tokenSha256, failures);
+      if ('statusCode' in result) return result;
+      authorizer = result;
     }
-    authorizer = result;
-  }
-  return mcpHandler(proxyEvent(request, authorizer), localContext('naaba-mcp', request.requestId));
+    return mcpHandler(proxyEvent(request, authorizer), localContext('naaba-mcp', request.requestId));
+  });
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, unknown>, body: string): void {
+  if (res.destroyed) return;
   res.writeHead(status, headers as Record<string, string>);
   res.end(body);
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions): Promise<void> {
+async function admin(req: IncomingMessage, path: string, method: string, body: string, options: LocalServerOptions) {
+  const secret = req.headers['x-naaba-admin'];
+  const given = typeof secret === 'string' ? secret : undefined;
+  const answer = await handleAdmin({ method, path, body, secret: given }, options.adminSecret ?? '', {
+    keys: await options.container.keys(),
+    sweep: options.sweep,
+  });
+  if (method === 'DELETE' && answer.status === 200) {
+    securityEvent('revocation', { reason: 'key_revoked_by_operator', address: clientAddress(req.socket.remoteAddress) });
+  }
+  return answer;
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, failures: FailedAuthLimit) {
+  const method = req.method ?? 'GET';
+  const refused = refusalOf(method, req.url, req.headers.host, options.container.config.origins);
+  if (refused) {
+    req.resume();
+    return send(
+      res,
+      refused.status,
+      { 'content-type': 'application/json', ...refused.headers },
+      JSON.stringify({ message: refused.message }),
+    );
+  }
+  const url = new URL(req.url ?? '/', 'http://local.invalid');
   const body = await readBody(req);
   if (body === undefined) return send(res, 413, { 'content-type': 'application/json' }, '{"message":"request body too large"}');
-  const url = new URL(req.url ?? '/', 'http://local');
-  const path = url.pathname;
-  const query: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) query[name] = [...(query[name] ?? []), value];
-  const method = req.method ?? 'GET';
-  if (path.startsWith('/admin/') && options.adminSecret) {
-    const secret = req.headers['x-naaba-admin'];
-    const answer = await handleAdmin(
-      { method, path, body, secret: typeof secret === 'string' ? secret : undefined },
-      options.adminSecret,
-      { keys: await options.container.keys(), sweep: options.sweep },
-    );
+  if (url.pathname.startsWith('/admin/') && options.adminSecret) {
+    const answer = await admin(req, url.pathname, method, body, options);
     return send(res, answer.status, { 'content-type': 'application/json' }, JSON.stringify(answer.body));
   }
+  const query: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) query[name] = [...(query[name] ?? []), value];
   const request: LocalRequest = {
     method,
-    path,
+    path: url.pathname,
     headers: headersOf(req),
     body: body === '' ? null : body,
     requestId: randomUUID(),
+    sourceIp: req.socket.remoteAddress ?? '',
     ...(url.search === '' ? {} : { query }),
   };
-  const result = await route(request);
+  const result = await route(request, failures);
   send(res, result.statusCode, result.headers ?? {}, result.body);
 }
 
 /** Starts the local endpoint; port 0 picks a free port. */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   installContainer(options.container);
+  const failures = new FailedAuthLimit(options.container.clock);
   const server: Server = createServer((req, res) => {
-    serve(req, res, options).catch((error: unknown) => {
+    // A connection reset is reported here and by the request; it is handled where it matters.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    serve(req, res, options, failures).catch((error: unknown) => {
+      if (error instanceof HungUp || res.destroyed) {
+        logger.debug('client closed the connection before its answer');
+        return;
+      }
       logger.error('local server request failed', { error: loggable(error) });
       if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, '{"message":"internal error"}');
       else res.end();
     });
+  });
+  // What Node's parser refuses (an unknown method, a malformed request line or header) never
+  // reaches a handler: a 400 where the socket can still take it, as JSON like every refusal.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) {
+      const body = '{"message":"the request could not be parsed"}';
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    } else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type AuthorizationDecision, authorize } from '../auth/authorize.js';
+import { securityEvent } from '../auth/security-events.js';
 import { UnknownTokenCache } from '../auth/unknown-tokens.js';
 import { usageBuckets, usageIdentifier } from '../auth/usage-identifier.js';
 import { container } from '../composition.js';
@@ -56,6 +57,8 @@ async function handleAuthorize(event: TokenAuthorizerEvent, context: Context): P
     ...(decision.effect === 'allow' ? { userId: decision.principal.userId, keyId: decision.principal.keyId } : {}),
   });
   count(`authorization_${decision.effect}`);
+  // A TOKEN authorizer sees no client address: API Gateway (WAF) bounds floods per address in AWS.
+  if (decision.effect === 'unauthorized') securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token' });
   const result = authorizerResult(decision, event.methodArn);
   if (decision.effect !== 'allow' || !buckets) return result;
   return { ...result, usageIdentifierKey: usageIdentifier(decision.principal.keyId, buckets) };

@@ -1,7 +1,18 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type Container, container } from '../composition.js';
-import { principalOf, type ProxyEvent, type ProxyResult, publicBase, toRequest, toResult } from '../http/api-gateway.js';
+import {
+  isRequestMethod,
+  methodNotAllowed,
+  principalOf,
+  type ProxyEvent,
+  type ProxyResult,
+  publicBase,
+  toRequest,
+  toResult,
+} from '../http/api-gateway.js';
+import { clientAddress } from '../http/client-address.js';
+import { reachable, StoreUnavailableError, storeUnavailable } from '../http/unavailable.js';
 import { isApiPath, type WebApiDeps, webApi } from '../http/web-api.js';
 import { webPage } from '../http/web-page.js';
 import type { Principal } from '../memory/model.js';
@@ -32,7 +43,8 @@ async function answer(
   const request = toRequest(event);
   if (isOAuthPath(event.path)) {
     const base = publicBase(event);
-    const oauth = { oauth: () => runtime.oauth(base), base, origins: deps.origins, log: logger };
+    const address = clientAddress(event.requestContext?.identity?.sourceIp);
+    const oauth = { oauth: reachable(() => runtime.oauth(base)), base, origins: deps.origins, log: logger, address };
     const signIn = await (await oauthRoutes()).oauthRoute(request, event.path, oauth);
     if (signIn) return signIn;
   }
@@ -54,10 +66,10 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
   const runtime = container();
   let memory: MemoryService | undefined;
   const deps = {
-    memory: async () => {
+    memory: reachable(async () => {
       memory = await runtime.memory();
       return memory;
-    },
+    }),
     log: logger,
     origins: runtime.config.origins,
   };
@@ -67,7 +79,12 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
   if (event.path === '/' && stagePath && !stagePath.endsWith('/')) {
     return { statusCode: 308, headers: { location: `${stagePath}/`, 'cache-control': 'no-store' }, body: '' };
   }
-  const response = await answer(event, principal, runtime, deps);
+  // A method the web platform cannot carry (TRACE, CONNECT, an unknown token) ends here, before any work.
+  if (!isRequestMethod(event.httpMethod)) return methodNotAllowed();
+  const response = await answer(event, principal, runtime, deps).catch((error: unknown) => {
+    if (error instanceof StoreUnavailableError) return storeUnavailable(error);
+    throw error;
+  });
   countJudge(memory);
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);

@@ -6,6 +6,7 @@ import type {
 } from 'aws-lambda';
 import type { AuthorizationDecision } from '../auth/authorize.js';
 import type { Principal } from '../memory/model.js';
+import { parseHost } from './origin.js';
 
 /**
  * The one module that knows API Gateway's shapes (REST API, Lambda proxy integration, TOKEN
@@ -63,12 +64,21 @@ export const GATEWAY_RESPONSES = {
 /** Where a client finds how to sign in to `/mcp` (RFC 9728 §3.1, under the endpoint's base URL). */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
-/** The 401's challenge for the endpoint at `base`: points OAuth clients at the resource metadata. */
+/**
+ * The scope a token for `/mcp` carries (`SCOPE` of lambda/auth/oauth.ts), named in the local 401's
+ * challenge as the MCP authorization spec asks (RFC 6750 §3). The stack's UNAUTHORIZED gateway
+ * response is declared in lib/ (a copy of {@link GATEWAY_RESPONSES}); it names the scope once the
+ * stack adds it there and here together (issue 21, its CDK part).
+ */
+export const CHALLENGE_SCOPE = 'memory';
+
+/** The 401's challenge for the endpoint at `base`: points OAuth clients at the resource metadata and names the scope. */
 export function wwwAuthenticate(base: string): string {
-  return GATEWAY_RESPONSES.unauthorized.headers['WWW-Authenticate'].replace(
+  const challenge = GATEWAY_RESPONSES.unauthorized.headers['WWW-Authenticate'].replace(
     '$resourceMetadata',
     `${base}${RESOURCE_METADATA_PATH}`,
   );
+  return `${challenge}, scope="${CHALLENGE_SCOPE}"`;
 }
 
 function header(event: ProxyEvent, name: string): string | undefined {
@@ -84,10 +94,28 @@ function header(event: ProxyEvent, name: string): string | undefined {
  */
 export function publicBase(event: ProxyEvent): string {
   const domain = event.requestContext?.domainName;
-  if (!domain) return `http://${header(event, 'host') ?? 'localhost'}`;
+  if (!domain) {
+    const host = header(event, 'host');
+    return `http://${host && parseHost(host) ? host : 'localhost'}`;
+  }
   const full = event.requestContext.path ?? event.path;
   const prefix = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
   return `https://${domain}${prefix.replace(/\/$/, '')}`;
+}
+
+/** Methods a web-standard Request can carry and some route of the API may answer. */
+const REQUEST_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Whether `method` is one the endpoint answers at all: `TRACE`, `CONNECT` and unknown tokens are not. */
+export const isRequestMethod = (method: string): boolean => REQUEST_METHODS.has(method.toUpperCase());
+
+/** The 405 for a method no route answers. The method is not echoed: it is caller text. */
+export function methodNotAllowed(): ProxyResult {
+  return {
+    statusCode: 405,
+    headers: { 'content-type': 'application/json', allow: [...REQUEST_METHODS].join(', ') },
+    body: '{"message":"method not allowed"}',
+  };
 }
 
 /** Converts a proxy event to a web-standard Request. */
@@ -101,9 +129,10 @@ export function toRequest(event: ProxyEvent): Request {
       : event.isBase64Encoded
         ? Buffer.from(event.body, 'base64')
         : event.body;
-  // A malformed Host must not make the request unbuildable: the endpoint judges Host itself.
+  // A malformed Host (user info, a path, a fragment, `[`) must not make the request unbuildable,
+  // nor reach the URL: the endpoint judges Host itself.
   const host = headers.get('host') ?? 'api.local';
-  const base = URL.canParse(`https://${host}/`) ? host : 'invalid.host';
+  const base = parseHost(host) ? host : 'invalid.host';
   return new Request(`https://${base}${event.path}${queryOf(event)}`, { method, headers, body });
 }
 
@@ -178,6 +207,8 @@ export interface LocalRequest {
   readonly requestId: string;
   /** The query string's parameters, each with its values in order. */
   readonly query?: Readonly<Record<string, readonly string[]>>;
+  /** The peer address of the connection: what API Gateway puts in `identity.sourceIp`. */
+  readonly sourceIp?: string;
 }
 
 export const LOCAL_METHOD_ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:naaba-local/local';
@@ -212,7 +243,7 @@ export function proxyEvent(request: LocalRequest, authorizer: AuthorizerResult |
       apiId: 'naaba-local',
       authorizer: authorizer ? { principalId: authorizer.principalId, ...authorizer.context } : null,
       httpMethod: request.method,
-      identity: {} as ProxyEvent['requestContext']['identity'],
+      identity: { sourceIp: request.sourceIp ?? '' } as ProxyEvent['requestContext']['identity'],
       path: `/local${request.path}`,
       protocol: 'HTTP/1.1',
       requestId: request.requestId,

@@ -1,18 +1,22 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConsentError, type OAuthService, SCOPE } from '../auth/oauth.js';
+import { type OAuthService, SCOPE } from '../auth/oauth.js';
 import { registrationJson } from '../auth/oauth-clients.js';
 import { OAuthError } from '../auth/oauth-errors.js';
+import type { LimitedRoute } from '../auth/oauth-limits.js';
+import { securityEvent } from '../auth/security-events.js';
 import type { ToolLog } from '../mcp/context.js';
 import { loggable } from '../mcp/tool-result.js';
 import { RESOURCE_METADATA_PATH } from './api-gateway.js';
-import { consentCsp, consentPage, refusalPage } from './consent-page.js';
+import { answerConsent, readForm, showConsent } from './consent.js';
 import { type OriginPolicy, originProblem } from './origin.js';
+import { isUnreachable, storeUnavailable } from './unavailable.js';
 
 /**
  * The OAuth routes of the endpoint (MCP authorization spec; docs/decisions/0054): protected
  * resource metadata (RFC 9728), authorization server metadata (RFC 8414), registration
- * (RFC 7591), the consent page and the token endpoint. Open routes: what they issue is bound to a
- * key the person types on the consent page.
+ * (RFC 7591), the consent page, the token endpoint and revocation (RFC 7009). Open routes: what
+ * they issue is bound to a key the person types on the consent page. Registration, consent,
+ * token and revocation are limited per client address (decision 0064); discovery, registration,
+ * token and revocation answer browsers across origins (CORS), the consent page never does.
  */
 
 export interface OAuthDeps {
@@ -21,6 +25,8 @@ export interface OAuthDeps {
   readonly base: string;
   readonly origins: OriginPolicy;
   readonly log: ToolLog;
+  /** The client address the request came from, as limits count it (`clientAddress`). */
+  readonly address: string;
 }
 
 const METADATA_PATHS = new Set([RESOURCE_METADATA_PATH, '/.well-known/oauth-protected-resource']);
@@ -35,41 +41,24 @@ export const OAUTH_PATHS = [
   '/oauth/revoke',
 ];
 const MAX_BODY = 16 * 1024;
-const CSRF_COOKIE = 'naaba_oauth_csrf';
 
 const NO_STORE = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+
+/** What a browser-based client may read across origins: everything but the consent page, no credentials. */
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'retry-after, www-authenticate',
+} as const;
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...NO_STORE, ...headers } });
 
-/** Public metadata: cacheable for a few minutes and readable by browser-based clients. */
+/** Public metadata: cacheable for a few minutes. */
 const metadata = (body: unknown) =>
   new Response(JSON.stringify(body), {
     status: 200,
-    headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300', 'access-control-allow-origin': '*' },
+    headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' },
   });
-
-const oauthError = (error: OAuthError) =>
-  json(
-    error.status,
-    { error: error.code, error_description: error.message },
-    error.status === 429 ? { 'retry-after': '60' } : {},
-  );
-
-const html = (status: number, body: string, csp: string, headers: Record<string, string> = {}) =>
-  new Response(body, {
-    status,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': csp,
-      // Not no-referrer: with it Chromium sends `Origin: null` on the form's POST, which the origin check refuses.
-      'referrer-policy': 'same-origin',
-      ...NO_STORE,
-      ...headers,
-    },
-  });
-
-const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to, ...NO_STORE } });
 
 export function resourceMetadata(base: string) {
   return {
@@ -98,64 +87,6 @@ export function serverMetadata(base: string) {
   };
 }
 
-function cookie(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}
-
-const sameSecret = (a: string | undefined, b: string | null) =>
-  a !== undefined && b !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-/** The double-submit CSRF cookie: this path only, never sent cross-site, Secure on https. */
-function csrfCookie(base: string, value: string): string {
-  const url = new URL(base);
-  const secure = url.protocol === 'https:' ? '; Secure' : '';
-  return `${CSRF_COOKIE}=${value}; Path=${url.pathname.replace(/\/$/, '')}/oauth/authorize; HttpOnly; SameSite=Strict; Max-Age=900${secure}`;
-}
-
-async function readForm(request: Request): Promise<URLSearchParams | undefined> {
-  const text = await request.text();
-  return text.length > MAX_BODY ? undefined : new URLSearchParams(text);
-}
-
-async function showConsent(request: Request, deps: OAuthDeps): Promise<Response> {
-  const oauth = await deps.oauth();
-  const checked = await oauth.check(new URL(request.url).searchParams);
-  if ('kind' in checked) {
-    return checked.kind === 'page' ? html(checked.status, refusalPage(checked.message), consentCsp()) : redirect(checked.to);
-  }
-  const csrf = randomBytes(24).toString('base64url');
-  return html(200, consentPage(checked, csrf), consentCsp(checked.redirectUri), { 'set-cookie': csrfCookie(deps.base, csrf) });
-}
-
-async function answerConsent(request: Request, deps: OAuthDeps): Promise<Response> {
-  const problem = originProblem(request.headers.get('host'), request.headers.get('origin'), deps.origins);
-  const form = await readForm(request);
-  if (problem || !form) return html(403, refusalPage(problem ?? 'The form is too large.'), consentCsp());
-  const csrf = cookie(request, CSRF_COOKIE);
-  if (!sameSecret(csrf, form.get('csrf'))) {
-    return html(403, refusalPage('This form did not come from this page, or it expired. Start the sign-in again.'), consentCsp());
-  }
-  const oauth = await deps.oauth();
-  const checked = await oauth.check(form);
-  if ('kind' in checked) {
-    return checked.kind === 'page' ? html(checked.status, refusalPage(checked.message), consentCsp()) : redirect(checked.to);
-  }
-  if (form.get('decision') !== 'allow') return redirect(oauth.denied(checked));
-  try {
-    return redirect(await oauth.consent(checked, form.get('key') ?? ''));
-  } catch (error) {
-    if (!(error instanceof ConsentError)) throw error;
-    const fresh = randomBytes(24).toString('base64url');
-    return html(error.status, consentPage(checked, fresh, error.message), consentCsp(checked.redirectUri), {
-      'set-cookie': csrfCookie(deps.base, fresh),
-    });
-  }
-}
-
 async function register(request: Request, deps: OAuthDeps): Promise<Response> {
   const text = await request.text();
   if (text.length > MAX_BODY) throw new OAuthError('invalid_client_metadata', 'the registration body is too large');
@@ -181,35 +112,110 @@ async function token(request: Request, deps: OAuthDeps): Promise<Response> {
 async function revoke(request: Request, deps: OAuthDeps): Promise<Response> {
   const form = await readForm(request);
   if (!form) throw new OAuthError('invalid_request', 'the revocation request is too large');
-  await (await deps.oauth()).revoke(form);
+  const keyId = await (await deps.oauth()).revoke(form);
+  if (keyId) {
+    const clientId = form.get('client_id') ?? undefined;
+    securityEvent('revocation', { reason: 'client_revoked_its_grant', route: 'revoke', address: deps.address, clientId, keyId });
+  }
   return new Response(null, { status: 200, headers: NO_STORE });
 }
 
-const ROUTES: Record<string, Partial<Record<string, (request: Request, deps: OAuthDeps) => Promise<Response>>>> = {
-  '/oauth/authorize': { GET: showConsent, POST: answerConsent },
-  '/oauth/register': { POST: register },
-  '/oauth/token': { POST: token },
-  '/oauth/revoke': { POST: revoke },
+type Handler = (request: Request, deps: OAuthDeps) => Promise<Response>;
+
+/** Each route: its handlers by method, the limit that counts its requests, and whether other origins may read it. */
+interface Route {
+  readonly methods: Partial<Record<string, Handler>>;
+  readonly limit?: LimitedRoute;
+  readonly cors: boolean;
+}
+
+const answerMetadata =
+  (build: (base: string) => unknown): Handler =>
+  async (_, deps) =>
+    metadata(build(deps.base));
+
+const ROUTES: Readonly<Record<string, Route>> = {
+  [RESOURCE_METADATA_PATH]: { methods: { GET: answerMetadata(resourceMetadata) }, cors: true },
+  '/.well-known/oauth-protected-resource': { methods: { GET: answerMetadata(resourceMetadata) }, cors: true },
+  [SERVER_METADATA_PATH]: { methods: { GET: answerMetadata(serverMetadata) }, cors: true },
+  '/oauth/authorize': { methods: { GET: showConsent, POST: answerConsent }, limit: 'authorize', cors: false },
+  '/oauth/register': { methods: { POST: register }, limit: 'register', cors: true },
+  '/oauth/token': { methods: { POST: token }, limit: 'token', cors: true },
+  '/oauth/revoke': { methods: { POST: revoke }, limit: 'revoke', cors: true },
 };
 
-/** The answer for an OAuth path, or undefined when `path` is none of them. */
-export async function oauthRoute(request: Request, path: string, deps: OAuthDeps): Promise<Response | undefined> {
-  if (!OAUTH_PATHS.includes(path)) return undefined;
-  if (originProblem(request.headers.get('host'), null, deps.origins)) {
-    return json(403, { error: 'invalid_request', error_description: 'this endpoint does not answer to that Host header' });
+/** The methods an OAuth path answers (OPTIONS where other origins may call it), or undefined for another path. */
+export function oauthMethods(path: string): readonly string[] | undefined {
+  const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+  if (!route) return undefined;
+  return [...Object.keys(route.methods), ...(route.methods.GET ? ['HEAD'] : []), ...(route.cors ? ['OPTIONS'] : [])];
+}
+
+/** A browser's preflight (CORS): which method and headers a cross-origin request to this route may use. */
+function preflight(route: Route): Response {
+  const methods = [...Object.keys(route.methods), 'OPTIONS'].join(', ');
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...CORS,
+      'access-control-allow-methods': methods,
+      'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+      'access-control-max-age': '600',
+      allow: methods,
+    },
+  });
+}
+
+/** An OAuth error answer; a refusal that stands for a security event records it. */
+function oauthError(error: OAuthError, route: string, deps: OAuthDeps): Response {
+  if (error.event) {
+    const { name, reason, keyId, clientId } = error.event;
+    securityEvent(name, { reason, route, address: deps.address, keyId, clientId });
   }
+  return json(error.status, { error: error.code, error_description: error.message });
+}
+
+/** 429 from a per-address limit: Retry-After is when this address is served again. */
+function limited(route: LimitedRoute, seconds: number, deps: OAuthDeps): Response {
+  securityEvent('rate_limited', { reason: 'oauth_address_limit', route, address: deps.address, retryAfterSeconds: seconds });
+  return json(
+    429,
+    {
+      error: 'temporarily_unavailable',
+      error_description: `too many ${route} requests from this address; retry in ${seconds} s`,
+    },
+    { 'retry-after': String(seconds) },
+  );
+}
+
+async function answerRoute(request: Request, route: Route, deps: OAuthDeps): Promise<Response> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  if (METADATA_PATHS.has(path) || path === SERVER_METADATA_PATH) {
-    if (method !== 'GET') return json(405, { error: 'invalid_request', error_description: 'use GET' }, { allow: 'GET' });
-    return metadata(path === SERVER_METADATA_PATH ? serverMetadata(deps.base) : resourceMetadata(deps.base));
-  }
-  const handle = ROUTES[path]?.[method];
-  if (!handle) return json(405, { error: 'invalid_request', error_description: `${request.method} is not allowed here` });
+  if (method === 'OPTIONS' && route.cors) return preflight(route);
+  const handle = route.methods[method];
+  const allow = Object.keys(route.methods).join(', ');
+  if (!handle) return json(405, { error: 'invalid_request', error_description: `use ${allow}` }, { allow });
   try {
+    if (route.limit) {
+      const wait = await (await deps.oauth()).admit(route.limit, deps.address);
+      if (wait !== undefined) return limited(route.limit, wait, deps);
+    }
     return await handle(request, deps);
   } catch (error) {
-    if (error instanceof OAuthError) return oauthError(error);
+    if (error instanceof OAuthError) return oauthError(error, route.limit ?? 'metadata', deps);
+    if (isUnreachable(error)) return storeUnavailable(error, 'oauth');
     deps.log.error('oauth request failed', { error: loggable(error) });
     return json(500, { error: 'server_error', error_description: 'internal error; retry' });
   }
+}
+
+/** The answer for an OAuth path, or undefined when `path` is none of them. */
+export async function oauthRoute(request: Request, path: string, deps: OAuthDeps): Promise<Response | undefined> {
+  const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+  if (!route) return undefined;
+  if (originProblem(request.headers.get('host'), null, deps.origins)) {
+    return json(403, { error: 'invalid_request', error_description: 'this endpoint does not answer to that Host header' });
+  }
+  const response = await answerRoute(request, route, deps);
+  if (route.cors) for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
+  return response;
 }

@@ -5,6 +5,7 @@ import { InvalidInputError } from '../memory/errors.js';
 import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
 import type { MemoryService } from '../memory/service.js';
 import { type OriginPolicy, originProblem } from './origin.js';
+import { StoreUnavailableError } from './unavailable.js';
 
 /**
  * The memory page's data API under `/api/`: JSON in web terms over the same MemoryService the MCP
@@ -163,6 +164,7 @@ export async function webApi(request: Request, principal: Principal | undefined,
     deps.log.info('web api call', { route: name, ok: true, latencyMs: Date.now() - started });
     return json(200, body);
   } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
     return failure(error, deps.log, name);
   }
 }

@@ -4,6 +4,8 @@ import type { MemoryService } from '../memory/service.js';
 import type { ClientInfo, Principal } from '../memory/model.js';
 import { clientFromSessionId, clientInfoFrom, sessionIdFor, UNKNOWN_CLIENT } from './client-info.js';
 import { ResponseBudget, type ToolLog } from './context.js';
+import { KeySlots } from './key-slots.js';
+import { paramsProblem } from './params.js';
 import { createMcpServer } from './server.js';
 
 /** Requests larger than this are refused before parsing: content is capped at 8 KiB anyway. */
@@ -12,19 +14,26 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * Work one request may ask for (docs/configuration.md, "Request limits"). Refused before any work
  * is done: more than 10 JSON-RPC messages in a batch, recall calls whose limits add up to more
- * than 100 memories, a fifth request of one key while four are in progress in this process (a
- * Lambda container serves one at a time anyway). Checked as the answers are made: their JSON in
- * all stays within 4 MiB; a call whose answer would pass that gets a tool error instead.
+ * than 100 memories. In this process one key has at most 4 requests in progress; 16 more wait
+ * for a slot, each for at most 10 s; past that, 429 (a Lambda container serves one at a time
+ * anyway). Checked as the answers are made: their JSON in all stays within 4 MiB; a call whose
+ * answer would pass that gets a tool error instead.
  */
 export const REQUEST_LIMITS = {
   batchMessages: 10,
   recalledPerRequest: 100,
   responseBytes: 4 * 1024 * 1024,
   concurrentPerKey: 4,
+  waitingPerKey: 16,
+  waitMs: 10_000,
 } as const;
 
-/** Requests in progress per key, in this process. */
-const inProgress = new Map<string, number>();
+/** Requests in progress and waiting per key, in this process. */
+const slots = new KeySlots({
+  inProgress: REQUEST_LIMITS.concurrentPerKey,
+  waiting: REQUEST_LIMITS.waitingPerKey,
+  waitMs: REQUEST_LIMITS.waitMs,
+});
 
 const jsonRpcError = (status: number, code: number, message: string, id: string | number | null = null) =>
   new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
@@ -41,6 +50,27 @@ function hasInvalidToolArguments(message: unknown): boolean {
   if (m?.method !== 'tools/call' || typeof m.params !== 'object' || m.params === null || !('arguments' in m.params)) return false;
   const args = m.params.arguments;
   return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
+}
+
+/**
+ * -32602 in words for the first message whose params do not fit its method, before any work: as
+ * the answer to that message alone, or, in a batch, for the whole batch (400), which runs nothing.
+ */
+function invalidParams(body: unknown): Response | undefined {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const problem = hasInvalidToolArguments(message)
+      ? 'Invalid params: tools/call arguments must be an object'
+      : paramsProblem(message);
+    if (!problem) continue;
+    const id = (message as { id?: unknown }).id;
+    return jsonRpcError(
+      Array.isArray(body) ? 400 : 200,
+      -32602,
+      problem,
+      typeof id === 'string' || typeof id === 'number' ? id : null,
+    );
+  }
+  return undefined;
 }
 
 /** Memories the recall calls of a batch may return in all: each call's limit, or the default limit. */
@@ -94,28 +124,26 @@ export async function serveMcp(request: Request, principal: Principal, memory: M
       `Invalid Request: the recall calls of this batch ask for up to ${asked} memories; at most ${REQUEST_LIMITS.recalledPerRequest} per request: lower their limit or send fewer per batch`,
     );
   }
-  const invalid = (Array.isArray(body) ? body : [body]).find(hasInvalidToolArguments) as { id?: unknown } | undefined;
-  if (invalid) {
-    const id = typeof invalid.id === 'string' || typeof invalid.id === 'number' ? invalid.id : null;
-    return jsonRpcError(Array.isArray(body) ? 400 : 200, -32602, 'Invalid params: tools/call arguments must be an object', id);
-  }
-  const running = inProgress.get(principal.keyId) ?? 0;
-  if (running >= REQUEST_LIMITS.concurrentPerKey) {
+  const refused = invalidParams(body);
+  if (refused) return refused;
+  const release = await slots.acquire(principal.keyId);
+  if (typeof release !== 'function') {
+    const why =
+      release === 'line_full'
+        ? `${REQUEST_LIMITS.concurrentPerKey} in progress and ${REQUEST_LIMITS.waitingPerKey} waiting`
+        : `no slot within ${REQUEST_LIMITS.waitMs / 1000} s`;
     const busy = jsonRpcError(
       429,
       -32000,
-      `this key already has ${running} requests in progress (at most ${REQUEST_LIMITS.concurrentPerKey}); retry when one has answered`,
+      `this key has too many requests at once (${why}; at most ${REQUEST_LIMITS.concurrentPerKey} in progress); retry when one has answered`,
     );
     busy.headers.set('retry-after', '1');
     return busy;
   }
-  inProgress.set(principal.keyId, running + 1);
   try {
     return await answer(request, body, principal, memory, log);
   } finally {
-    const left = (inProgress.get(principal.keyId) ?? 1) - 1;
-    if (left > 0) inProgress.set(principal.keyId, left);
-    else inProgress.delete(principal.keyId);
+    release();
   }
 }
 

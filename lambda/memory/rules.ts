@@ -16,7 +16,8 @@ export const DEFAULT_RULES: CurationRules = {
 };
 
 export function kindRule(rules: CurationRules, kind: string): KindRule {
-  const rule = rules.kinds[kind];
+  // Own properties only: `toString` or `__proto__` is no kind, whatever Object.prototype holds.
+  const rule = Object.hasOwn(rules.kinds, kind) ? rules.kinds[kind] : undefined;
   if (!rule) throw new UnknownKindError(kind, Object.keys(rules.kinds));
   return rule;
 }

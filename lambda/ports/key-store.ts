@@ -10,6 +10,8 @@ export interface ApiKey {
   readonly clientId: string | null;
   /** The client's registered name, where the listing has it (`naaba list-keys`). */
   readonly clientName?: string | null;
+  /** A grant's: the key typed on the consent page, whose revocation ends the grant (decision 0067). */
+  readonly grantedBy?: string | null;
 }
 
 export interface NewApiKey extends ApiKey {
@@ -22,7 +24,7 @@ export interface KeyStore {
   /** The grant an OAuth access token belongs to, while the token has not expired at `now`. */
   findByAccessToken(tokenSha256: string, now: Date): Promise<ApiKey | undefined>;
   insert(key: NewApiKey): Promise<void>;
-  /** Marks the key revoked; resolves false when no such key exists. */
+  /** Marks the key revoked, and every grant made with it; resolves false when no such key exists. */
   revoke(keyId: string, at: Date): Promise<boolean>;
   list(): Promise<ApiKey[]>;
   /** True when at least one key of this user exists in the region. */

@@ -12,6 +12,8 @@ export interface OAuthClient {
   readonly clientName: string;
   readonly redirectUris: readonly string[];
   readonly createdAt: Date;
+  /** When the registration lapses if no grant has used it; null once one has (decision 0064). */
+  readonly expiresAt: Date | null;
 }
 
 /** What a person consented to: redeemed once, within a minute, by the client that asked. */
@@ -26,6 +28,8 @@ export interface AuthorizationCode {
   readonly codeChallenge: string;
   readonly resource: string;
   readonly expiresAt: Date;
+  /** The key the person typed on the consent page: the grant is made with it and ends with it. */
+  readonly grantedBy: string | null;
 }
 
 export interface TokenHash {
@@ -45,11 +49,28 @@ export type Rotation =
   | { readonly outcome: 'reused'; readonly keyId: string }
   | { readonly outcome: 'refused' };
 
+/** What the grant's creation did: nothing when the key typed at consent was revoked meanwhile. */
+export interface GrantCreation {
+  readonly created: boolean;
+  /** Earlier live grants of the same client made with the same key, now revoked. */
+  readonly replaced: number;
+}
+
+/** One request counted against a per-address limit: the window it fell in and the requests counted there. */
+export interface WindowCount {
+  readonly hits: number;
+  readonly windowStart: Date;
+}
+
 export interface OAuthStore {
-  /** Stores the client unless `limit` clients were registered since `since`; resolves false then. */
-  registerClient(client: OAuthClient, window: { readonly since: Date; readonly limit: number }): Promise<boolean>;
-  findClient(clientId: string): Promise<OAuthClient | undefined>;
-  saveCode(code: AuthorizationCode): Promise<void>;
+  registerClient(client: OAuthClient): Promise<void>;
+  /** The client, unless unknown or an unused registration that lapsed before `at`. */
+  findClient(clientId: string, at: Date): Promise<OAuthClient | undefined>;
+  /**
+   * Stores a code made by the consent form whose one-time value hashes to `formSha256`; resolves
+   * false, storing nothing, when that form already made one.
+   */
+  saveCode(code: AuthorizationCode, formSha256: string): Promise<boolean>;
   /**
    * Marks the code used and returns it, or says it was used before (with the grant it made, if
    * any) or is unknown. Only one caller ever gets the code back.
@@ -59,12 +80,33 @@ export interface OAuthStore {
     codeSha256: string,
     at: Date,
   ): Promise<{ readonly code: AuthorizationCode } | { readonly reusedBy: string | null } | undefined>;
-  /** The grant (a key without a token) and its first tokens, linked to the code that made it: one statement. */
-  createGrant(grant: ApiKey & { readonly clientId: string }, codeSha256: string, tokens: TokenPair): Promise<void>;
-  /** Replaces a live refresh token of a live grant of `clientId` by `tokens`: one statement. */
-  rotate(refreshSha256: string, clientId: string, at: Date, tokens: TokenPair): Promise<Rotation>;
+  /**
+   * The grant (a key without a token) and its first tokens, linked to the code that made it, in
+   * one statement: only while the key it is made with (`grant.grantedBy`) is live, and revoking
+   * the earlier live grants of the same client made with the same key.
+   */
+  createGrant(
+    grant: ApiKey & { readonly clientId: string; readonly grantedBy: string },
+    codeSha256: string,
+    tokens: TokenPair,
+  ): Promise<GrantCreation>;
+  /**
+   * Replaces a live refresh token of a live grant of `clientId` by `tokens`, in one statement. A
+   * token replaced after `graceSince` whose replacement nobody has used yet is replaced again
+   * (concurrent or retried refreshes); using a replacement ends its parent and its siblings.
+   */
+  rotate(refreshSha256: string, clientId: string, at: Date, graceSince: Date, tokens: TokenPair): Promise<Rotation>;
   /** The grant a token (access or refresh) of `clientId` belongs to, for revocation (RFC 7009). */
   grantOf(tokenSha256: string, clientId: string): Promise<string | undefined>;
-  /** Deletes up to `batch` codes and `batch` tokens that expired before `before`; returns how many rows went. */
+  /**
+   * Counts one request of `address` to `route` in this region: in the current window, or in a new
+   * one starting `at` when the last began at or before `windowSince`. One statement, exact under
+   * concurrency.
+   */
+  countRequest(route: string, address: string, at: Date, windowSince: Date): Promise<WindowCount>;
+  /**
+   * Deletes up to `batch` rows of each kind that ended before `before`: codes, tokens, lapsed
+   * registrations and request windows; returns how many rows went.
+   */
   deleteExpired(before: Date, batch: number): Promise<number>;
 }

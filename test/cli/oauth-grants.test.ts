@@ -58,6 +58,53 @@ test('a grant is listed with its client and revoked like a key', async () => {
   });
   expect(refused.status).toBe(401);
   expect(refused.headers.get('www-authenticate')).toBe(
-    `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp", scope="memory"`,
   );
+});
+
+/** The SDK's sign-in with `provider`, from the 401 to its tokens. */
+async function signIn(provider: TestOAuthProvider): Promise<void> {
+  const mcpUrl = new URL(`${server.url}/mcp`);
+  provider.saved = undefined;
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+  await expect(new Client({ name: 'c', version: '1' }).connect(transport)).rejects.toThrow(UnauthorizedError);
+  await transport.finishAuth(provider.code);
+}
+
+test('signing in again with the same key replaces the grant; revoking the key ends its grants; list-keys shows both', async () => {
+  // Prepare: a key, and one client that signs in with it twice.
+  const key = JSON.parse((await runCli(['issue-key', 'second-person', ...data, '--json'])).stdout) as {
+    token: string;
+    key_id: string;
+  };
+  const provider = new TestOAuthProvider(key.token, 'Twice Signed');
+  await signIn(provider);
+  const firstAccess = provider.saved?.access_token;
+  await signIn(provider);
+
+  // Act: list; revoke the person's key; list again.
+  const grantsOf = async () =>
+    (
+      JSON.parse((await runCli(['list-keys', ...data, '--json'])).stdout) as {
+        key_id: string;
+        revoked_at: string | null;
+        oauth_client_name: string | null;
+        granted_with_key_id: string | null;
+      }[]
+    ).filter((r) => r.oauth_client_name === 'Twice Signed');
+  const before = await grantsOf();
+  const text = (await runCli(['list-keys', ...data])).stdout;
+  expect((await runCli(['revoke-key', key.key_id, ...data])).code).toBe(0);
+  const after = await grantsOf();
+
+  // Assert: two grants made with the key, the first replaced; after the key's revocation, none live.
+  expect(before).toHaveLength(2);
+  expect(before.every((g) => g.granted_with_key_id === key.key_id)).toBe(true);
+  expect(before.filter((g) => g.revoked_at === null)).toHaveLength(1);
+  expect(text).toContain(`made with key ${key.key_id}`);
+  expect(text).toMatch(new RegExp(`${key.key_id} .* second-person {2}\\(1 live OAuth grant made with it\\)`));
+  expect(after.filter((g) => g.revoked_at === null)).toEqual([]);
+  const status = async (token: string | undefined) =>
+    (await fetch(`${server.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' })).status;
+  expect([await status(firstAccess), await status(provider.saved?.access_token)]).toEqual([401, 401]);
 });

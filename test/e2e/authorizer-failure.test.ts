@@ -93,7 +93,7 @@ test('database down: a request without a key is still a 401, and /healthz still 
 
   expect(missing.response.status).toBe(401);
   expect(missing.response.headers.get('www-authenticate')).toMatch(
-    /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", scope="memory"$/,
   );
   expect(health.response.status).toBe(200);
 });

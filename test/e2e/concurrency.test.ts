@@ -14,9 +14,16 @@ test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 
   const key = await endpoint.issueKey('busy-agent');
   const client = await connect(endpoint.mcpUrl, key.token);
   const bystander = await call<{ id: string }>(client, 'remember', { content: 'A fact that must not be lost.', kind: 'fact' });
+  // Three agents of the same user, so that no key has more than the 20 requests one key may have in flight.
+  const others = await Promise.all(
+    ['second-agent', 'third-agent'].map(async (name) =>
+      connect(endpoint.mcpUrl, (await endpoint.issueKey(name, undefined, key.userId)).token),
+    ),
+  );
+  const agents = [client, ...others];
 
   const calls = Array.from({ length: 50 }, (_, i) =>
-    client.callTool({
+    (agents[i % agents.length] ?? client).callTool({
       name: 'remember',
       arguments: { content: `Concurrent note number ${i} about topic ${i * 7}`, kind: 'note' },
     }),
@@ -40,5 +47,5 @@ test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 
     kinds: ['fact'],
   });
   expect(facts.structuredContent.memories.map((m) => m.id)).toEqual([bystander.structuredContent.id]);
-  await client.close();
+  for (const agent of agents) await agent.close();
 });

@@ -52,7 +52,7 @@ describe('refused tokens get 401 whose WWW-Authenticate points at the protected 
     const response = await post(await header());
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${endpoint.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${endpoint.url}/.well-known/oauth-protected-resource/mcp", scope="memory"`,
     );
   });
 });

@@ -11,6 +11,10 @@ describe('the Origin and Host rule', () => {
     ['an IPv6 loopback', '[::1]:8000', null, true],
     ['a foreign host (DNS rebinding)', 'evil.example.com:8000', null, false],
     ['a malformed host', '[', null, false],
+    ['user info before a loopback host', 'evil.example@127.0.0.1:8000', null, false],
+    ['a path after a loopback host', '127.0.0.1:8000/evil', null, false],
+    ['a fragment after a loopback host', '127.0.0.1:8000#', null, false],
+    ['a port out of range', '127.0.0.1:65536', null, false],
     ['no host', null, null, false],
     ['the endpoint’s own origin', '127.0.0.1:8000', 'http://127.0.0.1:8000', true],
     ['a trusted origin', '127.0.0.1:8000', 'https://app.example.com', true],
@@ -81,21 +85,25 @@ describe('through the local endpoint', () => {
   }
   const memories = async () => (await endpoint.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories'))[0]?.n;
 
-  test.each<[string, Record<string, string>]>([
-    ['a foreign Host', { host: 'evil.example.com:8000', origin: 'http://evil.example.com:8000' }],
-    ['a foreign Origin', { origin: 'http://evil.example.com' }],
-    ['a malformed Host', { host: '[' }],
-  ])('%s with a valid key is refused with 403 and writes nothing', async (_label, headers) => {
+  test.each<[string, Record<string, string>, number]>([
+    ['a foreign Host', { host: 'evil.example.com:8000', origin: 'http://evil.example.com:8000' }, 403],
+    ['a foreign Origin', { origin: 'http://evil.example.com' }, 403],
+    ['a malformed Host', { host: '[' }, 400],
+    ['a Host with user info', { host: 'evil.example@127.0.0.1:8000' }, 400],
+    ['a Host with a path and a fragment', { host: '127.0.0.1:8000/evil#' }, 400],
+  ])('%s with a valid key is refused and writes nothing', async (_label, headers, status) => {
     const before = await memories();
     const answer = await post('/mcp', headers);
-    expect(answer.status).toBe(403);
+    expect(answer.status).toBe(status);
     expect(JSON.parse(answer.body).message).toMatch(/Host|Origin/);
+    expect(answer.body).not.toContain('evil');
     expect(await memories()).toBe(before);
   });
 
-  test('the endpoint’s own origin is accepted; /healthz answers even with a malformed Host', async () => {
+  test('the endpoint’s own origin is accepted; a malformed Host is a 400 everywhere, /healthz included', async () => {
     const own = new URL(endpoint.url).origin;
     expect((await post('/mcp', { origin: own })).status).toBe(200);
-    expect((await post('/healthz', { host: '[' }, 'GET')).status).toBe(200);
+    expect((await post('/healthz', { host: '[' }, 'GET')).status).toBe(400);
+    expect((await post('/healthz', {}, 'GET')).status).toBe(200);
   });
 });

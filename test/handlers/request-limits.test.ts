@@ -43,22 +43,23 @@ const recall = () =>
   });
 const log = { info: () => undefined, error: () => undefined };
 
-test('one key may have at most 4 requests in progress; the next is 429 with Retry-After, another key is not held up', async () => {
+test('one key: 4 requests in progress, 16 more wait their turn, the next is 429 with Retry-After; another key is not held up', async () => {
   const db = await freshDatabase();
   const gated = new GatedSql(db);
   const { service } = serviceOver(gated.asClient() as PgliteSqlClient);
   const busyKey = principal();
-  const held = Array.from({ length: REQUEST_LIMITS.concurrentPerKey }, () => serveMcp(recall(), busyKey, service, log));
+  const queued = REQUEST_LIMITS.concurrentPerKey + REQUEST_LIMITS.waitingPerKey;
+  const held = Array.from({ length: queued }, () => serveMcp(recall(), busyKey, service, log));
   await new Promise((resolve) => setTimeout(resolve, 50));
 
   const refused = await serveMcp(recall(), busyKey, service, log);
   expect(refused.status).toBe(429);
   expect(refused.headers.get('retry-after')).toBe('1');
-  expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/at most 4/);
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/4 in progress and 16 waiting/);
   const other = serveMcp(recall(), principal(), service, log);
 
   gated.release();
-  expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  expect((await Promise.all(held)).map((r) => r.status)).toEqual(Array(queued).fill(200));
   expect((await other).status).toBe(200);
   expect((await serveMcp(recall(), busyKey, service, log)).status).toBe(200);
   await db.close();

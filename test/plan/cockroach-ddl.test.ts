@@ -93,6 +93,30 @@ describe('sql/cockroach/0003_oauth.sql', () => {
   });
 });
 
+describe('sql/cockroach/0005_oauth_abuse.sql', () => {
+  const abuse = splitStatements(readFileSync(new URL('../../sql/cockroach/0005_oauth_abuse.sql', import.meta.url), 'utf8')).map(
+    code,
+  );
+
+  test('every statement can run again', () => {
+    expect(abuse).toHaveLength(10);
+    for (const s of abuse) expect(s).toMatch(/IF NOT EXISTS/);
+  });
+
+  test('request windows are counted in their region: REGIONAL BY ROW AS region, region leading every key', () => {
+    const ddl = abuse.find((s) => s.includes('CREATE TABLE IF NOT EXISTS oauth_rate_limits (')) ?? '';
+    expect(ddl).toMatch(/region\s+crdb_internal_region NOT NULL/);
+    expect(ddl).toMatch(/LOCALITY REGIONAL BY ROW AS region;$/);
+    const lists = keys(ddl);
+    expect(lists).toHaveLength(2);
+    for (const list of lists) expect(list.trim()).toMatch(/^region,/);
+  });
+
+  test('the one-form-one-code index leads with region, so its uniqueness is checked in the region only', () => {
+    expect(abuse).toContain('CREATE UNIQUE INDEX IF NOT EXISTS oauth_codes_form ON oauth_codes (region, form_sha256);');
+  });
+});
+
 describe('sql/cockroach/0004_partitions.sql', () => {
   const partitions = splitStatements(
     readFileSync(new URL('../../sql/cockroach/0004_partitions.sql', import.meta.url), 'utf8'),

@@ -16,7 +16,9 @@ beforeAll(async () => {
   embedder = new TitanEmbedder(client, {
     modelId: MODEL,
     dimensions: 256,
-    policy: { timeoutMs: 300, maxAttempts: 3, budgetMs: 5000, backoffBaseMs: 1, backoffCapMs: 5 },
+    // 2 s per attempt: the first call also loads and signs with the SDK, which on a busy shared
+    // machine took over 300 ms; only the hang below waits for it.
+    policy: { timeoutMs: 2_000, maxAttempts: 3, budgetMs: 10_000, backoffBaseMs: 1, backoffCapMs: 5 },
   });
 });
 afterAll(async () => {

@@ -97,7 +97,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         clientId: null,
       };
       await keys.insert({ ...key, tokenSha256: 'ab'.repeat(32) });
-      expect(await keys.findByHash('ab'.repeat(32))).toEqual(key);
+      expect(await keys.findByHash('ab'.repeat(32))).toEqual({ ...key, grantedBy: null });
       expect(await keys.findByHash('cd'.repeat(32))).toBeUndefined();
       expect(await keys.userExists(alice.userId, 'eu-central-1')).toBe(true);
       expect(await keys.userExists(alice.userId, 'us-east-1')).toBe(false);
@@ -600,10 +600,18 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         refresh: { sha256: hash(r), expiresAt: at(86_400) },
       });
       let oauth: SqlOAuthStore;
-      const client = { clientId: 'client-1', clientName: 'Client One', redirectUris: ['https://app.example/cb'], createdAt: T0 };
-      const code = () => ({
+      /** The key a person types on the consent page: grants are made with it. */
+      let typed: string;
+      const client = {
+        clientId: 'client-1',
+        clientName: 'Client One',
+        redirectUris: ['https://app.example/cb'],
+        createdAt: T0,
+        expiresAt: at(86_400),
+      };
+      const code = (codeSha256 = hash('c')) => ({
         region: alice.region,
-        codeSha256: hash('c'),
+        codeSha256,
         clientId: client.clientId,
         userId: alice.userId,
         agent: 'Client One',
@@ -611,6 +619,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         codeChallenge: 'x'.repeat(43),
         resource: 'https://naaba.example/mcp',
         expiresAt: at(60),
+        grantedBy: typed,
       });
       const grant = (keyId = randomUUID()) => ({
         keyId,
@@ -620,22 +629,47 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         createdAt: T0,
         revokedAt: null,
         clientId: client.clientId,
+        grantedBy: typed,
       });
+      /** A consent, a code and its grant: the grant's key id. */
+      const granted = async (tokens = pair('a', 'r'), codeSha256 = hash('c')): Promise<string> => {
+        const keyId = randomUUID();
+        expect(await oauth.saveCode(code(codeSha256), `form-${codeSha256}`)).toBe(true);
+        expect(await oauth.createGrant(grant(keyId), codeSha256, tokens)).toMatchObject({ created: true });
+        return keyId;
+      };
+      const grace = (seconds: number) => at(seconds - 30);
 
       beforeEach(async () => {
         oauth = new SqlOAuthStore(harness.sql, alice.region);
-        expect(await oauth.registerClient(client, { since: at(-3_600), limit: 10 })).toBe(true);
+        await oauth.registerClient(client);
+        typed = randomUUID();
+        await keys.insert({
+          keyId: typed,
+          tokenSha256: hash('k'),
+          name: 'owner',
+          userId: alice.userId,
+          region: alice.region,
+          createdAt: T0,
+          revokedAt: null,
+          clientId: null,
+        });
       });
 
-      test('registration stops at the window limit; a client reads back as registered', async () => {
-        const more = (id: string) => oauth.registerClient({ ...client, clientId: id }, { since: at(-3_600), limit: 2 });
-        expect([await more('client-2'), await more('client-3')]).toEqual([true, false]);
-        expect(await oauth.findClient('client-1')).toEqual(client);
-        expect(await oauth.findClient('nobody')).toBeUndefined();
+      test('a client reads back as registered until its unused registration lapses; a grant keeps it', async () => {
+        const lapsing = { ...client, clientId: 'client-2' };
+        await oauth.registerClient(lapsing);
+        expect(await oauth.findClient('client-1', at(10))).toEqual(client);
+        expect(await oauth.findClient('nobody', at(10))).toBeUndefined();
+        expect(await oauth.findClient('client-2', at(86_401))).toBeUndefined();
+        await granted();
+        expect(await oauth.findClient('client-1', at(86_401))).toEqual({ ...client, expiresAt: null });
+        expect(await oauth.deleteExpired(at(86_402), 10)).toBeGreaterThanOrEqual(1);
+        expect(await count('oauth_clients')).toBe(1);
       });
 
       test('a code is consumed once; the second use names the grant it made', async () => {
-        await oauth.saveCode(code());
+        expect(await oauth.saveCode(code(), 'form-1')).toBe(true);
         const first = await oauth.consumeCode(alice.region, hash('c'), at(10));
         expect(first).toEqual({ code: code() });
         const keyId = randomUUID();
@@ -645,55 +679,107 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
         expect(await oauth.consumeCode('us-east-1', hash('c'), at(11))).toBeUndefined();
       });
 
+      test('one consent form makes one code, even when answered twice at once', async () => {
+        const saved = await Promise.all([hash('c'), hash('d')].map((c) => oauth.saveCode(code(c), 'one-form')));
+        expect(saved.sort()).toEqual([false, true]);
+        expect(await count('oauth_codes')).toBe(1);
+      });
+
       test('the grant is a key without a token, found by its live access token only', async () => {
-        const keyId = randomUUID();
-        await oauth.saveCode(code());
-        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
+        const keyId = await granted();
         expect(await keys.findByAccessToken(hash('a'), at(100))).toMatchObject({
           keyId,
           userId: alice.userId,
           clientId: 'client-1',
+          grantedBy: typed,
         });
         expect(await keys.findByAccessToken(hash('a'), at(3_601))).toBeUndefined();
         expect(await keys.findByAccessToken(hash('r'), at(100))).toBeUndefined();
         expect((await keys.list()).find((k) => k.keyId === keyId)).toMatchObject({ clientName: 'Client One', revokedAt: null });
       });
 
-      test('a refresh token rotates once; presented again it is reused; another client or a revoked grant is refused', async () => {
-        const keyId = randomUUID();
-        await oauth.saveCode(code());
-        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
-        expect(await oauth.rotate(hash('r'), 'other-client', at(100), pair('b', 's'))).toEqual({ outcome: 'refused' });
-        expect(await oauth.rotate(hash('r'), 'client-1', at(100), pair('b', 's'))).toEqual({ outcome: 'rotated' });
-        expect(await oauth.rotate(hash('r'), 'client-1', at(101), pair('d', 'e'))).toEqual({ outcome: 'reused', keyId });
+      test('a grant replaces the earlier live grant of the same client and key, not one made with another key', async () => {
+        const first = await granted(pair('a', 'r'), hash('c'));
+        const second = await granted(pair('b', 's'), hash('d'));
+        const list = await keys.list();
+        expect(list.find((k) => k.keyId === first)?.revokedAt).not.toBeNull();
+        expect(list.find((k) => k.keyId === second)?.revokedAt).toBeNull();
+        expect(await keys.findByAccessToken(hash('a'), at(100))).toMatchObject({ keyId: first, revokedAt: expect.any(Date) });
+      });
+
+      test('no grant is made with a key revoked since the consent; revoking a key ends the grants made with it', async () => {
+        const keyId = await granted();
+        expect(await keys.revoke(typed, at(50))).toBe(true);
+        expect((await keys.list()).find((k) => k.keyId === keyId)?.revokedAt).toEqual(at(50));
+        expect(await oauth.saveCode(code(hash('e')), 'form-e')).toBe(true);
+        expect(await oauth.createGrant(grant(), hash('e'), pair('f', 'g'))).toEqual({ created: false, replaced: 0 });
+        expect(await keys.findByAccessToken(hash('f'), at(100))).toBeUndefined();
+      });
+
+      test('a refresh token rotates; again within its grace it rotates again; after a replacement was used it is reuse', async () => {
+        const keyId = await granted();
+        expect(await oauth.rotate(hash('r'), 'other-client', at(100), grace(100), pair('b', 's'))).toEqual({
+          outcome: 'refused',
+        });
+        expect(await oauth.rotate(hash('r'), 'client-1', at(100), grace(100), pair('b', 's'))).toEqual({ outcome: 'rotated' });
+        expect(await oauth.rotate(hash('r'), 'client-1', at(101), grace(101), pair('d', 'e'))).toEqual({ outcome: 'rotated' });
         expect(await keys.findByAccessToken(hash('b'), at(102))).toMatchObject({ keyId });
-        await keys.revoke(keyId, at(103));
-        expect(await oauth.rotate(hash('s'), 'client-1', at(104), pair('f', 'g'))).toEqual({ outcome: 'refused' });
+        // The client kept the second answer and uses it: the first answer's refresh token and the parent end.
+        expect(await oauth.rotate(hash('e'), 'client-1', at(102), grace(102), pair('h', 'i'))).toEqual({ outcome: 'rotated' });
+        expect(await oauth.rotate(hash('s'), 'client-1', at(103), grace(103), pair('j', 'k'))).toEqual({ outcome: 'refused' });
+        expect(await oauth.rotate(hash('r'), 'client-1', at(103), grace(103), pair('l', 'm'))).toEqual({
+          outcome: 'reused',
+          keyId,
+        });
+        await keys.revoke(keyId, at(104));
+        expect(await oauth.rotate(hash('i'), 'client-1', at(105), grace(105), pair('n', 'o'))).toEqual({ outcome: 'refused' });
+      });
+
+      test('a replaced refresh token presented after its grace is reuse', async () => {
+        const keyId = await granted();
+        expect(await oauth.rotate(hash('r'), 'client-1', at(100), grace(100), pair('b', 's'))).toEqual({ outcome: 'rotated' });
+        expect(await oauth.rotate(hash('r'), 'client-1', at(131), grace(131), pair('d', 'e'))).toEqual({
+          outcome: 'reused',
+          keyId,
+        });
       });
 
       test('a token names its grant only to the client holding it', async () => {
-        const keyId = randomUUID();
-        await oauth.saveCode(code());
-        await oauth.createGrant(grant(keyId), hash('c'), pair('a', 'r'));
+        const keyId = await granted();
         expect([await oauth.grantOf(hash('a'), 'client-1'), await oauth.grantOf(hash('r'), 'client-1')]).toEqual([keyId, keyId]);
         expect(await oauth.grantOf(hash('a'), 'other-client')).toBeUndefined();
       });
 
-      test('five rotations of one refresh token at once: exactly one rotates', async () => {
-        await oauth.saveCode(code());
-        await oauth.createGrant(grant(), hash('c'), pair('a', 'r'));
+      test('five rotations of one refresh token at once: every one gets a pair, and the grant lives', async () => {
+        const keyId = await granted();
         const outcomes = await Promise.all(
-          ['1', '2', '3', '4', '5'].map((n) => oauth.rotate(hash('r'), 'client-1', at(100), pair(`a${n}`, `r${n}`))),
+          ['1', '2', '3', '4', '5'].map((n) => oauth.rotate(hash('r'), 'client-1', at(100), grace(100), pair(`a${n}`, `r${n}`))),
         );
-        expect(outcomes.filter((o) => o.outcome === 'rotated')).toHaveLength(1);
+        expect(outcomes).toEqual(Array(5).fill({ outcome: 'rotated' }));
+        expect((await keys.list()).find((k) => k.keyId === keyId)?.revokedAt).toBeNull();
+        expect(await oauth.rotate(hash('r3'), 'client-1', at(101), grace(101), pair('x', 'y'))).toEqual({ outcome: 'rotated' });
+        expect(await oauth.rotate(hash('r1'), 'client-1', at(102), grace(102), pair('v', 'w'))).toEqual({ outcome: 'refused' });
       });
 
-      test('expired codes and tokens are deleted in bounded batches; live ones stay', async () => {
-        await oauth.saveCode(code());
-        await oauth.createGrant(grant(), hash('c'), pair('a', 'r', at(30)));
-        expect(await oauth.deleteExpired(at(61), 1)).toBe(2);
+      test('requests per address and route count in a window that starts again once it has ended', async () => {
+        const countAt = (s: number, address = '203.0.113.7', route = 'token') =>
+          oauth.countRequest(route, address, at(s), at(s - 900));
+        expect(await countAt(0)).toEqual({ hits: 1, windowStart: at(0) });
+        expect(await countAt(10)).toEqual({ hits: 2, windowStart: at(0) });
+        expect(await countAt(10, '198.51.100.1')).toEqual({ hits: 1, windowStart: at(10) });
+        expect(await countAt(10, '203.0.113.7', 'register')).toEqual({ hits: 1, windowStart: at(10) });
+        expect(await countAt(900)).toEqual({ hits: 1, windowStart: at(900) });
+        const racing = await Promise.all(Array.from({ length: 8 }, () => countAt(1_000)));
+        expect(racing.map((r) => r.hits).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      });
+
+      test('expired codes, tokens and old request windows are deleted in bounded batches; live ones stay', async () => {
+        await granted(pair('a', 'r', at(30)));
+        await oauth.countRequest('token', '203.0.113.7', at(0), at(-900));
+        expect(await oauth.deleteExpired(at(61), 1)).toBe(3);
         expect(await count('oauth_codes')).toBe(0);
         expect(await count('oauth_tokens')).toBe(1);
+        expect(await count('oauth_rate_limits')).toBe(0);
       });
     });
   });

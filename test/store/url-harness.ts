@@ -67,6 +67,7 @@ export async function openUrl(target: string): Promise<StoreHarness> {
         'oauth_clients',
         'oauth_codes',
         'oauth_tokens',
+        'oauth_rate_limits',
       ])
         await sql.exec(`DELETE FROM ${table}`);
     },

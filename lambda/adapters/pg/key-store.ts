@@ -10,12 +10,13 @@ interface KeyRow {
   created_at: Date;
   revoked_at: Date | null;
   client_id: string | null;
+  granted_by: string | null;
   client_name?: string | null;
 }
 
 /** The columns of `api_keys`, always read as `k`. */
 const COLUMNS =
-  'k.key_id::text AS key_id, k.name, k.user_id::text AS user_id, k.region::text AS region, k.created_at, k.revoked_at, k.client_id';
+  'k.key_id::text AS key_id, k.name, k.user_id::text AS user_id, k.region::text AS region, k.created_at, k.revoked_at, k.client_id, k.granted_by::text AS granted_by';
 
 const toKey = (row: KeyRow): ApiKey => ({
   keyId: row.key_id,
@@ -25,6 +26,7 @@ const toKey = (row: KeyRow): ApiKey => ({
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
   clientId: row.client_id,
+  grantedBy: row.granted_by,
   ...(row.client_name === undefined ? {} : { clientName: row.client_name }),
 });
 
@@ -68,17 +70,19 @@ export class SqlKeyStore implements KeyStore {
     );
   }
 
+  /** One statement: the key and the live grants made with it (decision 0067). */
   async revoke(keyId: string, at: Date): Promise<boolean> {
     const rows = await withRetry(
       () =>
-        this.db.query(
-          `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz) WHERE key_id = $1::uuid
-           RETURNING key_id`,
+        this.db.query<{ key_id: string }>(
+          `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
+            WHERE key_id = $1::uuid OR (granted_by = $1::uuid AND revoked_at IS NULL)
+           RETURNING key_id::text AS key_id`,
           [keyId, at],
         ),
       this.retry,
     );
-    return rows.length === 1;
+    return rows.some((r) => r.key_id === keyId.toLowerCase());
   }
 
   async list(): Promise<ApiKey[]> {

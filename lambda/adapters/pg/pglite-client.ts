@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { FairQueue } from './fair-queue.js';
 import type { SqlClient } from './sql-client.js';
 
 /** Tables whose size in pages is more than a fifth (and 8 pages) beyond what their last ANALYZE recorded. */
@@ -11,11 +12,15 @@ SELECT c.relname AS table
    AND pg_relation_size(c.oid) / current_setting('block_size')::int > 1.2 * GREATEST(c.relpages, 0) + 8
  ORDER BY c.relname`;
 
-/** PostgreSQL in WebAssembly, in this process: the local and test engine. Never bundled for Lambda. */
+/**
+ * PostgreSQL in WebAssembly, in this process: the local and test engine. Never bundled for Lambda.
+ * Statements take fair turns by caller (`FairQueue`, decision 0063).
+ */
 export class PgliteSqlClient implements SqlClient {
   readonly engine = 'postgres' as const;
 
   private statistics: NodeJS.Timeout | undefined;
+  private readonly turns = new FairQueue();
 
   private constructor(readonly db: PGlite) {}
 
@@ -26,7 +31,7 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    const result = await this.db.query<R>(text, params ? [...params] : undefined);
+    const result = await this.turns.run(() => this.db.query<R>(text, params ? [...params] : undefined));
     return result.rows;
   }
 
@@ -40,7 +45,7 @@ export class PgliteSqlClient implements SqlClient {
    */
   async refreshStatistics(): Promise<string[]> {
     const grown = await this.query<{ table: string }>(STALE_STATISTICS);
-    for (const { table } of grown) await this.db.exec(`VACUUM (ANALYZE) ${table}`);
+    for (const { table } of grown) await this.exec(`VACUUM (ANALYZE) ${table}`);
     return grown.map((g) => g.table);
   }
 
@@ -54,7 +59,7 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async exec(script: string): Promise<void> {
-    await this.db.exec(script);
+    await this.turns.run(() => this.db.exec(script));
   }
 
   async close(): Promise<void> {

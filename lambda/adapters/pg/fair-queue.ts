@@ -1,0 +1,123 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Fair turns on the one embedded database session (decision 0063). PGlite runs one statement at a
+ * time on the process's only thread, first come first served, so one caller with forty statements
+ * in flight made everyone else wait behind all forty. Here each statement joins the queue of its
+ * lane — the caller it runs for, set per request by the local server — and the waiting lane that
+ * has used the least time lately goes next. A caller that sends little is always ahead of one
+ * that floods: its statements wait for the one in progress, not for the flood's queue, and the
+ * statements of one of its requests follow each other.
+ *
+ * A turn lasts until the code resumed by its statement has run to its next wait: the next turn is
+ * given on `setImmediate`, after the microtasks the answer set off (mapping rows, the embedding and
+ * text analysis of the next step, serializing a reply). That CPU work, too, is then charged to the
+ * lane that caused it instead of running in between everybody's statements.
+ */
+
+const lanes = new AsyncLocalStorage<string>();
+
+/** Statements outside any request (the local sweeper, statistics, migrations) share this lane. */
+export const BACKGROUND_LANE = 'background';
+
+/** Runs `work` with every statement it sends queued in `lane`. */
+export function inLane<T>(lane: string, work: () => T): T {
+  return lanes.run(lane, work);
+}
+
+/** The lane of the current call, as {@link inLane} set it. */
+export const currentLane = (): string => lanes.getStore() ?? BACKGROUND_LANE;
+
+/** Lane states kept at most; idle lanes whose recent use has decayed away go first. */
+const MAX_LANES = 1_000;
+
+/** How fast a lane's recent use is forgotten: halved about every 0.7 s (e-folding time 1 s). */
+export const USE_DECAY_MS = 1_000;
+
+interface Lane {
+  /** Turn time used lately, in ms, decayed by `USE_DECAY_MS` since `at`. */
+  used: number;
+  at: number;
+  readonly starters: (() => void)[];
+}
+
+/**
+ * Fair queuing over lanes by recent use: the waiting lane that has used the least turn time
+ * lately (an exponentially decaying sum) goes next. A lane that floods keeps a large sum and
+ * waits behind any lane that sends little; two floods alternate. A turn's time is measured from
+ * its start to the moment the code it resumed waits again.
+ */
+export class FairQueue {
+  private readonly lanes = new Map<string, Lane>();
+  private turn: { lane: Lane; since: number } | undefined;
+
+  /** Statements waiting in all lanes (for tests and diagnostics). */
+  get queued(): number {
+    let n = 0;
+    for (const lane of this.lanes.values()) n += lane.starters.length;
+    return n;
+  }
+
+  /** Runs `work` (one statement) in its lane's turn. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    await this.wait(currentLane());
+    try {
+      return await work();
+    } finally {
+      setImmediate(() => this.next());
+    }
+  }
+
+  private wait(name: string): Promise<void> {
+    const lane = this.laneOf(name);
+    if (!this.turn) {
+      this.turn = { lane, since: performance.now() };
+      return Promise.resolve();
+    }
+    return new Promise((start) => lane.starters.push(start));
+  }
+
+  /** Charges the turn that ended to its lane, then starts the waiting lane that has used least lately. */
+  private next(): void {
+    const now = performance.now();
+    if (this.turn) {
+      const lane = this.turn.lane;
+      lane.used = decayed(lane, now) + (now - this.turn.since);
+      lane.at = now;
+    }
+    let chosen: Lane | undefined;
+    let least = Number.POSITIVE_INFINITY;
+    for (const lane of this.lanes.values()) {
+      if (lane.starters.length === 0) continue;
+      const used = decayed(lane, now);
+      if (used < least) [chosen, least] = [lane, used];
+    }
+    if (!chosen) {
+      this.turn = undefined;
+      return;
+    }
+    this.turn = { lane: chosen, since: now };
+    chosen.starters.shift()?.();
+  }
+
+  private laneOf(name: string): Lane {
+    let lane = this.lanes.get(name);
+    if (!lane) {
+      if (this.lanes.size >= MAX_LANES) this.forgetIdle();
+      lane = { used: 0, at: performance.now(), starters: [] };
+      this.lanes.set(name, lane);
+    }
+    return lane;
+  }
+
+  /** Drops lanes with nothing waiting whose recent use has decayed below a microsecond. */
+  private forgetIdle(): void {
+    const now = performance.now();
+    for (const [name, lane] of this.lanes) {
+      if (lane.starters.length === 0 && lane !== this.turn?.lane && decayed(lane, now) < 0.001) this.lanes.delete(name);
+    }
+  }
+}
+
+/** A lane's recent use as of `now`. */
+const decayed = (lane: Lane, now: number) => lane.used * Math.exp(-(now - lane.at) / USE_DECAY_MS);
