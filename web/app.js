@@ -27,7 +27,6 @@ const fresh = () => ({
   journal: [null],
   journalPage: 0,
   range: 'days',
-  byId: new Map(),
   clients: [],
 });
 let state = fresh();
@@ -494,8 +493,8 @@ function memoryCard(m, { actions = true } = {}) {
 }
 
 async function compare(m, otherId) {
-  const other = state.byId.get(otherId) ?? (await api(`api/memories/${encodeURIComponent(otherId)}`, { missing: true }))?.memory;
-  if (other) state.byId.set(other.id, other);
+  // Read fresh by id, whether or not it is on this page: it may have changed or gone since.
+  const other = (await api(`api/memories/${encodeURIComponent(otherId)}`, { missing: true }))?.memory;
   const right = other
     ? memoryCard(other)
     : el('li', 'The other memory is gone: forgotten, evicted or expired. This one stands alone now.', 'card');
@@ -545,9 +544,10 @@ function pinNote() {
 function render(memories, append) {
   const list = $('memories');
   if (!append) list.replaceChildren();
+  // How many times the list was drawn: lets a reader (or a test) tell a new answer from the last one.
+  list.dataset.renders = String(Number(list.dataset.renders ?? 0) + 1);
   $('empty').hidden = true;
   for (const m of memories) {
-    state.byId.set(m.id, m);
     list.append(memoryCard(m));
   }
   pinNote();
@@ -727,7 +727,7 @@ const periodText = (p) =>
 function drawChart(periods, range) {
   const W = 640;
   const H = 220;
-  const m = { left: 34, right: 8, top: 10, bottom: 26 };
+  const m = { left: 34, right: 8, top: 22, bottom: 26 };
   const plotW = W - m.left - m.right;
   const plotH = H - m.top - m.bottom;
   const step = plotW / Math.max(periods.length, 1);
@@ -745,7 +745,7 @@ function drawChart(periods, range) {
     chart.append(label);
   }
   chart.append(svg('line', { x1: m.left, x2: m.left, y1: m.top, y2: m.top + plotH, class: 'axis' }));
-  const unit = svg('text', { x: m.left + 4, y: m.top + 8, 'aria-hidden': 'true' });
+  const unit = svg('text', { x: m.left - 28, y: 11, 'aria-hidden': 'true' });
   unit.textContent = range === 'days' ? 'lines per day' : 'lines per hour';
   chart.append(unit);
   chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: m.top + plotH, y2: m.top + plotH, class: 'axis' }));
@@ -815,14 +815,18 @@ function moveFocus(event, groups) {
   groups[to].focus();
 }
 
-/** Consecutive journal lines equal in every field, as one row with how many. */
+/** What a journal row shows of a line: lines that show the same are one row. */
+const shownAs = (l) => [Math.floor(Date.parse(l.at) / 60_000), l.kind, l.rule, duration(l.ageSeconds), l.recallCount].join('|');
+
+/** Consecutive journal lines that read the same (same minute, kind, rule, age and recalls), as one row with how many. */
 function grouped(lines) {
   const rows = [];
   for (const line of lines) {
     const last = rows.at(-1);
-    const same = last && ['at', 'kind', 'rule', 'ageSeconds', 'recallCount'].every((f) => last.line[f] === line[f]);
-    if (same) last.n += 1;
-    else rows.push({ line, n: 1 });
+    if (last && shownAs(last.line) === shownAs(line)) {
+      last.n += 1;
+      last.earliest = line.at;
+    } else rows.push({ line, n: 1, earliest: line.at });
   }
   return rows;
 }
@@ -843,12 +847,14 @@ async function loadJournal(pageIndex = 0) {
   state.journal = state.journal.slice(0, pageIndex + 1);
   if (page.nextCursor) state.journal.push(page.nextCursor);
   state.journalPage = pageIndex;
-  const rows = grouped(page.lines).map(({ line, n }) => {
+  const rows = grouped(page.lines).map(({ line, n, earliest }) => {
     const row = el('tr');
     row.dataset.rule = line.rule;
     row.dataset.lines = String(n);
+    const when = timeEl(line.at);
+    if (earliest !== line.at) when.title = `${absolute(earliest)} to ${absolute(line.at)}`;
     row.append(
-      cell('When', timeEl(line.at)),
+      cell('When', when),
       cell('Kind', line.kind),
       cell('Rule', line.rule),
       cell('Age', duration(line.ageSeconds)),

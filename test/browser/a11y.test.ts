@@ -46,7 +46,11 @@ if (browser) {
     [
       'compare',
       async (p) => {
-        await p.locator('#memories li.memory').getByRole('button', { name: /^Compare/ }).first().click();
+        await p
+          .locator('#memories li.memory')
+          .getByRole('button', { name: /^Compare/ })
+          .first()
+          .click();
         await p.locator('#compare:not([hidden]) #compare-pair li').nth(1).waitFor();
       },
     ],
@@ -98,7 +102,9 @@ if (browser) {
 
   test('the check can fail: axe reports an image without a text alternative put into the page', async () => {
     const opened = await openPage(browser, endpoint.url);
-    await opened.page.evaluate(() => document.getElementById('main')?.append(Object.assign(document.createElement('img'), { src: 'data:,' })));
+    await opened.page.evaluate(() =>
+      document.getElementById('main')?.append(Object.assign(document.createElement('img'), { src: 'data:,' })),
+    );
     expect((await axeViolations(opened.page)).map((v) => v.id)).toContain('image-alt');
     await opened.close();
   });
@@ -150,7 +156,7 @@ if (browser) {
     expect(await card.locator('.content .invisible').getAttribute('title')).toContain('zero-width space');
     expect(await card.textContent()).toContain('holds 1 invisible character');
     // What is visible reads "pass", the marker, "word": never the look-alike "password".
-    expect(await card.locator('.content').evaluate((n) => (n as HTMLElement).innerText)).toContain('passU+200Bword');
+    expect(await card.locator('.content').textContent()).toBe('The wifi password is passU+200Bword, not password.');
     await card.screenshot({ path: join(SCREENSHOTS, 'invisible-character.png') });
     await opened.close();
   });

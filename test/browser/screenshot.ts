@@ -15,10 +15,17 @@ const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 
 const clock = new ManualClock(weekStart());
 const endpoint = await startTestEndpoint({ clock, judge: realisticJudge(), env: { NAABA_CURATION: REALISTIC_CURATION } });
-const browser = await chromium.launch({ executablePath: environment().NAABA_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+const browser = await chromium.launch({
+  executablePath: environment().NAABA_CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox'],
+});
 try {
   const week = await seedRealisticWeek(endpoint, clock);
-  const context = await browser.newContext({ viewport: { width: 1100, height: 1500 }, deviceScaleFactor: 1, colorScheme: 'light' });
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 1500 },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+  });
   const page = await context.newPage();
   await page.goto(`${endpoint.url}/`);
   await page.getByLabel('API key').fill(week.laptop.token);
