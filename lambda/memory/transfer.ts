@@ -154,10 +154,11 @@ class Reader {
     return v;
   }
 
-  instant(field: string): string {
+  /** A UTC time; one that says when something happened to a memory cannot be later than now (give or take clock skew). */
+  instant(field: string, anyTime = false): string {
     const v = this.value[field];
     if (typeof v !== 'string' || !ISO.test(v) || Number.isNaN(Date.parse(v))) this.fail(field, 'must be an ISO 8601 UTC time');
-    if (Date.parse(v) > this.latest) this.fail(field, 'is in the future');
+    if (!anyTime && Date.parse(v) > this.latest) this.fail(field, 'is in the future');
     return new Date(v).toISOString();
   }
 
@@ -255,5 +256,5 @@ export function parseTransfer(value: unknown, rules: CurationRules, now: Date): 
         `memories[${i}].conflicts names ${stray}, which is not another memory of the file; nothing was imported`,
       );
   }
-  return { format: TRANSFER_FORMAT, version: TRANSFER_VERSION, exportedAt: top.instant('exportedAt'), memories, journal };
+  return { format: TRANSFER_FORMAT, version: TRANSFER_VERSION, exportedAt: top.instant('exportedAt', true), memories, journal };
 }
