@@ -352,7 +352,10 @@ function showConnect() {
       ? `${chosen.name}: run this in ${chosen.where}`
       : `${chosen.name}: put this in ${chosen.where}${chosen.holdsToken ? '' : ' (it asks for the key itself)'}`;
   $('connect-key').disabled = !chosen.holdsToken;
-  $('connect-cli').textContent = `npx naaba connect ${chosen.client}`;
+  // The one line that makes a key for the client (when its file holds one) and writes its configuration.
+  const issue = chosen.holdsToken ? ` --issue ${chosen.client === 'json' ? 'my-agent' : chosen.client}` : '';
+  const write = chosen.client === 'json' ? '' : ' --write';
+  $('connect-cli').textContent = `npx naaba connect ${chosen.client}${issue}${write}`;
 }
 
 async function copyConnect() {
@@ -482,8 +485,11 @@ function memoryCard(m, { actions = true } = {}) {
   }
   if (!actions) return item;
   const row = el('div', undefined, 'row actions');
-  for (const id of m.conflicts ?? [])
-    row.append(button('Compare with the memory it contradicts', () => guarded(() => compare(m, id)), 'small'));
+  for (const id of m.conflicts ?? []) {
+    const b = button('Compare', () => guarded(() => compare(m, id)), 'small');
+    b.setAttribute('aria-label', `Compare with the memory it contradicts: ${m.content.slice(0, 60)}`);
+    row.append(b);
+  }
   row.append(pinButton(m));
   const forget = button('Forget', () => forgetOne(m), 'warn small');
   forget.setAttribute('aria-label', `Forget: ${m.content.slice(0, 60)}`);
