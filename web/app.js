@@ -1,15 +1,44 @@
-// The memory page: plain DOM, same-origin fetches with the key as a bearer token, every memory
-// text set through textContent. The key lives in sessionStorage only.
+// The memory page: plain DOM, same-origin fetches with the key as a bearer token, every piece of
+// user text set through text nodes. The key lives in sessionStorage only. One file, because the
+// stack serves exactly /, /app.js and /app.css (decision 0053); sections follow the views.
 
 const TOKEN_KEY = 'naaba.key';
 const RULES = ['ceiling', 'expiry', 'duplicate'];
+const RULE_WORDS = {
+  ceiling: 'evicted at a kind’s ceiling',
+  expiry: 'expired after its kind’s time to live',
+  duplicate: 'merged into the memory it restated',
+};
 const SVG = 'http://www.w3.org/2000/svg';
-const REVOKED = 'Signed out: this key is unknown or revoked.';
+const TOKEN_PLACEHOLDER = 'nb_…';
+const UNKNOWN_KEY =
+  'This key is not known here. Check that it was copied whole (a key starts with nb_), and that it was not revoked.';
+const REVOKED = 'Signed out: this key was revoked or is no longer valid. Sign in with another key.';
+/** Memories longer than this show collapsed, with a way to expand. */
+const COLLAPSE = { chars: 480, lines: 6 };
 
 const $ = (id) => document.getElementById(id);
-const state = { kinds: [], kind: '', cursor: null, query: '', journal: [null], byId: new Map() };
+const fresh = () => ({
+  overview: null,
+  kind: '',
+  cursor: null,
+  query: '',
+  total: 0,
+  journal: [null],
+  journalPage: 0,
+  range: 'days',
+  clients: [],
+});
+let state = fresh();
 
-class ApiError extends Error {}
+class ApiError extends Error {
+  constructor(message, reason) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+// ---- Elements and text
 
 /** Creates an element with text and classes; text always goes in as text, never markup. */
 function el(tag, text, className) {
@@ -19,62 +48,203 @@ function el(tag, text, className) {
   return node;
 }
 
-function svg(tag, attributes) {
+function svg(tag, attributes = {}) {
   const node = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
   return node;
 }
 
-function notify(message) {
+function button(text, onClick, className) {
+  const b = el('button', text, className);
+  b.type = 'button';
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** Characters that show nothing but change what text is: each is shown as a marked code point. */
+// The zero-width joiner stands apart: inside a character class it reads as joining its neighbours.
+const INVISIBLE = /[\u00AD\u061C\u180E\u200B\u200C\u200E\u200F\u2060-\u2064\u206A-\u206F\u3164\uFEFF\uFFA0]|\u200D/gu;
+const INVISIBLE_NAMES = {
+  '\u00AD': 'soft hyphen',
+  '\u061C': 'Arabic letter mark',
+  '\u180E': 'Mongolian vowel separator',
+  '\u200B': 'zero-width space',
+  '\u200C': 'zero-width non-joiner',
+  '\u200D': 'zero-width joiner',
+  '\u200E': 'left-to-right mark',
+  '\u200F': 'right-to-left mark',
+  '\u2060': 'word joiner',
+  '\uFEFF': 'zero-width no-break space',
+};
+const ASCII = /^[\x20-\x7E]?$/;
+
+/**
+ * Whether an invisible character should be shown. Joiners (U+200C, U+200D) belong inside emoji
+ * sequences and many scripts; between plain ASCII characters, or at either end, they only hide.
+ */
+function hides(text, index) {
+  const c = text[index];
+  if (c !== '\u200C' && c !== '\u200D') return true;
+  return ASCII.test(text[index - 1] ?? '') && ASCII.test(text[index + 1] ?? '');
+}
+
+/** Puts user text into `node` as text nodes, each invisible character as a visible marker; returns how many. */
+function textInto(node, text) {
+  const value = String(text ?? '');
+  let shown = 0;
+  let last = 0;
+  for (const match of value.matchAll(INVISIBLE)) {
+    if (!hides(value, match.index)) continue;
+    node.append(value.slice(last, match.index));
+    const code = `U+${match[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    const marker = el('span', code, 'invisible');
+    marker.title = `invisible character: ${INVISIBLE_NAMES[match[0]] ?? 'format character'} (${code})`;
+    node.append(marker);
+    last = match.index + match[0].length;
+    shown += 1;
+  }
+  node.append(value.slice(last));
+  return shown;
+}
+
+/** An element holding user text: direction from its own text, invisible characters shown. */
+function userText(tag, text, className) {
+  const node = el(tag, undefined, className);
+  node.dir = 'auto';
+  node.dataset.invisible = String(textInto(node, text));
+  return node;
+}
+
+const bytes = (text) => new TextEncoder().encode(text).length;
+const size = (n) => (n < 1024 ? `${n} bytes` : `${(n / 1024).toFixed(1)} KB`);
+
+// ---- Time
+
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const STEPS = [
+  ['year', 31_536_000],
+  ['month', 2_592_000],
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/** "3 minutes ago", "in 2 hours": the nearest whole unit. */
+function relative(iso) {
+  const seconds = (Date.parse(iso) - Date.now()) / 1000;
+  for (const [unit, size] of STEPS) {
+    if (Math.abs(seconds) >= size || unit === 'second') return RELATIVE.format(Math.round(seconds / size), unit);
+  }
+  return '';
+}
+
+const absolute = (iso) => new Date(iso).toLocaleString();
+
+/** A `<time>`: relative in the text, absolute on hover. */
+function timeEl(iso) {
+  const node = el('time', relative(iso));
+  node.dateTime = iso;
+  node.title = absolute(iso);
+  return node;
+}
+
+function duration(seconds) {
+  if (seconds === null || seconds === undefined) return 'never';
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+  ])
+    if (seconds >= size) return `${Math.round(seconds / size)}${unit}`;
+  return `${Math.round(seconds)}s`;
+}
+
+// ---- Talking to the server, and what the page says about it
+
+let inFlight = 0;
+
+function busy(change) {
+  inFlight += change;
+  $('busy').textContent = inFlight > 0 ? 'Loading…' : '';
+  $('main').setAttribute('aria-busy', String(inFlight > 0));
+}
+
+/** An error in the alert style; it stays until the next call that works. */
+function showError(message) {
   const notice = $('notice');
   notice.textContent = message ?? '';
   notice.hidden = !message;
 }
 
-async function api(path, method = 'GET') {
+/** A neutral word on what just happened (never the alert style). */
+function say(message) {
+  const status = $('status');
+  status.textContent = message ?? '';
+  status.hidden = !message;
+}
+
+function stale(yes) {
+  $('stale').hidden = !yes;
+}
+
+async function api(path, { method = 'GET', missing = false } = {}) {
   const token = sessionStorage.getItem(TOKEN_KEY);
-  if (!token) throw new ApiError('not signed in');
-  const response = await fetch(path, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-    credentials: 'omit',
-    cache: 'no-store',
-  });
-  const body = await response.json().catch(() => ({}));
-  if (response.status === 401 || response.status === 403) {
-    signOut(REVOKED);
-    throw new ApiError(REVOKED);
-  }
-  if (!response.ok) throw new ApiError(body.error ?? body.message ?? `the server answered ${response.status}`);
-  return body;
-}
-
-/** Runs a view's loader, showing its failure as text. */
-async function guarded(load) {
+  if (!token) throw new ApiError('not signed in', 'unauthorized');
+  busy(1);
   try {
-    await load();
-  } catch (error) {
-    if (error instanceof ApiError && error.message === REVOKED) return;
-    notify(error instanceof Error ? error.message : String(error));
+    let response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      stale(true);
+      throw new ApiError(
+        `Could not reach naaba at ${location.host}: the server may be stopped or the network down. Nothing was changed.`,
+        'network',
+      );
+    }
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 401) throw new ApiError(UNKNOWN_KEY, 'unauthorized');
+    if (response.status === 403)
+      throw new ApiError(body.message ?? body.error ?? 'this key is not for this endpoint', 'forbidden');
+    if (missing && response.status === 404) return null;
+    if (!response.ok) throw new ApiError(body.error ?? body.message ?? `the server answered ${response.status}`, 'failed');
+    stale(false);
+    showError('');
+    return body;
+  } finally {
+    busy(-1);
   }
 }
 
-function when(iso) {
-  if (!iso) return '—';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString();
+/** Runs an action, showing its failure as text; a key that stopped working signs out. */
+async function guarded(action) {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ApiError && error.reason === 'unauthorized') return signOut(REVOKED, true);
+    showError(error instanceof Error ? error.message : String(error));
+  }
 }
 
-function duration(seconds) {
-  if (seconds === null || seconds === undefined) return 'never';
-  const units = [
-    ['d', 86400],
-    ['h', 3600],
-    ['m', 60],
-  ];
-  for (const [unit, size] of units) if (seconds >= size) return `${Math.round(seconds / size)}${unit}`;
-  return `${Math.round(seconds)}s`;
+/** A confirmation in a modal dialog: Escape or Cancel says no. */
+function confirmed(message, action) {
+  const dialog = $('confirm');
+  $('confirm-text').textContent = message;
+  $('confirm-ok').textContent = action;
+  dialog.returnValue = '';
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.showModal();
+  });
 }
+
+// ---- Overview, connecting an agent, export
 
 function meter(value, max, label) {
   const gauge = el('meter');
@@ -92,32 +262,35 @@ function facts(pairs) {
   return list;
 }
 
-// ---- Overview
+const totalOf = (overview) => overview.kinds.reduce((n, k) => n + k.count, 0);
+const ruleOf = (kind) => state.overview?.kinds.find((k) => k.kind === kind);
 
 async function loadOverview() {
   const overview = await api('api/overview');
-  state.kinds = overview.kinds;
-  const grid = $('kinds');
-  grid.replaceChildren();
-  for (const k of overview.kinds) {
-    const card = el('article', undefined, 'card');
-    card.dataset.kind = k.kind;
-    const count = el('span', k.count, 'count');
-    const line = el('p');
-    line.append(count, ` of ${k.ceiling}`);
-    card.append(el('h3', k.kind), meter(k.count, k.ceiling, `${k.kind}: ${k.count} of ${k.ceiling}`), line);
-    card.append(
-      facts([
-        ['expires after', k.ttlSeconds === null ? 'never' : duration(k.ttlSeconds)],
-        ['pinned', k.pinned],
-      ]),
-    );
-    grid.append(card);
-  }
+  state.overview = overview;
+  const total = totalOf(overview);
+  $('totals').textContent =
+    total === 0
+      ? 'Nothing remembered yet: connect an agent below, and what it remembers shows here.'
+      : `${total} memories kept, ${overview.pinned} of ${overview.pinLimit} pinned.`;
+  $('kinds').replaceChildren(
+    ...overview.kinds.map((k) => {
+      const card = el('article', undefined, 'card');
+      card.dataset.kind = k.kind;
+      const line = el('p');
+      line.append(el('span', k.count, 'count'), ` of ${k.ceiling}`);
+      card.append(el('h3', k.kind), meter(k.count, k.ceiling, `${k.kind}: ${k.count} of ${k.ceiling}`), line);
+      card.append(
+        facts([
+          ['expires after', k.ttlSeconds === null ? 'never' : duration(k.ttlSeconds)],
+          ['pinned', k.pinned],
+        ]),
+      );
+      return card;
+    }),
+  );
   const judge = overview.judge;
   const health = judge.lastCallOk === null ? 'not called yet' : judge.lastCallOk ? 'last call worked' : 'last call failed';
-  const engine = $('engine');
-  engine.replaceChildren();
   const pins = el('dd');
   pins.append(
     meter(overview.pinned, overview.pinLimit, `pinned ${overview.pinned} of ${overview.pinLimit}`),
@@ -125,222 +298,580 @@ async function loadOverview() {
   );
   const judgeLine = el('dd', `${judge.name}: ${health}`, judge.lastCallOk === false ? 'bad' : '');
   judgeLine.id = 'judge';
-  engine.append(el('dt', 'pinned'), pins, el('dt', 'judge'), judgeLine, el('dt', 'embedder'), el('dd', overview.embedder));
+  $('engine').replaceChildren(
+    el('dt', 'pinned'),
+    pins,
+    el('dt', 'judge'),
+    judgeLine,
+    el('dt', 'embedder'),
+    el('dd', overview.embedder),
+  );
+  // An empty memory opens on how to connect an agent.
+  const view = $('view-overview');
+  if (total === 0) view.insertBefore($('connect'), $('kinds'));
+  else view.insertBefore($('connect'), $('engine').nextSibling);
+  $('connect-intro').textContent =
+    total === 0
+      ? 'Nothing is remembered yet. Give your MCP client this endpoint and a key; its memories then show here. Pick the client:'
+      : 'Connect another agent: give its MCP client this endpoint and a key. Pick the client:';
   fillKindSelect();
 }
 
 function fillKindSelect() {
   const select = $('kind');
-  const current = state.kind || state.kinds[0]?.kind || '';
-  select.replaceChildren(...state.kinds.map((k) => el('option', k.kind)));
-  select.value = current;
-  state.kind = current;
+  const options = [el('option', 'All kinds'), ...state.overview.kinds.map((k) => el('option', k.kind))];
+  options[0].value = '';
+  select.replaceChildren(...options);
+  select.value = state.kind;
+}
+
+const mcpUrl = () => new URL('mcp', location.href).href;
+
+async function loadConnect() {
+  if (state.clients.length > 0) return;
+  const found = await api(`api/connect?${new URLSearchParams({ url: mcpUrl() })}`);
+  state.clients = found.clients;
+  $('connect-client').replaceChildren(
+    ...state.clients.map((c) => {
+      const option = el('option', c.name);
+      option.value = c.client;
+      return option;
+    }),
+  );
+  showConnect();
+}
+
+function showConnect() {
+  const chosen = state.clients.find((c) => c.client === $('connect-client').value) ?? state.clients[0];
+  if (!chosen) return;
+  const withKey = $('connect-key').checked && chosen.holdsToken;
+  const text = withKey ? chosen.text.replaceAll(TOKEN_PLACEHOLDER, sessionStorage.getItem(TOKEN_KEY) ?? '') : chosen.text;
+  $('connect-text').textContent = text;
+  $('connect-where').textContent =
+    chosen.form === 'command'
+      ? `${chosen.name}: run this in ${chosen.where}`
+      : `${chosen.name}: put this in ${chosen.where}${chosen.holdsToken ? '' : ' (it asks for the key itself)'}`;
+  $('connect-key').disabled = !chosen.holdsToken;
+  // The one line that makes a key for the client (when its file holds one) and writes its configuration.
+  const issue = chosen.holdsToken ? ` --issue ${chosen.client === 'json' ? 'my-agent' : chosen.client}` : '';
+  const write = chosen.client === 'json' ? '' : ' --write';
+  $('connect-cli').textContent = `npx naaba connect ${chosen.client}${issue}${write}`;
+}
+
+async function copyConnect() {
+  const text = $('connect-text').textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    say(text.includes(TOKEN_PLACEHOLDER) ? 'Copied; replace nb_… with your key.' : 'Copied.');
+  } catch {
+    getSelection().selectAllChildren($('connect-text'));
+    say('Selected: press Ctrl+C (⌘C) to copy.');
+  }
+}
+
+/** Every page of an export read: memories, then journal lines. */
+async function allPages(path, field) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await api(`${path}${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`);
+    items.push(...page[field]);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+/** Downloads the file `naaba import` reads (docs/export-format.md). */
+async function exportAll() {
+  const memories = await allPages('api/export/memories', 'memories');
+  const journal = await allPages('api/export/journal', 'lines');
+  const exportedAt = new Date().toISOString();
+  const file = { format: 'naaba-memories', version: 1, exportedAt, memories, journal };
+  const url = URL.createObjectURL(new Blob([`${JSON.stringify(file, null, 2)}\n`], { type: 'application/json' }));
+  const link = el('a');
+  link.href = url;
+  link.download = `naaba-memories-${exportedAt.slice(0, 10)}.json`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  say(`Downloaded ${memories.length} memories and ${journal.length} journal lines.`);
 }
 
 // ---- Memories
 
-function memoryCard(m) {
+/** How close a search hit is, in words: from its distance in meaning (0 is the same). */
+function relevance(m) {
+  if (typeof m.distance !== 'number') return '';
+  if (m.distance <= 0.35) return 'very close in meaning';
+  if (m.distance <= 0.6) return 'close in meaning';
+  if (m.distance <= 0.85) return 'related';
+  return 'a weak match';
+}
+
+function expiresAt(m) {
+  const ttl = ruleOf(m.kind)?.ttlSeconds;
+  return m.pinned || ttl === null || ttl === undefined ? null : new Date(Date.parse(m.lastUsefulAt) + ttl * 1000).toISOString();
+}
+
+const pinsFull = () => state.overview && state.overview.pinned >= state.overview.pinLimit;
+
+function contentBlock(m) {
+  const content = userText('p', m.content, 'content');
+  content.id = `content-${m.id}-${Math.random().toString(36).slice(2, 8)}`;
+  const long = m.content.length > COLLAPSE.chars || m.content.split('\n').length > COLLAPSE.lines;
+  if (!long) return [content];
+  content.classList.add('collapsed');
+  const more = `Show all (${size(bytes(m.content))})`;
+  const toggle = button(
+    more,
+    () => {
+      const open = content.classList.toggle('collapsed') === false;
+      toggle.textContent = open ? 'Show less' : more;
+      toggle.setAttribute('aria-expanded', String(open));
+    },
+    'link expand',
+  );
+  toggle.setAttribute('aria-expanded', 'false');
+  toggle.setAttribute('aria-controls', content.id);
+  return [content, toggle];
+}
+
+function pinButton(m) {
+  const label = m.pinned ? 'Unpin' : 'Pin';
+  const b = button(label, () => setPinned(m, !m.pinned), 'small');
+  b.setAttribute('aria-label', `${label}: ${m.content.slice(0, 60)}`);
+  if (!m.pinned && pinsFull()) {
+    b.disabled = true;
+    b.title = `The pin limit is reached (${state.overview.pinLimit}): unpin one first`;
+  }
+  return b;
+}
+
+function memoryCard(m, { actions = true } = {}) {
   const item = el('li', undefined, 'card memory');
   item.dataset.id = m.id;
-  item.append(el('p', m.content, 'content'));
-  const provenance = [
-    ['kind', m.kind],
-    ['agent', m.agent],
-    ['client', m.client],
-    ['origin', m.origin ?? '—'],
-    ['created', when(m.createdAt)],
-    ['last useful', when(m.lastUsefulAt)],
-    ['recalls', m.recallCount],
-    ['restatements', m.restatements],
-  ];
-  if (m.pinned) provenance.push(['pinned', 'yes']);
-  if (typeof m.score === 'number') provenance.push(['score', m.score.toFixed(3)]);
-  item.append(facts(provenance));
+  item.append(...contentBlock(m));
+  const who = el('p', undefined, 'meta');
+  who.append(el('span', m.kind, 'tag'));
+  if (m.pinned) who.append(' ', el('span', 'pinned', 'tag pinned'));
+  if (m.conflicts?.length) who.append(' ', el('span', 'conflict', 'tag conflict'));
+  who.append(' by ', userText('bdi', m.agent), ' · ', userText('bdi', m.client));
+  if (m.origin) who.append(' · from ', userText('bdi', m.origin));
+  const when = el('p', undefined, 'meta');
+  when.append('created ', timeEl(m.createdAt), ' · last useful ', timeEl(m.lastUsefulAt));
+  when.append(` · recalled ${m.recallCount}×`);
+  if (m.restatements > 1) when.append(` · stated ${m.restatements}×`);
+  const expires = expiresAt(m);
+  if (expires) when.append(' · expires ', timeEl(expires));
+  const invisible = Number(item.querySelector('.content')?.dataset.invisible ?? 0);
+  if (invisible > 0) when.append(el('span', ` · holds ${invisible} invisible character${invisible > 1 ? 's' : ''}`, 'bad'));
+  item.append(who, when);
+  const match = relevance(m);
+  if (match) item.append(el('p', `Match: ${match}`, 'meta relevance'));
   if (m.restatedBy?.length) {
-    const by = el('ul', undefined, 'restated');
-    for (const r of m.restatedBy) by.append(el('li', `restated by ${r.agent} (${r.client}) ${r.origin ?? ''} ${when(r.at)}`));
-    item.append(by);
+    const details = el('details', undefined, 'restated');
+    details.append(el('summary', `Restated by ${m.restatedBy.length}`));
+    const list = el('ul');
+    for (const r of m.restatedBy) {
+      const line = el('li');
+      line.append(userText('bdi', r.agent), ' · ', userText('bdi', r.client));
+      if (r.origin) line.append(' · ', userText('bdi', r.origin));
+      line.append(' · ', timeEl(r.at));
+      list.append(line);
+    }
+    details.append(list);
+    item.append(details);
   }
-  const actions = el('div', undefined, 'row');
+  if (!actions) return item;
+  const row = el('div', undefined, 'row actions');
   for (const id of m.conflicts ?? []) {
-    const link = el('button', 'Conflicts with another memory: compare', 'link');
-    link.type = 'button';
-    link.addEventListener('click', () => compare(m, id));
-    actions.append(link);
+    const b = button('Compare', () => guarded(() => compare(m, id)), 'small');
+    b.setAttribute('aria-label', `Compare with the memory it contradicts: ${m.content.slice(0, 60)}`);
+    row.append(b);
   }
-  const forget = el('button', 'Forget', 'warn');
-  forget.type = 'button';
+  row.append(pinButton(m));
+  const forget = button('Forget', () => forgetOne(m), 'warn small');
   forget.setAttribute('aria-label', `Forget: ${m.content.slice(0, 60)}`);
-  forget.addEventListener('click', () => forgetOne(m));
-  actions.append(forget);
-  item.append(actions);
+  row.append(forget);
+  item.append(row);
   return item;
 }
 
-function compare(m, otherId) {
-  const other = state.byId.get(otherId);
-  const pane = $('compare');
-  const close = el('button', 'Close comparison');
-  close.type = 'button';
-  close.addEventListener('click', () => {
-    pane.hidden = true;
-  });
-  const pair = el('ul', undefined, 'memories pair');
-  const right = other ? memoryCard(other) : el('li', `memory ${otherId} (not on this page; search to find it)`, 'card');
-  pair.append(memoryCard(m), right);
-  pane.replaceChildren(pair, close);
-  pane.hidden = false;
-  close.focus();
+async function compare(m, otherId) {
+  // Read fresh by id, whether or not it is on this page: it may have changed or gone since.
+  const other = (await api(`api/memories/${encodeURIComponent(otherId)}`, { missing: true }))?.memory;
+  const right = other
+    ? memoryCard(other)
+    : el('li', 'The other memory is gone: forgotten, evicted or expired. This one stands alone now.', 'card');
+  $('compare-pair').replaceChildren(memoryCard(m), right);
+  $('compare').hidden = false;
+  $('compare').focus();
 }
 
-function showMemories(memories, append) {
+function listParams() {
+  const params = new URLSearchParams({ order: $('order').value });
+  if (state.kind) params.set('kind', state.kind);
+  for (const name of ['agent', 'client', 'pinned']) if ($(name).value) params.set(name, $(name).value);
+  const origin = $('origin').value.trim();
+  if (origin) params.set('origin', origin);
+  if ($('conflicting').checked) params.set('conflicting', 'true');
+  return params;
+}
+
+const filtered = (params) => ['agent', 'client', 'origin', 'pinned', 'conflicting'].some((f) => params.has(f));
+
+function showEmpty(message, action) {
+  const box = $('empty');
+  box.replaceChildren(el('p', message));
+  if (action) box.append(action);
+  box.hidden = false;
+}
+
+/** Shows or hides the forget buttons: nothing to forget, no button. */
+function dangerButtons() {
+  const total = state.overview ? totalOf(state.overview) : 0;
+  const ofKind = state.kind ? (ruleOf(state.kind)?.count ?? 0) : 0;
+  $('forget-kind').hidden = ofKind === 0;
+  $('forget-kind').textContent = `Forget every ${state.kind} memory`;
+  $('forget-all').hidden = total === 0;
+  $('danger').hidden = total === 0;
+}
+
+function pinNote() {
+  const o = state.overview;
+  if (!o) return;
+  $('pin-note').textContent =
+    o.pinned >= o.pinLimit
+      ? `${o.pinned} of ${o.pinLimit} pinned: the pin limit. Unpin one to pin another.`
+      : `${o.pinned} of ${o.pinLimit} pinned. A pinned memory is never evicted and never expires.`;
+}
+
+function render(memories, append) {
   const list = $('memories');
   if (!append) list.replaceChildren();
+  // How many times the list was drawn: lets a reader (or a test) tell a new answer from the last one.
+  list.dataset.renders = String(Number(list.dataset.renders ?? 0) + 1);
+  $('empty').hidden = true;
   for (const m of memories) {
-    state.byId.set(m.id, m);
     list.append(memoryCard(m));
   }
-  $('list-caption').textContent = state.query
-    ? `${list.children.length} found for “${state.query}”`
-    : `${list.children.length} ${state.kind} memories shown`;
+  pinNote();
+  dangerButtons();
+}
+
+async function loadWriters() {
+  const { writers } = await api('api/writers');
+  for (const [field, label] of [
+    ['agent', 'Any agent'],
+    ['client', 'Any client'],
+  ]) {
+    const select = $(field);
+    const current = select.value;
+    const values = [...new Set(writers.map((w) => w[field]))].sort();
+    const any = el('option', label);
+    any.value = '';
+    select.replaceChildren(
+      any,
+      ...values.map((v) => {
+        const option = el('option', v);
+        option.value = v;
+        return option;
+      }),
+    );
+    select.value = values.includes(current) ? current : '';
+  }
 }
 
 async function loadMemories(append = false) {
-  state.query = '';
-  const params = new URLSearchParams({ kind: state.kind });
+  const params = listParams();
   if (append && state.cursor) params.set('cursor', state.cursor);
   const page = await api(`api/memories?${params}`);
+  state.query = '';
   state.cursor = page.nextCursor ?? null;
+  if (!append) state.total = page.total ?? 0;
   $('more-memories').hidden = !state.cursor;
   $('compare').hidden = true;
-  showMemories(page.memories, append);
+  render(page.memories, append);
+  const shown = $('memories').children.length;
+  const what = state.kind ? `${state.kind} memories` : 'memories';
+  $('list-caption').textContent =
+    state.total === 0 ? '' : `Showing ${shown} of ${state.total} ${what}${filtered(params) ? ' that match the filters' : ''}`;
+  if (state.total > 0) return;
+  if (filtered(params)) showEmpty('No memory matches these filters.', button('Clear the filters', clearFilters));
+  else if (totalOf(state.overview) === 0)
+    showEmpty(
+      'Nothing remembered yet. Connect an agent, and what it remembers shows here.',
+      button('How to connect', () => show('overview')),
+    );
+  else showEmpty(`No ${state.kind} memory yet.`);
+}
+
+function clearFilters() {
+  for (const name of ['agent', 'client', 'pinned', 'origin']) $(name).value = '';
+  $('conflicting').checked = false;
+  guarded(() => loadMemories());
 }
 
 async function search(query) {
   const params = new URLSearchParams({ q: query, limit: '20' });
+  if (state.kind) params.set('kinds', state.kind);
   const found = await api(`api/search?${params}`);
   state.query = query;
+  state.cursor = null;
   $('more-memories').hidden = true;
-  showMemories(found.memories, false);
+  $('compare').hidden = true;
+  render(found.memories, false);
+  const caption = $('list-caption');
+  caption.replaceChildren();
+  if (found.memories.length === 0) {
+    const box = el('p', 'Nothing found for “');
+    box.append(userText('bdi', query), '”: none of your memories relates to it.');
+    $('empty').replaceChildren(box);
+    $('empty').hidden = false;
+    return;
+  }
+  caption.append(`${found.memories.length} found for “`, userText('bdi', query), '”, best first');
 }
 
-/** A confirmation in a modal dialog: Escape or Cancel says no. */
-function confirmed(message, action) {
-  const dialog = $('confirm');
-  $('confirm-text').textContent = message;
-  $('confirm-ok').textContent = action;
-  dialog.returnValue = '';
-  return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
-    dialog.showModal();
+async function refreshAfterChange() {
+  await loadOverview();
+  if (view === 'memories') await (state.query ? search(state.query) : loadMemories());
+  if (view === 'next') await loadNext();
+}
+
+/** Unpinning a memory of a kind with a time to live lets it expire: at once if it was last useful long ago. */
+function expiresOnUnpin(m) {
+  const ttl = ruleOf(m.kind)?.ttlSeconds;
+  if (!m.pinned || ttl === null || ttl === undefined) return null;
+  return Date.parse(m.lastUsefulAt) + ttl * 1000 <= Date.now()
+    ? 'at once'
+    : relative(new Date(Date.parse(m.lastUsefulAt) + ttl * 1000).toISOString());
+}
+
+async function setPinned(m, pinned) {
+  const expiring = pinned ? null : expiresOnUnpin(m);
+  if (expiring === 'at once') {
+    const ask = `Unpin this ${m.kind} memory? It was last useful ${relative(m.lastUsefulAt)}, so unpinned it expires at once.`;
+    if (!(await confirmed(ask, 'Unpin it'))) return;
+  }
+  await guarded(async () => {
+    const changed = await api(`api/memories/${encodeURIComponent(m.id)}/pin`, {
+      method: pinned ? 'PUT' : 'DELETE',
+      missing: true,
+    });
+    if (!changed) {
+      say('That memory is gone: forgotten, evicted or expired.');
+    } else if (pinned) {
+      say('Pinned: it is never evicted and never expires. Its usefulness is unchanged.');
+    } else {
+      say(expiring ? `Unpinned: it can be evicted again, and expires ${expiring}.` : 'Unpinned: it can be evicted again.');
+    }
+    await refreshAfterChange();
   });
 }
 
 async function forgetOne(m) {
   if (!(await confirmed(`Forget this ${m.kind} memory? “${m.content.slice(0, 200)}”`, 'Forget it'))) return;
   await guarded(async () => {
-    await api(`api/memories/${encodeURIComponent(m.id)}`, 'DELETE');
-    notify('Forgotten.');
-    await refresh();
+    await api(`api/memories/${encodeURIComponent(m.id)}`, { method: 'DELETE' });
+    say('Forgotten.');
+    await refreshAfterChange();
   });
 }
 
 async function forgetKind() {
   if (!(await confirmed(`Forget every ${state.kind} memory? This cannot be undone.`, `Forget all ${state.kind}`))) return;
   await guarded(async () => {
-    await api(`api/memories?${new URLSearchParams({ kind: state.kind })}`, 'DELETE');
-    notify(`Forgot every ${state.kind} memory.`);
-    await refresh();
+    await api(`api/memories?${new URLSearchParams({ kind: state.kind })}`, { method: 'DELETE' });
+    say(`Forgot every ${state.kind} memory.`);
+    await refreshAfterChange();
   });
 }
 
 async function forgetAll() {
-  if (
-    !(await confirmed('Forget everything this key’s memory holds, and its journal? This cannot be undone.', 'Forget everything'))
-  )
-    return;
+  const ask = 'Forget everything this key’s memory holds, and its journal? This cannot be undone.';
+  if (!(await confirmed(ask, 'Forget everything'))) return;
   await guarded(async () => {
-    await api('api/memories?all=true', 'DELETE');
-    notify('Forgot everything.');
-    await refresh();
+    await api('api/memories?all=true', { method: 'DELETE' });
+    say('Forgot everything.');
+    await refreshAfterChange();
   });
 }
 
 // ---- Journal
 
-function drawChart(days) {
-  const width = 300;
-  const height = 120;
-  const step = width / Math.max(days.length, 1);
-  const peak = Math.max(1, ...days.map((d) => RULES.reduce((sum, r) => sum + (d[r] ?? 0), 0)));
-  const totals = Object.fromEntries(RULES.map((r) => [r, days.reduce((sum, d) => sum + (d[r] ?? 0), 0)]));
-  const chart = svg('svg', {
-    viewBox: `0 0 ${width} ${height + 14}`,
-    role: 'img',
-    class: 'chart',
-    preserveAspectRatio: 'xMinYMax meet',
+/** The smallest of 1, 2, 5 × 10ⁿ at or above `n`: a scale with round ticks. */
+function niceMax(n) {
+  if (n <= 1) return 1;
+  const power = 10 ** Math.floor(Math.log10(n));
+  return [1, 2, 5, 10].map((f) => f * power).find((v) => v >= n);
+}
+
+function periodsOf(series, range) {
+  return series.map((p) => {
+    const counts = Object.fromEntries(RULES.map((r) => [r, p[r] ?? 0]));
+    const total = RULES.reduce((sum, r) => sum + counts[r], 0);
+    const date = range === 'days' ? new Date(`${p.day}T00:00:00Z`) : new Date(p.hour);
+    const long =
+      range === 'days'
+        ? date.toLocaleDateString(undefined, { timeZone: 'UTC', weekday: 'short', month: 'short', day: 'numeric' })
+        : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
+    const short =
+      range === 'days'
+        ? date.toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' })
+        : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+    return { key: p.day ?? p.hour, counts, total, long, short };
   });
-  chart.setAttribute(
-    'aria-label',
-    `Forgotten per day over ${days.length} days: ${RULES.map((r) => `${totals[r]} by ${r}`).join(', ')}`,
-  );
-  days.forEach((d, i) => {
-    let top = height;
+}
+
+const periodText = (p) =>
+  p.total === 0
+    ? `${p.long}: nothing forgotten`
+    : `${p.long}: ${p.total} forgotten — ${RULES.map((r) => `${p.counts[r]} by ${r}`).join(', ')}`;
+
+function drawChart(periods, range) {
+  const W = 640;
+  const H = 220;
+  const m = { left: 34, right: 8, top: 22, bottom: 26 };
+  const plotW = W - m.left - m.right;
+  const plotH = H - m.top - m.bottom;
+  const step = plotW / Math.max(periods.length, 1);
+  const top = niceMax(Math.max(0, ...periods.map((p) => p.total)));
+  const y = (v) => m.top + plotH - (v / top) * plotH;
+  const totals = Object.fromEntries(RULES.map((r) => [r, periods.reduce((sum, p) => sum + p.counts[r], 0)]));
+  const span =
+    range === 'days' ? `per day over the last ${periods.length} days` : `per hour over the last ${periods.length} hours`;
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'group' });
+  chart.setAttribute('aria-label', `Forgotten ${span}: ${RULES.map((r) => `${totals[r]} by ${r}`).join(', ')}`);
+  for (const tick of [0, top / 2, top].filter((t) => Number.isInteger(t))) {
+    chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: y(tick), y2: y(tick), class: 'grid-line' }));
+    const label = svg('text', { x: m.left - 6, y: y(tick) + 3, 'text-anchor': 'end', 'aria-hidden': 'true' });
+    label.textContent = String(tick);
+    chart.append(label);
+  }
+  chart.append(svg('line', { x1: m.left, x2: m.left, y1: m.top, y2: m.top + plotH, class: 'axis' }));
+  const unit = svg('text', { x: m.left - 28, y: 11, 'aria-hidden': 'true' });
+  unit.textContent = range === 'days' ? 'lines per day' : 'lines per hour';
+  chart.append(unit);
+  chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: m.top + plotH, y2: m.top + plotH, class: 'axis' }));
+  const every = range === 'days' ? 5 : 6;
+  const groups = periods.map((p, i) => {
+    const x = m.left + i * step;
+    const g = svg('g', { class: 'period', role: 'img', tabindex: '-1', 'aria-label': periodText(p) });
+    g.dataset.key = p.key;
+    g.append(svg('rect', { x, y: m.top, width: step, height: plotH, class: 'hit' }));
+    let base = 0;
     for (const rule of RULES) {
-      const n = d[rule] ?? 0;
+      const n = p.counts[rule];
       if (n === 0) continue;
-      const h = (n / peak) * (height - 4);
-      top -= h;
-      const bar = svg('rect', { x: i * step + 1, y: top, width: Math.max(step - 2, 1), height: h, class: `bar ${rule}` });
-      bar.dataset.day = d.day;
+      const bar = svg('rect', {
+        x: x + step * 0.15,
+        y: y(base + n),
+        width: Math.max(step * 0.7, 1),
+        height: y(base) - y(base + n),
+        class: `bar ${rule}`,
+      });
       bar.dataset.rule = rule;
       bar.dataset.count = String(n);
-      const title = svg('title', {});
-      title.textContent = `${d.day}: ${n} by ${rule}`;
-      bar.append(title);
-      chart.append(bar);
+      bar.dataset.day = p.key;
+      base += n;
+      g.append(bar);
     }
+    const title = svg('title');
+    title.textContent = periodText(p);
+    g.append(title);
+    if ((periods.length - 1 - i) % every === 0) {
+      const label = svg('text', { x: x + step / 2, y: H - 8, 'text-anchor': 'middle', 'aria-hidden': 'true' });
+      label.textContent = p.short;
+      chart.append(label);
+    }
+    const read = () => {
+      $('chart-readout').textContent = periodText(p);
+    };
+    g.addEventListener('focus', read);
+    g.addEventListener('mouseenter', read);
+    return g;
   });
-  chart.append(svg('line', { x1: 0, y1: height, x2: width, y2: height, class: 'axis' }));
-  const first = svg('text', { x: 0, y: height + 12, class: 'tick' });
-  first.textContent = days[0]?.day ?? '';
-  const last = svg('text', { x: width, y: height + 12, class: 'tick end' });
-  last.textContent = days.at(-1)?.day ?? '';
-  chart.append(first, last);
+  chart.append(...groups);
+  const start = [...periods.keys()].reverse().find((i) => periods[i].total > 0) ?? periods.length - 1;
+  if (groups[start]) groups[start].setAttribute('tabindex', '0');
+  chart.addEventListener('keydown', (event) => moveFocus(event, groups));
   $('chart').replaceChildren(chart);
+  $('chart-readout').textContent = periods[start] ? periodText(periods[start]) : '';
   $('legend').replaceChildren(
     ...RULES.map((rule) => {
       const item = el('li');
       item.dataset.rule = rule;
-      item.append(el('span', '', `swatch ${rule}`), `${rule}: ${totals[rule]}`);
+      item.append(el('span', '', `swatch ${rule}`), `${rule}: ${totals[rule]} — ${RULE_WORDS[rule]}`);
       return item;
     }),
   );
 }
 
+/** Arrow keys, Home and End move between the chart's periods (one of them in the tab order). */
+function moveFocus(event, groups) {
+  const at = groups.indexOf(document.activeElement);
+  if (at < 0) return;
+  const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: groups.length - 1 }[event.key];
+  if (to === undefined || to < 0 || to >= groups.length) return;
+  event.preventDefault();
+  groups[at].setAttribute('tabindex', '-1');
+  groups[to].setAttribute('tabindex', '0');
+  groups[to].focus();
+}
+
+/** What a journal row shows of a line: lines that show the same are one row. */
+const shownAs = (l) => [Math.floor(Date.parse(l.at) / 60_000), l.kind, l.rule, duration(l.ageSeconds), l.recallCount].join('|');
+
+/** Consecutive journal lines that read the same (same minute, kind, rule, age and recalls), as one row with how many. */
+function grouped(lines) {
+  const rows = [];
+  for (const line of lines) {
+    const last = rows.at(-1);
+    if (last && shownAs(last.line) === shownAs(line)) {
+      last.n += 1;
+      last.earliest = line.at;
+    } else rows.push({ line, n: 1, earliest: line.at });
+  }
+  return rows;
+}
+
+function cell(label, content, className) {
+  const td = el('td', undefined, className);
+  td.dataset.label = label;
+  td.append(content);
+  return td;
+}
+
 async function loadJournal(pageIndex = 0) {
-  const daily = await api('api/journal/daily?days=30');
-  drawChart(daily.days);
+  const series =
+    state.range === 'days' ? (await api('api/journal/daily?days=30')).days : (await api('api/journal/hourly?hours=24')).hours;
+  drawChart(periodsOf(series, state.range), state.range);
   const cursor = state.journal[pageIndex] ?? null;
   const page = await api(`api/journal${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`);
   state.journal = state.journal.slice(0, pageIndex + 1);
   if (page.nextCursor) state.journal.push(page.nextCursor);
   state.journalPage = pageIndex;
-  const rows = page.lines.map((l) => {
+  const rows = grouped(page.lines).map(({ line, n, earliest }) => {
     const row = el('tr');
-    row.dataset.rule = l.rule;
+    row.dataset.rule = line.rule;
+    row.dataset.lines = String(n);
+    const when = timeEl(line.at);
+    if (earliest !== line.at) when.title = `${absolute(earliest)} to ${absolute(line.at)}`;
     row.append(
-      el('td', when(l.at)),
-      el('td', l.kind),
-      el('td', l.rule),
-      el('td', duration(l.ageSeconds)),
-      el('td', l.recallCount),
+      cell('When', when),
+      cell('Kind', line.kind),
+      cell('Rule', line.rule),
+      cell('Age', duration(line.ageSeconds)),
+      cell('Recalls', String(line.recallCount)),
+      cell('Lines', n > 1 ? `×${n}` : '1'),
     );
     return row;
   });
   if (rows.length === 0) {
-    const empty = el('td', 'Nothing forgotten automatically yet.');
-    empty.colSpan = 5;
+    const empty = el('td', 'Nothing forgotten automatically yet.', 'wide');
+    empty.colSpan = 6;
     rows.push(el('tr'));
     rows[0].append(empty);
   }
@@ -349,34 +880,70 @@ async function loadJournal(pageIndex = 0) {
   $('journal-first').disabled = pageIndex === 0;
 }
 
+function setRange(range) {
+  state.range = range;
+  for (const b of document.querySelectorAll('[data-range]')) b.setAttribute('aria-pressed', String(b.dataset.range === range));
+  guarded(() => loadJournal(state.journalPage));
+}
+
 // ---- Next to go
+
+/** Why this memory goes where it does in line. */
+function why(list, i, kind) {
+  const m = list[i];
+  const before = list[i - 1];
+  if (!before) return `First to go: the least recently useful unpinned ${kind} memory.`;
+  if (before.lastUsefulAt === m.lastUsefulAt) return 'Last useful at the same instant as the one above: the tie goes by id.';
+  return 'Goes after the one above: it was useful more recently.';
+}
+
+function nextItem(m, reason, when) {
+  const item = el('li');
+  item.dataset.id = m.id;
+  item.append(...contentBlock(m));
+  const meta = el('span', undefined, 'why');
+  meta.append(...when, reason ? ` — ${reason}` : '');
+  item.append(meta);
+  const row = el('div', undefined, 'row actions');
+  row.append(pinButton({ ...m, pinned: false }));
+  item.append(row);
+  return item;
+}
 
 async function loadNext() {
   const next = await api('api/next?limit=5');
+  if (next.kinds.every((k) => k.count === 0)) {
+    $('next').replaceChildren(el('p', 'Nothing remembered yet, so nothing to lose.', 'empty'));
+    return;
+  }
   const blocks = next.kinds.map((k) => {
     const block = el('section', undefined, 'card');
     block.dataset.kind = k.kind;
+    block.setAttribute('aria-label', `${k.kind}: ${k.count} of ${k.ceiling}`);
     block.append(el('h3', `${k.kind}: ${k.count} of ${k.ceiling}`));
-    const evict = el('ol', undefined, 'evict');
-    for (const m of k.evictNext) {
-      const item = el('li');
-      item.dataset.id = m.id;
-      item.append(
-        el('span', m.content, 'content'),
-        el('span', ` last useful ${when(m.lastUsefulAt)}, recalled ${m.recallCount}×`, 'hint'),
-      );
-      evict.append(item);
+    if (k.count === 0) {
+      block.append(el('p', 'Nothing to lose yet.', 'hint'));
+      return block;
     }
     block.append(el('h4', k.count >= k.ceiling ? 'Evicted by the next new memory, in order' : 'Would go first at the ceiling'));
-    block.append(k.evictNext.length ? evict : el('p', 'nothing unpinned', 'hint'));
+    const evict = el('ol', undefined, 'evict');
+    k.evictNext.forEach((m, i) => {
+      evict.append(
+        nextItem(m, why(k.evictNext, i, k.kind), ['last useful ', timeEl(m.lastUsefulAt), `, recalled ${m.recallCount}×`]),
+      );
+    });
+    block.append(k.evictNext.length ? evict : el('p', 'Nothing unpinned: every memory of this kind is pinned.', 'hint'));
     if (k.expiringNext.length) {
       const expiring = el('ol', undefined, 'expiring');
-      for (const m of k.expiringNext) {
-        const item = el('li');
-        item.dataset.id = m.id;
-        item.append(el('span', m.content, 'content'), el('span', ` expires ${when(m.expiresAt)}`, 'hint'));
-        expiring.append(item);
-      }
+      k.expiringNext.forEach((m, i) => {
+        const before = k.expiringNext[i - 1];
+        const reason = !before
+          ? 'Expires first: last useful longest ago.'
+          : before.expiresAt === m.expiresAt
+            ? 'Expires at the same instant as the one above.'
+            : '';
+        expiring.append(nextItem(m, reason, ['expires ', timeEl(m.expiresAt)]));
+      });
       block.append(el('h4', 'Expiring soonest'), expiring);
     }
     return block;
@@ -386,60 +953,86 @@ async function loadNext() {
 
 // ---- Navigation and sign-in
 
-const VIEWS = { overview: loadOverview, memories: () => loadMemories(), journal: () => loadJournal(0), next: loadNext };
+const VIEWS = {
+  overview: () => loadOverview().then(loadConnect),
+  memories: () => loadWriters().then(() => loadMemories()),
+  journal: () => loadJournal(0),
+  next: loadNext,
+};
 let view = 'overview';
 
 async function show(name) {
   view = name;
-  for (const button of document.querySelectorAll('[data-view]')) {
-    if (button.dataset.view === name) button.setAttribute('aria-current', 'page');
-    else button.removeAttribute('aria-current');
+  for (const b of document.querySelectorAll('[data-view]')) {
+    if (b.dataset.view === name) b.setAttribute('aria-current', 'page');
+    else b.removeAttribute('aria-current');
   }
   for (const key of Object.keys(VIEWS)) $(`view-${key}`).hidden = key !== name;
+  say('');
   await guarded(async () => {
-    if (state.kinds.length === 0 && name !== 'overview') await loadOverview();
+    if (!state.overview && name !== 'overview') await loadOverview();
     await VIEWS[name]();
   });
 }
 
-async function refresh() {
-  await loadOverview();
-  if (view === 'memories') await loadMemories();
-}
-
-function signOut(message) {
+function signOut(message, asError = false) {
   sessionStorage.removeItem(TOKEN_KEY);
-  Object.assign(state, { kinds: [], kind: '', cursor: null, query: '', journal: [null], byId: new Map() });
-  for (const id of ['kinds', 'engine', 'memories', 'chart', 'legend', 'next', 'compare']) $(id).replaceChildren();
+  state = fresh();
+  for (const id of ['kinds', 'engine', 'memories', 'chart', 'legend', 'next', 'compare-pair', 'connect-text', 'totals'])
+    $(id).replaceChildren();
   $('journal').tBodies[0].replaceChildren();
   $('app').hidden = true;
   $('sign-out').hidden = true;
   $('sign-in').hidden = false;
-  notify(message);
+  say('');
+  showError('');
+  if (asError) showError(message);
+  else say(message);
   $('token').focus();
 }
 
-async function signedIn() {
+/** Signs in only when the key works: an unknown key stays on the form with a message of its own. */
+async function signIn(token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+  say('');
+  try {
+    await loadOverview();
+  } catch (error) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    showError(error instanceof Error ? error.message : String(error));
+    $('token').focus();
+    return;
+  }
+  await enter();
+}
+
+async function enter() {
   $('sign-in').hidden = true;
   $('app').hidden = false;
   $('sign-out').hidden = false;
   await show('overview');
+  $('h-overview').focus();
 }
 
 function wire() {
   $('sign-in').addEventListener('submit', (event) => {
     event.preventDefault();
     const input = $('token');
-    sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+    const token = input.value.trim();
     input.value = '';
-    notify('');
-    signedIn();
+    signIn(token);
   });
   $('sign-out').addEventListener('click', () => signOut('Signed out.'));
-  for (const button of document.querySelectorAll('[data-view]'))
-    button.addEventListener('click', () => show(button.dataset.view));
+  for (const b of document.querySelectorAll('[data-view]')) b.addEventListener('click', () => show(b.dataset.view));
   $('kind').addEventListener('change', (event) => {
     state.kind = event.target.value;
+    guarded(() => (state.query ? search(state.query) : loadMemories()));
+  });
+  for (const id of ['order', 'agent', 'client', 'pinned', 'conflicting'])
+    $(id).addEventListener('change', () => guarded(() => loadMemories()));
+  $('origin').addEventListener('change', () => guarded(() => loadMemories()));
+  $('filters').addEventListener('submit', (event) => {
+    event.preventDefault();
     guarded(() => loadMemories());
   });
   $('search').addEventListener('submit', (event) => {
@@ -452,12 +1045,24 @@ function wire() {
     guarded(() => loadMemories());
   });
   $('more-memories').addEventListener('click', () => guarded(() => loadMemories(true)));
+  $('compare-close').addEventListener('click', () => {
+    $('compare').hidden = true;
+  });
   $('forget-kind').addEventListener('click', forgetKind);
   $('forget-all').addEventListener('click', forgetAll);
-  $('journal-next').addEventListener('click', () => guarded(() => loadJournal((state.journalPage ?? 0) + 1)));
+  $('journal-next').addEventListener('click', () => guarded(() => loadJournal(state.journalPage + 1)));
   $('journal-first').addEventListener('click', () => guarded(() => loadJournal(0)));
+  for (const b of document.querySelectorAll('[data-range]')) b.addEventListener('click', () => setRange(b.dataset.range));
+  $('connect-client').addEventListener('change', showConnect);
+  $('connect-key').addEventListener('change', showConnect);
+  $('connect-copy').addEventListener('click', copyConnect);
+  $('export').addEventListener('click', () => guarded(exportAll));
 }
 
 wire();
-if (sessionStorage.getItem(TOKEN_KEY)) signedIn();
-else signOut('');
+if (sessionStorage.getItem(TOKEN_KEY)) {
+  guarded(async () => {
+    await loadOverview();
+    await enter();
+  });
+} else signOut('');

@@ -24,6 +24,9 @@ const VALUE_FLAGS: Record<string, string> = {
   language: 'NAABA_TEXT_LANGUAGE',
   user: 'user',
   batch: 'batch',
+  file: 'file',
+  issue: 'issue',
+  kind: 'kind',
 };
 
 export function parseArgs(argv: readonly string[], switches: readonly string[]): ParsedArgs {

@@ -32,19 +32,21 @@ export async function issueKey(
   flags: Record<string, string>,
   name: string,
   userId: string | undefined,
-  json: boolean,
-): Promise<void> {
+  json: boolean | 'quiet',
+): Promise<IssuedKey> {
   const note = localServer(config);
   const endpoint = mcpEndpoint(config, flags, note ? `${note.url}/mcp` : undefined);
   await requireEndpointOfRegion(endpoint, config.region, (line) => console.error(line));
   const key = note
     ? await viaServer<IssuedKey>(note, 'POST', '/admin/keys', { name, region: config.region, userId })
     : await withContainer(config, async (c) => (await c.keys()).issue(name, config.region, userId));
+  // `naaba connect --issue` prints the client's configuration instead.
+  if (json === 'quiet') return key;
   if (json) {
     const url = endpoint.kind === 'known' ? endpoint.url : null;
     const row = { token: key.token, key_id: key.keyId, user_id: key.userId, region: key.region, name: key.name, url };
     console.log(JSON.stringify(row));
-    return;
+    return key;
   }
   console.log(`Key "${key.name}" issued in region ${key.region}.
   key id:  ${key.keyId}
@@ -53,7 +55,9 @@ export async function issueKey(
 
 The token is shown once; only its SHA-256 is stored. Give your MCP client:
 ${endpointLines(endpoint).join('\n')}
-  header:  Authorization: Bearer ${key.token}`);
+  header:  Authorization: Bearer ${key.token}
+or let naaba write a client's configuration: NAABA_KEY=${key.token} npx naaba connect claude-code|cursor|vscode|json --write`);
+  return key;
 }
 
 export async function revokeKey(config: RuntimeConfig, keyId: string): Promise<void> {

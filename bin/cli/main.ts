@@ -10,8 +10,10 @@ import { MemoryError } from '../../lambda/memory/errors.js';
 import { parseArgs, UsageError } from './args.js';
 import { check, embed } from './check.js';
 import { migrateCommand, reembedCommand, sweepCommand } from './db.js';
+import { connectCommand } from './connect.js';
 import { issueKey, listKeys, revokeKey } from './keys.js';
 import { serve } from './serve.js';
+import { exportCommand, importCommand, TransferError } from './transfer.js';
 
 const USAGE = `naaba: agent memory that forgets on purpose
 
@@ -26,9 +28,13 @@ usage:
   naaba migrate --check [--data DIR | --url URL] [--json]
   naaba sweep [--data DIR] [--region R]
   naaba reembed [--data DIR | --url URL] [--language neutral|english] [--batch 100]
+  naaba export [FILE] [--endpoint URL | --data DIR | --url URL]            (as NAABA_KEY's owner)
+  naaba import FILE [--kind KIND] [--endpoint URL | --data DIR | --url URL] (as NAABA_KEY's owner)
+  naaba connect claude-code|cursor|vscode|json [--write [--file PATH]] [--issue NAME] [--endpoint URL]
 
 Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,
-NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE); see docs/configuration.md.`;
+NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE); see docs/configuration.md.
+export, import and connect: docs/export-format.md and docs/clients.md.`;
 
 function one(positionals: string[], what: string): string {
   if (positionals.length !== 1 || !positionals[0]) throw new UsageError(`expected exactly one ${what}`);
@@ -37,8 +43,8 @@ function one(positionals: string[], what: string): string {
 
 async function run(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const args = parseArgs(rest, ['json', 'probe', 'help', 'check', 'contract']);
-  const { user, batch, ...settings } = args.settings;
+  const args = parseArgs(rest, ['json', 'probe', 'help', 'check', 'contract', 'write']);
+  const { user, batch, file, issue, kind, ...settings } = args.settings;
   const config = () => loadConfig(environment(), settings);
   switch (command) {
     case 'serve':
@@ -70,6 +76,20 @@ async function run(argv: readonly string[]): Promise<number> {
     case 'reembed':
       await reembedCommand(config(), batch);
       return 0;
+    case 'export':
+      if (args.positionals.length > 1) throw new UsageError('expected at most one FILE');
+      await exportCommand(config(), settings, args.positionals[0]);
+      return 0;
+    case 'import':
+      await importCommand(config(), settings, one(args.positionals, 'FILE (or - for standard input)'), kind);
+      return 0;
+    case 'connect':
+      await connectCommand(config(), settings, one(args.positionals, 'CLIENT'), {
+        write: args.switches.has('write'),
+        file,
+        issue,
+      });
+      return 0;
     case undefined:
     case 'help':
     case '--help':
@@ -98,6 +118,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       DatabaseTlsError,
       IsolationError,
       MigrationError,
+      TransferError,
     ].some((E) => error instanceof E);
     console.error(`naaba: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}`);
     return 1;

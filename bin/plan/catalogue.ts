@@ -180,6 +180,82 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
         }),
     ],
     ['journal by day', { postgresIndex: 'journal_user_at' }, () => memories.journalByDay(scope, hour(24 * 30))],
+    [
+      'browse: most recently useful first, filtered',
+      { postgresIndex: 'memories_user_kind' },
+      () =>
+        memories.browse({
+          scope,
+          kinds: pageKinds,
+          pageSize: 50,
+          cursor: undefined,
+          order: 'last_useful',
+          filters: { agent: 'verify-plan', client: 'naaba/verify-plan', origin: 'represent', pinned: false, conflicting: true },
+        }),
+    ],
+    [
+      'browse: most recalled first, next page',
+      { postgresIndex: 'memories_user_kind' },
+      () =>
+        memories.browse({
+          scope,
+          kinds: pageKinds,
+          pageSize: 50,
+          cursor: Buffer.from(`recalls|3|${SOME_ID}`).toString('base64url'),
+          order: 'recalls',
+        }),
+    ],
+    ['one memory by id', { postgresIndex: 'memories_pkey' }, () => memories.memory(scope, SOME_ID, expiring)],
+    ['who wrote the memories', { postgresIndex: 'memories_user_kind' }, () => memories.writers(scope, pageKinds, 100)],
+    ['journal by hour', { postgresIndex: 'journal_user_at' }, () => memories.journalByHour(scope, hour(24))],
+    [
+      'pin a memory',
+      { postgresIndex: ['memories_pkey', 'memories_pinned'] },
+      () => memories.setPinned({ scope, id: SOME_ID, pinned: true, pinLimit: 50, expiry: expiring }),
+    ],
+    [
+      'unpin a memory',
+      { postgresIndex: 'memories_pkey' },
+      () => memories.setPinned({ scope, id: SOME_ID, pinned: false, pinLimit: 50, expiry: expiring }),
+    ],
+    [
+      'import memories',
+      { vectorMutation: true, postgresIndex: ['memories_user_kind', 'memories_pinned', 'journal_user_at'] },
+      () =>
+        memories
+          .importMemories({
+            scope,
+            kinds: [
+              { kind: 'fact', ceiling: 500, expiredBefore: null },
+              { kind: 'session', ceiling: 100, expiredBefore: hour(24) },
+            ],
+            pinLimit: 50,
+            memories: [SOME_ID, OTHER_ID].map((id, i) => ({
+              id,
+              kind: 'fact',
+              content: `The build runs on Node 2${i}.`,
+              fingerprint: `${i}`.repeat(64),
+              embedding: vector,
+              frequencies: analyzer.frequencies(`The build runs on Node 2${i}.`),
+              pinned: i === 0,
+              expires: false,
+              createdAt: hour(48),
+              lastUsefulAt: hour(2),
+              recallCount: 3,
+              restatements: 2,
+              source: { agent: 'verify-plan', client: 'naaba/verify-plan', origin: 'representative' },
+              restatedBy: [source],
+            })),
+            links: [
+              [SOME_ID, OTHER_ID],
+              [OTHER_ID, SOME_ID],
+            ],
+            journal: [{ at: hour(30), kind: 'session', rule: 'expiry', ageSeconds: 90_000, recallCount: 1 }],
+          })
+          // The recorder answers no row, which a real import never does.
+          .catch(() => undefined),
+    ],
+
     ['next to go', { postgresIndex: 'memories_user_kind' }, () => memories.nextToGo(scope, pageKinds, 5)],
     ['remember', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(undefined)],
     ['remember: conflict link', { vectorMutation: true, postgresIndex: 'memories_user_kind' }, () => insert(OTHER_ID)],

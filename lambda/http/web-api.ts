@@ -4,6 +4,10 @@ import { loggable, outcomeOf } from '../mcp/tool-result.js';
 import { InvalidInputError } from '../memory/errors.js';
 import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
 import type { MemoryService } from '../memory/service.js';
+import { lineOut, memoryOut } from '../memory/transfer.js';
+import type { MemoryFilters, MemoryOrder } from '../ports/memory-store.js';
+import { MAX_BODY_BYTES } from '../mcp/serve.js';
+import { CLIENTS, clientConfig } from './client-config.js';
 import { type OriginPolicy, originProblem } from './origin.js';
 import { StoreUnavailableError } from './unavailable.js';
 
@@ -50,7 +54,7 @@ function memoryJson(m: Memory) {
   };
 }
 
-const scoredJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score });
+const scoredJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score, distance: m.distance });
 
 /** An optional integer query parameter; text that is not a whole number is a clear error. */
 function integer(params: URLSearchParams, name: string): number | undefined {
@@ -62,7 +66,47 @@ function integer(params: URLSearchParams, name: string): number | undefined {
 
 const text = (params: URLSearchParams, name: string) => params.get(name) || undefined;
 
-type Route = (service: MemoryService, principal: Principal, params: URLSearchParams, id: string | undefined) => Promise<unknown>;
+/** An optional `true`/`false` query parameter; anything else is a clear error. */
+function flag(params: URLSearchParams, name: string): boolean | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (raw !== 'true' && raw !== 'false') throw new InvalidInputError(`${name} must be true or false`);
+  return raw === 'true';
+}
+
+/** The listing's filters as the query string names them. */
+const filtersOf = (q: URLSearchParams): MemoryFilters => ({
+  agent: text(q, 'agent'),
+  client: text(q, 'client'),
+  origin: text(q, 'origin'),
+  pinned: flag(q, 'pinned'),
+  conflicting: flag(q, 'conflicting'),
+});
+
+/** The request's JSON body, bounded as the MCP endpoint bounds its own. */
+async function jsonBody(request: Request): Promise<unknown> {
+  const raw = await request.text();
+  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
+    throw new InvalidInputError(
+      `the body is over ${MAX_BODY_BYTES} bytes; import a larger file with naaba import while the server is stopped, or in parts (--kind)`,
+    );
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new InvalidInputError('the body is not JSON; send the file naaba export wrote');
+  }
+}
+
+const notFound = () => json(404, { error: 'no such memory: it was forgotten, evicted or expired, or it is not yours' });
+
+type Route = (
+  service: MemoryService,
+  principal: Principal,
+  params: URLSearchParams,
+  id: string | undefined,
+  request: Request,
+) => Promise<unknown>;
 
 const ROUTES: Record<string, Route> = {
   'GET overview': async (s, p) => {
@@ -70,9 +114,46 @@ const ROUTES: Record<string, Route> = {
     return { ...o, judge: { name: o.judge.provider, lastCallOk: o.judge.lastCallOk } };
   },
   'GET memories': async (s, p, q) => {
-    const page = await s.browse(p, { kind: text(q, 'kind'), cursor: text(q, 'cursor'), limit: integer(q, 'limit') });
-    return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null };
+    const order = text(q, 'order') as MemoryOrder | undefined;
+    const page = await s.browse(p, {
+      kind: text(q, 'kind'),
+      cursor: text(q, 'cursor'),
+      limit: integer(q, 'limit'),
+      order,
+      filters: filtersOf(q),
+    });
+    return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null, total: page.total ?? null };
   },
+  'GET memories/{id}': async (s, p, _q, id) => {
+    const memory = await s.memory(p, id ?? '');
+    return memory ? { memory: memoryJson(memory) } : notFound();
+  },
+  'PUT memories/{id}/pin': async (s, p, _q, id) => {
+    const pinned = await s.setPinned(p, id ?? '', true);
+    return pinned ? { id, ...pinned } : notFound();
+  },
+  'DELETE memories/{id}/pin': async (s, p, _q, id) => {
+    const pinned = await s.setPinned(p, id ?? '', false);
+    return pinned ? { id, ...pinned } : notFound();
+  },
+  'GET writers': async (s, p) => ({ writers: await s.writers(p) }),
+  // How to connect each client to the MCP URL the page names (its own): never with the key, which the page adds itself.
+  'GET connect': async (_s, _p, q) => {
+    const url = q.get('url') ?? '';
+    const parsed = URL.canParse(url) && url.length <= 2000 ? new URL(url) : undefined;
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.search || parsed.hash)
+      throw new InvalidInputError('url must be the http(s) address of the MCP endpoint');
+    return { clients: CLIENTS.map((c) => clientConfig(c, parsed.href)) };
+  },
+  'GET export/memories': async (s, p, q) => {
+    const page = await s.exportMemories(p, text(q, 'cursor'));
+    return { memories: page.memories.map(memoryOut), nextCursor: page.nextCursor ?? null };
+  },
+  'GET export/journal': async (s, p, q) => {
+    const page = await s.exportJournal(p, text(q, 'cursor'));
+    return { lines: page.lines.map(lineOut), nextCursor: page.nextCursor ?? null };
+  },
+  'POST import': async (s, p, _q, _id, request) => ({ imported: await s.importMemories(p, await jsonBody(request)) }),
   'GET search': async (s, p, q) => {
     const kinds = text(q, 'kinds')
       ?.split(',')
@@ -80,11 +161,11 @@ const ROUTES: Record<string, Route> = {
     const found = await s.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit') });
     return { memories: found.map(scoredJson) };
   },
-  'DELETE memories': async (s, p, q, id) => {
-    if (id !== undefined) {
-      const gone = await s.forget(p, { ids: [id] });
-      return { deleted: gone.deleted, count: gone.count };
-    }
+  'DELETE memories/{id}': async (s, p, _q, id) => {
+    const gone = await s.forget(p, { ids: [id ?? ''] });
+    return { deleted: gone.deleted, count: gone.count };
+  },
+  'DELETE memories': async (s, p, q) => {
     const kind = text(q, 'kind');
     if (kind === undefined && q.get('all') !== 'true')
       throw new InvalidInputError('name a memory id, a kind (?kind=) or all (?all=true)');
@@ -105,6 +186,7 @@ const ROUTES: Record<string, Route> = {
     };
   },
   'GET journal/daily': async (s, p, q) => ({ days: await s.journalByDay(p, integer(q, 'days')) }),
+  'GET journal/hourly': async (s, p, q) => ({ hours: await s.journalByHour(p, integer(q, 'hours')) }),
   'GET next': async (s, p, q) => ({
     kinds: (await s.nextToGo(p, integer(q, 'limit'))).map((k) => ({
       ...k,
@@ -116,14 +198,15 @@ const ROUTES: Record<string, Route> = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The route a method and path name: `memories/{id}` carries an id; anything else is matched whole. */
+/** The route a method and path name: `memories/{id}` and `memories/{id}/pin` carry an id; anything else is matched whole. */
 function routeOf(method: string, path: string): { route: Route; id: string | undefined } | undefined {
   const rest = path.replace(/^.*?\/api\//, '');
-  const one = /^memories\/([^/]+)$/.exec(rest);
-  if (one?.[1] !== undefined && method === 'DELETE') {
+  const one = /^memories\/([^/]+)(\/pin)?$/.exec(rest);
+  if (one?.[1] !== undefined) {
+    const route = ROUTES[`${method} memories/{id}${one[2] ?? ''}`];
     // A UUID holds no escapes: the raw segment is checked as it came (a malformed `%E0` is a 400, never a throw).
     const id = one[1];
-    return { route: ROUTES['DELETE memories'] as Route, id: UUID.test(id) ? id.toLowerCase() : 'invalid:' };
+    return route ? { route, id: UUID.test(id) ? id.toLowerCase() : 'invalid:' } : undefined;
   }
   const route = ROUTES[`${method} ${rest}`];
   return route ? { route, id: undefined } : undefined;
@@ -157,12 +240,12 @@ export async function webApi(request: Request, principal: Principal | undefined,
   // API Gateway's authorizer stands in front; without its context, refuse rather than run anonymous.
   if (!principal) return json(401, { error: 'no authorized principal' }, { 'www-authenticate': 'Bearer' });
   const started = Date.now();
-  const name = `${request.method} ${path.replace(/\/api\/memories\/[^/]+$/, '/api/memories/{id}')}`;
+  const name = `${request.method} ${path.replace(/\/api\/memories\/[^/]+(\/pin)?$/, '/api/memories/{id}$1')}`;
   try {
     if (found.id?.startsWith('invalid:')) throw new InvalidInputError('a memory id is a UUID');
-    const body = await found.route(await deps.memory(), principal, url.searchParams, found.id);
+    const body = await found.route(await deps.memory(), principal, url.searchParams, found.id, request);
     deps.log.info('web api call', { route: name, ok: true, latencyMs: Date.now() - started });
-    return json(200, body);
+    return body instanceof Response ? body : json(200, body);
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw error;
     return failure(error, deps.log, name);

@@ -1,6 +1,6 @@
 import type { JudgeStatus } from './judge-health.js';
 import type { CurationRules, JudgeOutcome } from './model.js';
-import type { JournalPage } from '../ports/memory-store.js';
+import type { JournalPage, MemoryFilters, MemoryOrder } from '../ports/memory-store.js';
 
 export interface RememberInput {
   readonly content: string;
@@ -65,6 +65,17 @@ export interface BrowseInput {
   readonly kind?: string;
   readonly cursor?: string;
   readonly limit?: number;
+  /** Newest first by default. */
+  readonly order?: MemoryOrder;
+  readonly filters?: MemoryFilters;
+}
+
+/** Automatic deletions of one UTC hour (its start, ISO 8601), per rule. */
+export interface JournalHour {
+  readonly hour: string;
+  readonly ceiling: number;
+  readonly expiry: number;
+  readonly duplicate: number;
 }
 
 /** Automatic deletions of one UTC day, per rule. */

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { Judge } from '../ports/judge.js';
-import type { JournalPage, MemoryPage, MemoryStore, RecallQuery, Scope } from '../ports/memory-store.js';
+import type {
+  JournalPage,
+  MemoryOrder,
+  MemoryPage,
+  MemoryStore,
+  RecallQuery,
+  Scope,
+  WriterCount,
+} from '../ports/memory-store.js';
 import { fingerprint } from './canonical.js';
 import {
   EmbedderError,
@@ -12,10 +20,11 @@ import {
   MemoryError,
   PinLimitError,
 } from './errors.js';
+import { Importer, type ImportReport } from './importer.js';
 import { JudgeHealth } from './judge-health.js';
 import { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
-import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, RecalledMemory, Source } from './model.js';
+import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Memory, Principal, RecalledMemory, Source } from './model.js';
 import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type {
@@ -24,6 +33,7 @@ import type {
   ForgetInput,
   ForgetResult,
   JournalDay,
+  JournalHour,
   KindOutlook,
   Overview,
   RecallInput,
@@ -56,6 +66,11 @@ const DAY_MS = 86_400_000;
 const BROWSE_PAGE = { default: 50, max: 100 } as const;
 const JOURNAL_DAYS = { default: 30, max: 90 } as const;
 const NEXT_TO_GO = { default: 5, max: 50 } as const;
+const JOURNAL_HOURS = { default: 24, max: 168 } as const;
+const HOUR_MS = 3_600_000;
+const ORDERS: readonly MemoryOrder[] = ['created', 'last_useful', 'recalls'];
+/** Pages an export reads: memories, then journal lines. */
+const EXPORT_PAGE = { memories: 200, journal: 1000 } as const;
 
 const utcDate = (d: Date) => [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()] as const;
 
@@ -283,17 +298,77 @@ export class MemoryService {
     };
   }
 
-  /** Live memories, newest first, paged; reading them changes nothing. */
+  /** Live memories, filtered, newest first unless another order is asked, paged; reading them changes nothing. */
   async browse(principal: Principal, input: BrowseInput): Promise<MemoryPage> {
     const pageSize = boundedInteger('limit', input.limit, BROWSE_PAGE);
+    if (input.order !== undefined && !ORDERS.includes(input.order))
+      throw new InvalidInputError(`order must be one of ${ORDERS.join(', ')}`);
     const kinds = input.kind === undefined ? Object.keys(this.deps.rules.kinds) : [input.kind];
     const query = {
       scope: scopeOf(principal),
       kinds: this.searched(kinds, this.deps.clock.now()),
       pageSize,
       cursor: input.cursor,
+      order: input.order,
+      filters: input.filters,
     };
     return this.deps.store.browse(query);
+  }
+
+  /** One live memory of the caller by id (a conflict's other side), or undefined: read only. */
+  async memory(principal: Principal, id: string): Promise<Memory | undefined> {
+    return this.deps.store.memory(scopeOf(principal), id, this.cutoffs());
+  }
+
+  /** Which keys and clients wrote the caller's live memories, with how many each: the page's filters. */
+  async writers(principal: Principal): Promise<WriterCount[]> {
+    return this.deps.store.writers(
+      scopeOf(principal),
+      this.searched(Object.keys(this.deps.rules.kinds), this.deps.clock.now()),
+      100,
+    );
+  }
+
+  /**
+   * Pins or unpins one memory, as `remember` with `pinned` does but without restating it: within
+   * the pin limit, and usefulness untouched (a pin is not a recall). Undefined when the caller has
+   * no live memory of that id.
+   */
+  async setPinned(principal: Principal, id: string, pinned: boolean): Promise<{ pinned: boolean; changed: boolean } | undefined> {
+    const pinLimit = this.deps.rules.pinLimit;
+    const result = await this.deps.store.setPinned({ scope: scopeOf(principal), id, pinned, pinLimit, expiry: this.cutoffs() });
+    if (result.status === 'pin_limit') throw new PinLimitError(pinLimit);
+    return result.status === 'gone' ? undefined : { pinned, changed: result.status === 'changed' };
+  }
+
+  /** One page of the caller's memories for an export file, newest first; reading them changes nothing. */
+  async exportMemories(principal: Principal, cursor: string | undefined): Promise<MemoryPage> {
+    const kinds = this.searched(Object.keys(this.deps.rules.kinds), this.deps.clock.now());
+    return this.deps.store.browse({ scope: scopeOf(principal), kinds, pageSize: EXPORT_PAGE.memories, cursor });
+  }
+
+  /** One page of the caller's journal for an export file, newest first. */
+  async exportJournal(principal: Principal, cursor: string | undefined): Promise<JournalPage> {
+    return this.deps.store.journal(scopeOf(principal), EXPORT_PAGE.journal, cursor);
+  }
+
+  /** Writes an export file into the caller's memory, all of it or nothing (lambda/memory/importer.ts). */
+  async importMemories(principal: Principal, file: unknown): Promise<ImportReport> {
+    const { store, rules, clock } = this.deps;
+    const importer = new Importer({
+      store,
+      rules,
+      clock,
+      analyzer: this.analyzer,
+      embed: (t) => this.embed(t),
+      newId: this.newId,
+    });
+    return importer.run(scopeOf(principal), file);
+  }
+
+  /** Every kind's expiry cutoff now. */
+  private cutoffs() {
+    return expiryCutoffs(this.deps.rules, Object.keys(this.deps.rules.kinds), this.deps.clock.now());
   }
 
   /** The journal, newest first, paged as curation_state pages it. */
@@ -311,6 +386,19 @@ export class MemoryService {
       const day = dayOf(i);
       const of = (rule: string) => counted.find((c) => c.day === day && c.rule === rule)?.lines ?? 0;
       return { day, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
+    });
+  }
+
+  /** Automatic deletions per UTC hour and rule over the last `hours` hours (this hour included), oldest first. */
+  async journalByHour(principal: Principal, hours: number | undefined): Promise<JournalHour[]> {
+    const span = boundedInteger('hours', hours, JOURNAL_HOURS);
+    const thisHour = Math.floor(this.deps.clock.now().getTime() / HOUR_MS);
+    const first = thisHour - span + 1;
+    const counted = await this.deps.store.journalByHour(scopeOf(principal), new Date(first * HOUR_MS));
+    return Array.from({ length: span }, (_, i) => {
+      const of = (rule: string) => counted.find((c) => c.hour === first + i && c.rule === rule)?.lines ?? 0;
+      const hour = new Date((first + i) * HOUR_MS).toISOString();
+      return { hour, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
     });
   }
 

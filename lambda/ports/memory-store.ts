@@ -116,10 +116,26 @@ export interface ExpiryCutoff {
   readonly expiredBefore: Date;
 }
 
-/** A page of live memories, newest first. */
+/** A page of live memories in the order asked for. */
 export interface MemoryPage {
   readonly memories: readonly Memory[];
   readonly nextCursor: string | undefined;
+  /** How many live memories match the query's kinds and filters in all; undefined on a page past the last. */
+  readonly total?: number;
+}
+
+/** The orders memories can be listed in, each descending: created, last useful, recall count. */
+export type MemoryOrder = 'created' | 'last_useful' | 'recalls';
+
+/** Which memories a listing keeps: each filter left out keeps every memory. */
+export interface MemoryFilters {
+  readonly agent?: string;
+  readonly client?: string;
+  /** A piece of the origin text, in any case. */
+  readonly origin?: string;
+  readonly pinned?: boolean;
+  /** True: only memories linked to a conflicting one; false: only those without. */
+  readonly conflicting?: boolean;
 }
 
 /** What to list: some kinds, each with its expiry cutoff (null without a TTL), one page after `cursor`. */
@@ -128,7 +144,87 @@ export interface BrowseQuery {
   readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
   readonly pageSize: number;
   readonly cursor: string | undefined;
+  /** Newest first unless said otherwise. */
+  readonly order?: MemoryOrder;
+  readonly filters?: MemoryFilters;
 }
+
+/** Who wrote a user's live memories: one key name and client, with how many. */
+export interface WriterCount {
+  readonly agent: string;
+  readonly client: string;
+  readonly memories: number;
+}
+
+/** How many journal lines of one rule fell in one UTC hour (whole hours since the epoch). */
+export interface JournalHourCount {
+  readonly hour: number;
+  readonly rule: JournalRule;
+  readonly lines: number;
+}
+
+/** Pin or unpin one memory: its kinds' expiry cutoffs find it live, the limit bounds pins. */
+export interface PinPlan {
+  readonly scope: Scope;
+  readonly id: string;
+  readonly pinned: boolean;
+  readonly pinLimit: number;
+  /** Every kind with a TTL and its cutoff: an expired memory cannot be pinned, an unpinned one can expire again. */
+  readonly expiry: readonly ExpiryCutoff[];
+}
+
+export type PinResult =
+  | { readonly status: 'changed' | 'unchanged' }
+  | { readonly status: 'pin_limit' }
+  /** No live memory of the caller has this id. */
+  | { readonly status: 'gone' };
+
+/** One memory as an import writes it: everything it had where it came from, under a new id. */
+export interface ImportedMemory {
+  readonly id: string;
+  readonly kind: string;
+  readonly content: string;
+  readonly fingerprint: string;
+  readonly embedding: readonly number[];
+  readonly frequencies: ReadonlyMap<string, number>;
+  readonly pinned: boolean;
+  /** In the expiry index: the kind has a TTL and the memory is not pinned. */
+  readonly expires: boolean;
+  readonly createdAt: Date;
+  readonly lastUsefulAt: Date;
+  readonly recallCount: number;
+  readonly restatements: number;
+  readonly source: Omit<Source, 'at'>;
+  readonly restatedBy: readonly Source[];
+}
+
+/** An import of one user's memories and journal lines, written all at once or not at all. */
+export interface ImportPlan {
+  readonly scope: Scope;
+  /** Every kind the memories and lines name, with its ceiling and expiry cutoff. */
+  readonly kinds: readonly { readonly kind: string; readonly ceiling: number; readonly expiredBefore: Date | null }[];
+  readonly pinLimit: number;
+  readonly memories: readonly ImportedMemory[];
+  /** Conflict links between the imported memories' ids, each direction given. */
+  readonly links: readonly (readonly [string, string])[];
+  readonly journal: readonly JournalLine[];
+}
+
+export type ImportResult =
+  | {
+      readonly status: 'imported';
+      readonly written: number;
+      /** Memories equal to a live one already there, not written again. */
+      readonly alreadyPresent: number;
+      readonly links: number;
+      readonly journalLines: number;
+    }
+  /** Nothing was written: per kind, live memories and how many the import would add. */
+  | {
+      readonly status: 'refused';
+      readonly kinds: readonly { readonly kind: string; readonly have: number; readonly adding: number }[];
+      readonly pins: { readonly have: number; readonly adding: number };
+    };
 
 /** How many journal lines of one rule fell on one UTC day (`YYYY-MM-DD`). */
 export interface JournalDayCount {
@@ -168,8 +264,18 @@ export interface MemoryStore {
   recall(query: RecallQuery): Promise<RecalledMemory[]>;
   /** Ranks exactly as {@link recall} does, but writes nothing: looking is not recalling. */
   search(query: RecallQuery): Promise<RecalledMemory[]>;
-  /** Live memories of some kinds, newest first, read only. */
+  /** Live memories of some kinds, filtered, in the order asked (newest first by default), read only. */
   browse(query: BrowseQuery): Promise<MemoryPage>;
+  /** One live memory of the caller by id, read only; undefined for anyone else's, an expired or an unknown id. */
+  memory(scope: Scope, id: string, expiry: readonly ExpiryCutoff[]): Promise<Memory | undefined>;
+  /** Who wrote the caller's live memories of some kinds (at most `limit` pairs), read only. */
+  writers(scope: Scope, kinds: BrowseQuery['kinds'], limit: number): Promise<WriterCount[]>;
+  /** Journal lines since an instant, counted per UTC hour and rule. */
+  journalByHour(scope: Scope, since: Date): Promise<JournalHourCount[]>;
+  /** Pins or unpins one live memory, within the pin limit; its usefulness stays as it was. */
+  setPinned(plan: PinPlan): Promise<PinResult>;
+  /** Writes an import all at once, or nothing when a ceiling or the pin limit would be passed. */
+  importMemories(plan: ImportPlan): Promise<ImportResult>;
   /** Journal lines since an instant, counted per UTC day and rule. */
   journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]>;
   /** Per kind, the first `perKind` unpinned live memories in eviction order (least recently useful first). */

@@ -197,10 +197,10 @@ if (browser) {
     const second = await openPage(elsewhere);
     await signIn(second, other.token);
     expect(await countOf(second, 'fact')).toBe(0);
-    await view(second, 'Memories', '#list-caption:not(:empty)');
+    await view(second, 'Memories', '#empty:not([hidden])');
     expect(await second.locator('#memories li').count()).toBe(0);
     await view(second, 'Forgetting journal', '#chart svg');
-    expect(await second.locator('#chart rect').count()).toBe(0);
+    expect(await second.locator('#chart rect.bar').count()).toBe(0);
     const text = (await second.locator('body').textContent()) ?? '';
     for (const content of [...FACTS, 'night market', 'Build 4412']) expect(text).not.toContain(content);
     expect(await second.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -215,7 +215,7 @@ if (browser) {
     await signIn(third, doomed.token);
     await (await endpoint.container.keys()).revoke(doomed.keyId);
     await view(third, 'Next to go', '#sign-in:not([hidden])');
-    expect(await third.getByRole('alert').textContent()).toContain('this key is unknown or revoked');
+    expect(await third.getByRole('alert').textContent()).toContain('Signed out: this key was revoked or is no longer valid');
     expect(await third.evaluate(() => sessionStorage.length)).toBe(0);
     await revoking.close();
   });

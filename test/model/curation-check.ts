@@ -12,7 +12,7 @@ import { ManualClock } from '../support/clock.js';
 import { CurationModel, type ModelLine } from './curation-model.js';
 
 /**
- * The reference model against the real store: random sequences of remember, recall, forget,
+ * The reference model against the real store: random sequences of remember, recall, forget, pin and unpin,
  * the clock moving and the sweeper, each run on the memory service over a real SQL engine and on
  * the model, compared after every step — which memories live, the counts, the next-to-go order and
  * every journal line (rule, kind, time, age, recall count). fast-check shrinks a failing sequence
@@ -283,6 +283,31 @@ class ForgetAll implements Command {
   toString = () => `forgetAll(${this.user}${this.kind ? `, ${this.kind}` : ''})`;
 }
 
+class SetPinned implements Command {
+  constructor(
+    readonly user: User,
+    readonly pick: number,
+    readonly pinned: boolean,
+  ) {}
+  check = () => true;
+  async run(world: World, real: Real): Promise<void> {
+    const known = [...world.ids.alice, ...world.ids.bob];
+    const id = known.length > 0 ? (known[this.pick % known.length] ?? randomUUID()) : randomUUID();
+    const expected = world.model.setPinned(this.user, id, this.pinned);
+    let got: string;
+    try {
+      const result = await real.service.setPinned(real.principals[this.user], id, this.pinned);
+      got = result === undefined ? 'gone' : result.changed ? 'changed' : 'unchanged';
+    } catch (error) {
+      if (!(error instanceof PinLimitError)) throw error;
+      got = 'pin_limit';
+    }
+    same(`${this.pinned ? 'pin' : 'unpin'} outcome`, got, expected);
+    await compareAll(world, real);
+  }
+  toString = () => `${this.pinned ? 'pin' : 'unpin'}(${this.user}, pick ${this.pick})`;
+}
+
 class Advance implements Command {
   constructor(readonly seconds: number) {}
   check = () => true;
@@ -325,6 +350,7 @@ export const commands = fc.commands(
       .map(([u, ks, p]) => new Recall(u, ks, p)),
     fc.tuple(user, fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([u, p, s]) => new ForgetIds(u, p, s)),
     fc.tuple(user, fc.option(kind, { nil: undefined, freq: 2 })).map(([u, k]) => new ForgetAll(u, k)),
+    fc.tuple(user, fc.nat(), fc.boolean()).map(([u, p, pin]) => new SetPinned(u, p, pin)),
     fc.integer({ min: 1, max: 7 }).map((s) => new Advance(s)),
     fc.integer({ min: 1, max: 7 }).map((s) => new Advance(s)),
     fc.constant(new Sweep()),

@@ -173,6 +173,19 @@ export class CurationModel {
     });
   }
 
+  /**
+   * Pin or unpin one live memory without making it useful (a pin is not a recall); within the pin
+   * limit. An unpinned memory expires by its last usefulness, at once if that was long ago.
+   */
+  setPinned(name: string, id: string, pinned: boolean): 'changed' | 'unchanged' | 'pin_limit' | 'gone' {
+    const m = this.user(name).rows.get(id);
+    if (!m || !this.isLive(m)) return 'gone';
+    if (m.pinned === pinned) return 'unchanged';
+    if (pinned && this.pinnedCount(name) >= this.rules.pinLimit) return 'pin_limit';
+    m.pinned = pinned;
+    return 'changed';
+  }
+
   /** Recall made these memories useful. */
   recalled(name: string, ids: readonly string[]): void {
     for (const id of ids) {

@@ -8,6 +8,7 @@ import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/ranking.js';
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { axis, lean } from '../support/vectors.js';
+import { pageStoreTests } from './page-suite.js';
 
 /**
  * The store conformance suite: every engine the store runs on must pass it unchanged
@@ -592,6 +593,8 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(runs.reduce((a, b) => a + b, 0)).toBe(6);
       expect(await count('journal')).toBe(6);
     });
+
+    describe('the memory page’s calls', () => pageStoreTests(() => ({ sql: harness.sql, counted, store, alice, bob })));
 
     describe('OAuth sign-in', () => {
       const hash = (c: string) => c.repeat(64).slice(0, 64);

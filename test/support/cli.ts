@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { environment } from '../../lambda/config/env.js';
 
-export const NAABA_BIN = fileURLToPath(new URL('../../bin/naaba', import.meta.url));
+export const NAABA_BIN = fileURLToPath(new URL('../../bin/naaba.js', import.meta.url));
 
 export interface CliResult {
   readonly code: number | null;
@@ -10,7 +10,7 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the committed `bin/naaba` in a child process on this Node, as a user would. */
+/** Runs the committed `bin/naaba.js` in a child process on this Node, as a user would. */
 export function runCli(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [NAABA_BIN, ...args], { env: { ...environment(), ...env }, cwd });

@@ -3,7 +3,10 @@ import type { JournalRule, Memory, RecalledMemory, Source } from '../../memory/m
 import type {
   BrowseQuery,
   ExpiryCutoff,
+  ImportPlan,
+  ImportResult,
   JournalDayCount,
+  JournalHourCount,
   InsertPlan,
   InsertResult,
   JournalPage,
@@ -15,9 +18,14 @@ import type {
   Neighbours,
   NextToGo,
   PartitionExpiry,
+  PinPlan,
+  PinResult,
   RecallQuery,
   Scope,
+  WriterCount,
 } from '../../ports/memory-store.js';
+import { browseCursor, browseParams, parseBrowseCursor } from './browse-params.js';
+import { importParams, importResult, type ImportRow } from './import-params.js';
 import * as sql from './memory-sql.js';
 import { type RetryPolicy, withRetry } from './retry.js';
 import { asCeilingWrite, asRead, inTransaction, type SqlClient } from './sql-client.js';
@@ -289,23 +297,86 @@ export class SqlMemoryStore implements MemoryStore {
   }
 
   async browse(query: BrowseQuery): Promise<MemoryPage> {
-    const [at, id] = parseCursor(query.cursor);
+    const order = query.order ?? 'created';
+    const after = parseBrowseCursor(query.cursor, order);
     const { names, cutoffs, ttl } = kindParams(query.kinds);
-    const rows = await this.run<Omit<MemoryRow, 'distance' | 'score'>>(sql.browseSql(names.length, ttl), [
-      query.scope.region,
-      query.scope.userId,
-      query.pageSize + 1,
-      at,
-      id,
-      ...names,
-      ...cutoffs,
-    ]);
+    const rows = await this.run<Omit<MemoryRow, 'distance' | 'score'> & { total: number }>(
+      sql.browseSql(names.length, ttl, order),
+      [query.scope.region, query.scope.userId, query.pageSize + 1, ...browseParams(after, query.filters), ...names, ...cutoffs],
+    );
     const page = rows.slice(0, query.pageSize);
     const last = page.at(-1);
     return {
       memories: page.map(toMemory),
-      nextCursor: rows.length > query.pageSize && last ? cursorOf(new Date(last.created_at), last.id) : undefined,
+      nextCursor: rows.length > query.pageSize && last ? browseCursor(order, last) : undefined,
+      total: rows[0]?.total ?? (after ? undefined : 0),
     };
+  }
+
+  async memory(scope: Scope, id: string, expiry: readonly ExpiryCutoff[]): Promise<Memory | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const [row] = await this.run<Omit<MemoryRow, 'distance' | 'score'>>(sql.memoryByIdSql(expiry.length), [
+      scope.region,
+      scope.userId,
+      id,
+      ...cutoffParams(expiry),
+    ]);
+    return row ? toMemory(row) : undefined;
+  }
+
+  async writers(scope: Scope, kinds: BrowseQuery['kinds'], limit: number): Promise<WriterCount[]> {
+    const { names, cutoffs, ttl } = kindParams(kinds);
+    return this.run<WriterCount>(sql.facetsSql(names.length, ttl), [scope.region, scope.userId, limit, ...names, ...cutoffs]);
+  }
+
+  async journalByHour(scope: Scope, since: Date): Promise<JournalHourCount[]> {
+    const rows = await this.run<{ hour: number | string; rule: string; lines: number }>(sql.JOURNAL_HOURLY, [
+      scope.region,
+      scope.userId,
+      since,
+    ]);
+    return rows.map((r) => ({ hour: Number(r.hour), rule: r.rule as JournalRule, lines: r.lines }));
+  }
+
+  async setPinned(plan: PinPlan): Promise<PinResult> {
+    const params = [
+      plan.scope.region,
+      plan.scope.userId,
+      plan.id,
+      plan.pinned,
+      plan.pinLimit,
+      plan.expiry.map((e) => e.kind),
+      ...cutoffParams(plan.expiry),
+    ];
+    type Pinned = { found: number; pin_ok: boolean | null; updated: number };
+    const text = sql.setPinnedSql(plan.expiry.length);
+    // Only a pin is something the limit depends on; an unpin only lowers the count.
+    const [row] = plan.pinned
+      ? await this.write<Pinned>({ scope: plan.scope, kind: null, pins: true }, text, params)
+      : await this.run<Pinned>(text, params);
+    if (!row || row.found === 0) return { status: 'gone' };
+    if (!row.pin_ok) return { status: 'pin_limit' };
+    return { status: row.updated === 1 ? 'changed' : 'unchanged' };
+  }
+
+  async importMemories(plan: ImportPlan): Promise<ImportResult> {
+    const kinds = plan.kinds.map((k) => ({ kind: k.kind, expiredBefore: k.expiredBefore }));
+    const { names, cutoffs, ttl } = kindParams(kinds);
+    const params = [...importParams(plan, checkedTerms), ...names, ...cutoffs];
+    const text = sql.importSql(names.length, ttl);
+    // Every partition it writes to is a ceiling write's: queued, it locks them all (the user's row first).
+    let attempt = 0;
+    const [row] = await withRetry(() => {
+      attempt += 1;
+      if (attempt === 1) return asCeilingWrite<ImportRow>(this.db, text, params);
+      return inTransaction(this.db, async (session) => {
+        for (const [i, kind] of names.entries()) {
+          await session.query(sql.LOCK_PARTITION, [plan.scope.region, plan.scope.userId, kind, i === 0]);
+        }
+        return session.query<ImportRow>(text, params);
+      });
+    }, this.retry);
+    return importResult(row);
   }
 
   async journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]> {

@@ -20,20 +20,72 @@ SELECT j.id::text AS line_id, j.at, j.kind, j.rule, j.age_s, j.recall_count
  ORDER BY j.at DESC, j.id DESC
  LIMIT $3::int4`;
 
+/** The orders the page may list memories in: newest first, most recently useful first, most recalled first. */
+export const BROWSE_ORDERS = {
+  created: { column: 'created_at', type: 'timestamptz' },
+  last_useful: { column: 'last_useful_at', type: 'timestamptz' },
+  recalls: { column: 'recall_count', type: 'int4' },
+} as const;
+export type BrowseOrder = keyof typeof BROWSE_ORDERS;
+
 /**
- * Live memories newest first, keyset-paged, read only: $1 region, $2 user, $3 page size + 1,
- * $4/$5 cursor (created_at, id) or nulls, the kinds ($6…), then (kind, cutoff) pairs.
+ * Live memories in one of the BROWSE_ORDERS (then by id), keyset-paged, filtered, with the number
+ * of memories matching the filters on every row (`total`, whatever the cursor), read only:
+ * $1 region, $2 user, $3 page size + 1, $4/$5 cursor (the order's value as text, id) or nulls,
+ * $6 agent, $7 client, $8 a piece of the origin (any case), $9 pinned, $10 conflicting (each null
+ * for any), the kinds ($11…), then (kind, cutoff) pairs.
  */
-export function browseSql(kinds: number, ttlKinds: number): string {
+export function browseSql(kinds: number, ttlKinds: number, order: BrowseOrder = 'created'): string {
+  const { column, type } = BROWSE_ORDERS[order];
+  return `
+WITH matching AS (
+  SELECT ${MEMORY_COLUMNS('m')}
+    FROM memories AS m
+   WHERE (m.region, m.user_id, m.kind) IN (${prefixList(kinds, 11)})
+     AND ${unexpired(ttlKinds, 11 + kinds, 'm')}
+     AND ($6::text IS NULL OR m.agent = $6::text)
+     AND ($7::text IS NULL OR m.client = $7::text)
+     AND ($8::text IS NULL OR strpos(lower(COALESCE(m.origin, '')), lower($8::text)) > 0)
+     AND ($9::bool IS NULL OR m.pinned = $9::bool)
+     AND ($10::bool IS NULL OR ((SELECT count(*) FROM memory_links AS l WHERE l.region = $1 AND l.memory_id = m.id) > 0) = $10::bool)
+)
+SELECT ${MEMORY_COLUMNS('p').replace('p.id,', 'p.id::text AS id,')}, ${CONFLICTS('p')} AS conflicts,
+       (SELECT count(*) FROM matching)::int4 AS total
+  FROM matching AS p
+ WHERE ($4::text IS NULL OR (p.${column}, p.id) < (CAST($4::text AS ${type}), $5::uuid))
+ ORDER BY p.${column} DESC, p.id DESC
+ LIMIT $3::int4`;
+}
+
+/** One live memory of the caller, with its conflict links, read only: $1 region, $2 user, $3 id, then (kind, cutoff) pairs. */
+export function memoryByIdSql(ttlKinds: number): string {
   return `
 SELECT ${MEMORY_COLUMNS('m').replace('m.id,', 'm.id::text AS id,')}, ${CONFLICTS('m')} AS conflicts
   FROM memories AS m
- WHERE (m.region, m.user_id, m.kind) IN (${prefixList(kinds, 6)})
-   AND ($4::timestamptz IS NULL OR (m.created_at, m.id) < ($4::timestamptz, $5::uuid))
-   AND ${unexpired(ttlKinds, 6 + kinds, 'm')}
- ORDER BY m.created_at DESC, m.id DESC
+ WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = $3::uuid AND ${unexpired(ttlKinds, 4, 'm')}`;
+}
+
+/**
+ * Who wrote the caller's live memories: each (agent, client) with how many, most first, for the
+ * page's filters. $1 region, $2 user, $3 how many pairs at most, the kinds ($4…), then (kind, cutoff) pairs.
+ */
+export function facetsSql(kinds: number, ttlKinds: number): string {
+  return `
+SELECT m.agent, m.client, count(*)::int4 AS memories
+  FROM memories AS m
+ WHERE (m.region, m.user_id, m.kind) IN (${prefixList(kinds, 4)}) AND ${unexpired(ttlKinds, 4 + kinds, 'm')}
+ GROUP BY m.agent, m.client
+ ORDER BY 3 DESC, 1, 2
  LIMIT $3::int4`;
 }
+
+/** Journal lines per hour (whole hours since the epoch, UTC) and rule since an instant: $1 region, $2 user, $3 since. */
+export const JOURNAL_HOURLY = `
+SELECT CAST(floor(extract(epoch FROM j.at) / 3600) AS INT8) AS hour, j.rule, count(*)::int4 AS lines
+  FROM journal AS j
+ WHERE j.region = $1 AND j.user_id = $2::uuid AND j.at >= $3::timestamptz
+ GROUP BY 1, 2
+ ORDER BY 1, 2`;
 
 /** Journal lines per UTC day and rule since an instant: $1 region, $2 user, $3 since. */
 export const JOURNAL_DAILY = `

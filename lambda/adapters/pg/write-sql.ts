@@ -1,4 +1,4 @@
-import { expiryLines, forgottenTerms, liveAt, unexpired } from './sql-parts.js';
+import { expiryLines, forgottenTerms, liveAt, prefixList, unexpired } from './sql-parts.js';
 
 /**
  * The memory store's writes. A write that a ceiling or the pin limit depends on (insert, a merge
@@ -360,3 +360,147 @@ WITH given AS (
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM written)::int4 AS written, (SELECT count(*) FROM posted)::int4 AS posted`;
+
+/**
+ * Pins or unpins one live memory of the caller, leaving its usefulness alone (a pin is not a
+ * recall): $1 region, $2 user, $3 id, $4 pinned (the new state), $5 pin limit, $6 the kinds with a
+ * TTL (an unpinned memory of one goes back into the expiry index, for the sweeper), then
+ * (kind, cutoff) pairs. A pin is a write the pin limit depends on: it writes the user's partition
+ * row (kind ''), as a merge that pins does, so that two pins of one user never both pass the limit.
+ */
+export function setPinnedSql(ttlKinds: number): string {
+  return `
+WITH target AS (
+  SELECT t.id, t.pinned FROM memories AS t
+   WHERE t.region = $1 AND t.user_id = $2::uuid AND t.id = $3::uuid AND ${unexpired(ttlKinds, 7, 't')}
+), allowed AS (
+  SELECT (NOT $4::bool OR t.pinned
+          OR (SELECT count(*) FROM memories WHERE region = $1 AND user_id = $2::uuid AND pinned) < $5::int4) AS pin_ok
+    FROM target AS t
+), updated AS (
+  UPDATE memories AS m
+     SET pinned = $4::bool,
+         expires = NOT $4::bool AND m.kind = ANY($6::text[])
+   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.id = $3::uuid AND m.pinned <> $4::bool
+     AND m.id IN (SELECT id FROM target) AND (SELECT pin_ok FROM allowed)
+  RETURNING m.id
+), counted AS (
+  INSERT INTO memory_partitions AS p (region, user_id, kind, writes)
+  SELECT $1, $2::uuid, '', 1 WHERE $4::bool AND EXISTS (SELECT 1 FROM updated)
+  ON CONFLICT (region, user_id, kind) DO UPDATE SET writes = p.writes + 1
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM target)::int4 AS found,
+       (SELECT pin_ok FROM allowed) AS pin_ok,
+       (SELECT count(*) FROM updated)::int4 AS updated,
+       (SELECT count(*) FROM counted)::int4 AS counted`;
+}
+
+/**
+ * An import: many memories of one user, of several kinds, with their provenance, pins, conflict
+ * links, postings and the partitions' statistics, and journal lines — all or nothing, in one
+ * statement. Memories equal (same kind and fingerprint) to a live one are already there and are
+ * not written again; a link naming one goes to that live memory. Nothing is written unless every
+ * kind stays within its ceiling and the user within the pin limit once the new ones are in (an
+ * import never evicts); the answer says by how much each would pass. A journal line equal to one
+ * the user has already is not added again, so importing a file twice changes nothing.
+ * $1 region, $2 user; memories: $3 ids, $4 kinds, $5 contents, $6 fingerprints, $7 vectors,
+ * $8 lengths, $9 pinned, $10 expires, $11 created, $12 last useful, $13 recall counts,
+ * $14 restatements, $15 origins, $16 agents, $17 clients, $18 restated-by (JSON); postings: $19 ids,
+ * $20 terms, $21 frequencies; links: $22/$23 pairs of ids; journal: $24 at, $25 kinds, $26 rules,
+ * $27 ages, $28 recall counts; $29/$30 each kind's name and ceiling, $31 pin limit; the kinds
+ * ($32…), then (kind, cutoff) pairs. Every kind of the memories and lines is among the kinds.
+ */
+export function importSql(kinds: number, ttlKinds: number): string {
+  return `
+WITH given AS (
+  SELECT g.* FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::bool[], $10::bool[],
+                         $11::timestamptz[], $12::timestamptz[], $13::int4[], $14::int4[], $15::text[], $16::text[],
+                         $17::text[], $18::text[])
+    AS g(id, kind, content, fingerprint, embedding, dl, pinned, expires, created_at, last_useful_at, recall_count,
+         restatements, origin, agent, client, restated_by)
+), postings AS (
+  SELECT p.id, p.term, p.tf FROM unnest($19::uuid[], $20::text[], $21::int4[]) AS p(id, term, tf)
+), ceilings AS (
+  SELECT c.kind, c.ceiling FROM unnest($29::text[], $30::int4[]) AS c(kind, ceiling)
+), live AS (
+  SELECT m.id, m.kind, m.fingerprint FROM memories AS m
+   WHERE (m.region, m.user_id, m.kind) IN (${prefixList(kinds, 32)}) AND ${unexpired(ttlKinds, 32 + kinds, 'm')}
+), present AS (
+  SELECT g.id AS given_id, l.id AS live_id FROM given AS g JOIN live AS l ON l.kind = g.kind AND l.fingerprint = g.fingerprint
+), fresh AS (
+  SELECT g.* FROM given AS g WHERE NOT EXISTS (SELECT 1 FROM present AS p WHERE p.given_id = g.id)
+), room AS (
+  SELECT c.kind, c.ceiling, (SELECT count(*) FROM live AS l WHERE l.kind = c.kind) AS have,
+         (SELECT count(*) FROM fresh AS f WHERE f.kind = c.kind) AS adding
+    FROM ceilings AS c
+), pins AS (
+  SELECT (SELECT count(*) FROM memories WHERE region = $1 AND user_id = $2::uuid AND pinned) AS have,
+         (SELECT count(*) FROM fresh WHERE pinned) AS adding
+), allowed AS (
+  SELECT NOT EXISTS (SELECT 1 FROM room AS r WHERE r.adding > 0 AND r.have + r.adding > r.ceiling)
+     AND (SELECT p.adding = 0 OR p.have + p.adding <= $31::int4 FROM pins AS p) AS ok
+), written AS (
+  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
+                        created_at, last_useful_at, recall_count, restatements, origin, agent, client, restated_by)
+  SELECT f.id, $1, $2::uuid, f.kind, f.content, f.fingerprint, f.embedding::vector,
+         COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = f.id), ARRAY[]::text[]), f.dl, f.pinned, f.expires,
+         f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin, f.agent, f.client, f.restated_by::jsonb
+    FROM fresh AS f WHERE (SELECT ok FROM allowed)
+  ON CONFLICT DO NOTHING
+  RETURNING id, kind, term_count
+), posted AS (
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
+  SELECT $1, $2::uuid, w.kind, p.term, p.id, p.tf, w.term_count FROM postings AS p JOIN written AS w ON w.id = p.id
+  RETURNING 1
+), rarity AS (
+  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
+  SELECT $1, $2::uuid, w.kind, p.term, CAST(count(*) AS INT4) FROM postings AS p JOIN written AS w ON w.id = p.id
+   GROUP BY w.kind, p.term
+  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  RETURNING 1
+), counted AS (
+  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)
+  SELECT $1, $2::uuid, '', 0, 0, 1
+  UNION ALL
+  SELECT $1, $2::uuid, c.kind, (SELECT count(*) FROM written AS w WHERE w.kind = c.kind),
+         (SELECT COALESCE(sum(w.term_count), 0) FROM written AS w WHERE w.kind = c.kind), 1
+    FROM ceilings AS c
+  ON CONFLICT (region, user_id, kind) DO UPDATE
+     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1
+  RETURNING 1
+), resolved AS (
+  SELECT w.id AS given_id, w.id AS final_id FROM written AS w
+  UNION ALL
+  SELECT p.given_id, p.live_id FROM present AS p WHERE (SELECT ok FROM allowed)
+), linked AS (
+  INSERT INTO memory_links (memory_id, linked_id, region, user_id)
+  SELECT a.final_id, b.final_id, $1, $2::uuid
+    FROM unnest($22::uuid[], $23::uuid[]) AS k(a, b)
+    JOIN resolved AS a ON a.given_id = k.a
+    JOIN resolved AS b ON b.given_id = k.b
+   WHERE a.final_id <> b.final_id
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  SELECT gen_random_uuid(), $1, $2::uuid, j.at, j.kind, j.rule, j.age_s, j.recall_count
+    FROM unnest($24::timestamptz[], $25::text[], $26::text[], $27::int8[], $28::int4[]) AS j(at, kind, rule, age_s, recall_count)
+   WHERE (SELECT ok FROM allowed)
+     AND NOT EXISTS (SELECT 1 FROM journal AS e
+                      WHERE e.region = $1 AND e.user_id = $2::uuid AND e.at = j.at AND e.kind = j.kind AND e.rule = j.rule
+                        AND e.age_s = j.age_s AND e.recall_count = j.recall_count)
+  RETURNING 1
+)
+SELECT (SELECT ok FROM allowed) AS ok,
+       (SELECT count(*) FROM written)::int4 AS written,
+       (SELECT count(*) FROM present)::int4 AS present,
+       (SELECT count(*) FROM linked)::int4 AS linked,
+       (SELECT count(*) FROM journaled)::int4 AS journaled,
+       (SELECT count(*) FROM posted)::int4 AS posted,
+       (SELECT count(*) FROM rarity)::int4 AS rarity,
+       (SELECT count(*) FROM counted)::int4 AS counted,
+       (SELECT have FROM pins)::int4 AS pins_have,
+       (SELECT adding FROM pins)::int4 AS pins_adding,
+       ARRAY(SELECT r.kind || ':' || CAST(r.have AS TEXT) || ':' || CAST(r.adding AS TEXT) FROM room AS r ORDER BY r.kind) AS room`;
+}

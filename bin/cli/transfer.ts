@@ -1,0 +1,194 @@
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { authorize } from '../../lambda/auth/authorize.js';
+import type { Container } from '../../lambda/composition.js';
+import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import { runningServer } from '../../lambda/dev/data-dir.js';
+import { MAX_BODY_BYTES } from '../../lambda/mcp/serve.js';
+import type { ImportReport } from '../../lambda/memory/importer.js';
+import type { Principal } from '../../lambda/memory/model.js';
+import {
+  lineOut,
+  memoryOut,
+  TRANSFER_FORMAT,
+  TRANSFER_VERSION,
+  type TransferDocument,
+  type TransferLine,
+  type TransferMemory,
+} from '../../lambda/memory/transfer.js';
+import { UsageError } from './args.js';
+import { withContainer } from './open.js';
+
+/**
+ * `naaba export [FILE]` and `naaba import FILE`: the file the memory page downloads
+ * (docs/export-format.md), read or written as the owner of a key (NAABA_KEY) — the key decides
+ * whose memory it is, as on the page and for the tools, so isolation is the key's. Through an
+ * endpoint when there is one (a running local server, or --endpoint), else straight into the
+ * configured database, where an import of any size is one all-or-nothing statement.
+ */
+
+/** An export or import that cannot go ahead: one clear line, nothing written. */
+export class TransferError extends Error {
+  override name = 'TransferError';
+}
+
+/** Reads and writes one user's memory, wherever it lives. */
+interface Target {
+  readonly where: string;
+  exportPage(part: 'memories' | 'journal', cursor: string | null): Promise<{ items: unknown[]; next: string | null }>;
+  importFile(file: TransferDocument): Promise<ImportReport>;
+}
+
+function keyOf(): string {
+  const key = environment().NAABA_KEY?.trim();
+  if (!key) throw new UsageError('set NAABA_KEY to the key whose memory this is (npx naaba issue-key NAME prints one)');
+  return key;
+}
+
+/** An endpoint's base URL from --endpoint (its MCP URL or its stage URL); http only on this machine. */
+function endpointBase(given: string): string {
+  const url = URL.canParse(given) ? new URL(given) : undefined;
+  const loopback = url && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) || url.search || url.username) {
+    throw new UsageError(
+      `--endpoint ${given}: expected the MCP URL of an endpoint (https://…/mcp, or http://127.0.0.1:PORT/mcp)`,
+    );
+  }
+  return url.href.replace(/\/mcp\/?$/, '/').replace(/([^/])$/, '$1/');
+}
+
+function overHttp(base: string, key: string): Target {
+  const call = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(new URL(path, base), {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.status === 401) throw new TransferError(`${base} does not know this key (NAABA_KEY), or it was revoked`);
+    if (!response.ok) throw new TransferError(`${base} answered ${response.status}: ${String(body.error ?? body.message ?? '')}`);
+    return body;
+  };
+  return {
+    where: base,
+    async exportPage(part, cursor) {
+      const page = await call(`api/export/${part}${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`);
+      return {
+        items: (page[part === 'memories' ? 'memories' : 'lines'] as unknown[]) ?? [],
+        next: (page.nextCursor as string) ?? null,
+      };
+    },
+    async importFile(file) {
+      const body = JSON.stringify(file);
+      if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
+        throw new TransferError(
+          `the file is ${Buffer.byteLength(body)} bytes; an endpoint takes at most ${MAX_BODY_BYTES} per import. Import it in parts (--kind KIND, one kind at a time), or, for a local folder, stop the server and run this again`,
+        );
+      }
+      return (await call('api/import', { method: 'POST', body })).imported as ImportReport;
+    },
+  };
+}
+
+async function principalOf(container: Container, key: string): Promise<Principal> {
+  const decision = await authorize(`Bearer ${key}`, container.config.region, await container.keyStore());
+  if (decision.effect === 'allow') return decision.principal;
+  if (decision.effect === 'wrong_region') {
+    throw new TransferError(`this key is for region ${decision.keyRegion}; run with --region ${decision.keyRegion}`);
+  }
+  throw new TransferError('this database does not know the key (NAABA_KEY), or it was revoked');
+}
+
+function inDatabase(container: Container, principal: Principal, where: string): Target {
+  return {
+    where,
+    async exportPage(part, cursor) {
+      const service = await container.memory();
+      if (part === 'memories') {
+        const page = await service.exportMemories(principal, cursor ?? undefined);
+        return { items: page.memories.map(memoryOut), next: page.nextCursor ?? null };
+      }
+      const page = await service.exportJournal(principal, cursor ?? undefined);
+      return { items: page.lines.map(lineOut), next: page.nextCursor ?? null };
+    },
+    importFile: async (file) => (await container.memory()).importMemories(principal, file),
+  };
+}
+
+/** Runs `work` against the key's memory: through an endpoint when one is given or running, else the database itself. */
+async function withTarget<T>(config: RuntimeConfig, flags: Record<string, string>, work: (t: Target) => Promise<T>): Promise<T> {
+  const key = keyOf();
+  const given = flags.NAABA_ENDPOINT_URL ?? environment().NAABA_ENDPOINT_URL;
+  if (given) return work(overHttp(endpointBase(given), key));
+  const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
+  if (note) return work(overHttp(`${note.url}/`, key));
+  return withContainer(config, async (container) => {
+    const where = config.database.kind === 'pglite' ? config.dataDir : 'the configured database';
+    return work(inDatabase(container, await principalOf(container, key), where));
+  });
+}
+
+async function everyPage(target: Target, part: 'memories' | 'journal'): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await target.exportPage(part, cursor);
+    items.push(...page.items);
+    cursor = page.next;
+  } while (cursor);
+  return items;
+}
+
+/** `naaba export [FILE]`: every memory and journal line of the key's user, to FILE (owner-readable) or standard output. */
+export async function exportCommand(
+  config: RuntimeConfig,
+  flags: Record<string, string>,
+  file: string | undefined,
+): Promise<void> {
+  await withTarget(config, flags, async (target) => {
+    const memories = (await everyPage(target, 'memories')) as TransferMemory[];
+    const journal = (await everyPage(target, 'journal')) as TransferLine[];
+    const doc: TransferDocument = {
+      format: TRANSFER_FORMAT,
+      version: TRANSFER_VERSION,
+      exportedAt: new Date().toISOString(),
+      memories,
+      journal,
+    };
+    const text = `${JSON.stringify(doc, null, 2)}\n`;
+    if (file && file !== '-') {
+      // Memory content: only the owner reads the file, also when it was there before.
+      writeFileSync(file, text, { mode: 0o600 });
+      chmodSync(file, 0o600);
+    } else process.stdout.write(text);
+    console.error(
+      `exported ${memories.length} memories and ${journal.length} journal lines from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
+    );
+  });
+}
+
+/** The file's memories and journal lines of one kind only: an import in parts. */
+function onlyKind(doc: TransferDocument, kind: string): TransferDocument {
+  return { ...doc, memories: doc.memories.filter((m) => m.kind === kind), journal: doc.journal.filter((l) => l.kind === kind) };
+}
+
+/** `naaba import FILE [--kind KIND]`: the file into the key's memory, all of it or nothing. */
+export async function importCommand(
+  config: RuntimeConfig,
+  flags: Record<string, string>,
+  file: string,
+  kind: string | undefined,
+): Promise<void> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+  } catch (error) {
+    throw new TransferError(`${file}: ${(error as Error).message.split('\n')[0]}; expected the JSON file naaba export wrote`);
+  }
+  const doc = parsed as TransferDocument;
+  const chosen = kind && Array.isArray(doc?.memories) && Array.isArray(doc?.journal) ? onlyKind(doc, kind) : doc;
+  await withTarget(config, flags, async (target) => {
+    const r = await target.importFile(chosen);
+    console.log(
+      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file)`,
+    );
+  });
+}

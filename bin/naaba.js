@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// The naaba command line. Installed from the package (npm pack, npx), it runs the JavaScript that
+// `npm run build` compiled into dist/. In a clone the TypeScript sources are here: they run through
+// tsx (a devDependency), so the CLI works right after `npm ci` and never runs a stale build.
+import { existsSync } from 'node:fs';
+
+const sources = new URL('./cli/main.ts', import.meta.url);
+let main;
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(sources.href));
+} else {
+  ({ main } = await import(new URL('../dist/bin/cli/main.js', import.meta.url).href));
+}
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,124 @@
+/**
+ * How each MCP client is told about naaba: the one line or the JSON its configuration takes, for
+ * the page's "connect an agent" panel (`GET /api/connect`) and for `naaba connect CLIENT`. One
+ * source, so the page and the CLI never drift apart (docs/clients.md).
+ */
+
+export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'json'] as const;
+export type ClientName = (typeof CLIENTS)[number];
+
+/** What a person writes where the token goes, when no token is given. */
+export const TOKEN_PLACEHOLDER = 'nb_…';
+
+/** The server's name in every client's configuration. */
+export const SERVER_NAME = 'naaba';
+
+/** VS Code asks for the key itself (a password prompt) and keeps it out of the file. */
+const VSCODE_INPUT = 'naaba-key';
+
+export interface ClientConfig {
+  readonly client: ClientName;
+  readonly name: string;
+  /** Where it goes: a terminal, or the configuration file a client reads. */
+  readonly where: string;
+  /** The command line (`command`) or the JSON to put in that file (`json`). */
+  readonly form: 'command' | 'json';
+  readonly text: string;
+  /** Whether the text holds the token (VS Code prompts for it instead). */
+  readonly holdsToken: boolean;
+}
+
+const header = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** The `naaba` entry each JSON configuration holds, and the top-level key it sits under. */
+export function serverEntry(client: Exclude<ClientName, 'claude-code'>, url: string, token: string): Record<string, unknown> {
+  if (client === 'cursor') return { mcpServers: { [SERVER_NAME]: { url, headers: header(token) } } };
+  if (client === 'vscode') {
+    return {
+      inputs: [{ type: 'promptString', id: VSCODE_INPUT, description: 'naaba API key (nb_…)', password: true }],
+      servers: { [SERVER_NAME]: { type: 'http', url, headers: header(`\${input:${VSCODE_INPUT}}`) } },
+    };
+  }
+  return { mcpServers: { [SERVER_NAME]: { type: 'http', url, headers: header(token) } } };
+}
+
+/** Claude Code's own command that adds a server (user scope: the token stays out of the project). */
+export function claudeArgs(url: string, token: string): string[] {
+  return ['mcp', 'add', '--transport', 'http', '--scope', 'user', SERVER_NAME, url, '--header', `Authorization: Bearer ${token}`];
+}
+
+/** A word quoted for a POSIX shell when it needs it. */
+const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/** One client's configuration for the MCP endpoint at `url`; `token` defaults to the placeholder. */
+export function clientConfig(client: ClientName, url: string, token = TOKEN_PLACEHOLDER): ClientConfig {
+  switch (client) {
+    case 'claude-code':
+      return {
+        client,
+        name: 'Claude Code',
+        where: 'a terminal',
+        form: 'command',
+        text: ['claude', ...claudeArgs(url, token)].map(shellWord).join(' '),
+        holdsToken: true,
+      };
+    case 'cursor':
+      return {
+        client,
+        name: 'Cursor',
+        where: '~/.cursor/mcp.json',
+        form: 'json',
+        text: pretty(serverEntry(client, url, token)),
+        holdsToken: true,
+      };
+    case 'vscode':
+      return {
+        client,
+        name: 'VS Code',
+        where: '.vscode/mcp.json',
+        form: 'json',
+        text: pretty(serverEntry(client, url, token)),
+        holdsToken: false,
+      };
+    case 'json':
+      return {
+        client,
+        name: 'Any other client (JSON)',
+        where: "the client's MCP configuration",
+        form: 'json',
+        text: pretty(serverEntry(client, url, token)),
+        holdsToken: true,
+      };
+  }
+}
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** True for a name `naaba connect` and the page know. */
+export const isClientName = (name: string): name is ClientName => (CLIENTS as readonly string[]).includes(name);
+
+/**
+ * An existing configuration file with naaba's entry put in (or replaced): other servers, inputs
+ * and settings stay as they were. `existing` is the file's text, empty for a new file; text that
+ * is not a JSON object is refused rather than overwritten.
+ */
+export function mergeConfig(existing: string, client: Exclude<ClientName, 'claude-code'>, url: string, token: string): string {
+  const current: unknown = existing.trim() === '' ? {} : JSON.parse(existing);
+  if (typeof current !== 'object' || current === null || Array.isArray(current)) throw new SyntaxError('not a JSON object');
+  const merged: Record<string, unknown> = { ...(current as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(serverEntry(client, url, token))) {
+    if (key === 'inputs') {
+      const kept = Array.isArray(merged.inputs)
+        ? (merged.inputs as { id?: unknown }[]).filter((i) => i?.id !== VSCODE_INPUT)
+        : [];
+      merged.inputs = [...kept, ...(value as unknown[])];
+    } else {
+      const servers = merged[key];
+      merged[key] = {
+        ...(typeof servers === 'object' && servers !== null ? servers : {}),
+        ...(value as Record<string, unknown>),
+      };
+    }
+  }
+  return `${pretty(merged)}\n`;
+}

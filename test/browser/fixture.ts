@@ -1,0 +1,44 @@
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+
+/** A page of the memory page, with what it reported: script errors, CSP violations, dialogs. */
+export interface OpenedPage {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  /** Uncaught errors and console errors (a CSP violation is one). */
+  readonly errors: string[];
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+export async function openPage(browser: Browser, url: string, options: BrowserContextOptions = {}): Promise<OpenedPage> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, ...options });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(`${url}/`);
+  return { page, context, errors, requests, close: () => context.close() };
+}
+
+/** Signs in and waits for the overview's counts. */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.getByLabel('API key').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#kinds [data-kind] .count').first().waitFor();
+}
+
+/** Opens a view by its tab and waits for `ready`. */
+export async function view(page: Page, name: string, ready: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true }).click();
+  await page.locator(ready).first().waitFor({ state: 'attached' });
+}
+
+/** Waits until no request of the page is in flight (the busy indicator is empty). */
+export async function settled(page: Page): Promise<void> {
+  await page.locator('#main[aria-busy="false"]').waitFor({ state: 'attached' });
+}

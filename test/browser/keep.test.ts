@@ -1,0 +1,223 @@
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Page } from 'playwright-core';
+import type { IssuedKey } from '../../lambda/auth/keys.js';
+import { sweepRegion } from '../../lambda/region-sweep.js';
+import { ManualClock } from '../support/clock.js';
+import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
+import { ScriptedJudge } from '../support/judges.js';
+import { browserForTests, SCREENSHOTS } from './browser.js';
+import { type OpenedPage, openPage, signIn, view } from './fixture.js';
+
+/**
+ * Keeping from the page: pin and unpin from the list and from "next to go", through the same
+ * service (and store rules) as the MCP tools, within the pin limit, without making anything
+ * useful; conflicts side by side with the other memory read by id, only the caller's; search
+ * that says when nothing relates and tells relevance in words.
+ */
+
+const CURATION = JSON.stringify({ kinds: { fact: { ceiling: 4 }, session: { ceiling: 5, ttl: '2h' } }, pin_limit: 2 });
+const REVIEW_A = 'The design review is on Wednesdays at 10:00.';
+const REVIEW_B = 'The design review moved to Thursdays at 10:00.';
+const FACTS = ['The ferry to Lamu leaves at nine.', 'Amina prefers tea without sugar.', REVIEW_A, REVIEW_B];
+const SESSION = 'Bisecting build 4412 this afternoon.';
+
+interface Row {
+  id: string;
+  content: string;
+  pinned: boolean;
+  expires: boolean;
+  recall_count: number;
+  last_useful_at: string;
+}
+
+const browser = await browserForTests('keeping, comparing and searching from the page');
+
+if (browser) {
+  const clock = new ManualClock(Date.now() - 3 * 3600_000);
+  let endpoint: TestEndpoint;
+  let owner: IssuedKey;
+  let client: Client;
+  let opened: OpenedPage;
+  let page: Page;
+  const ids = new Map<string, string>();
+
+  const rows = () =>
+    endpoint.sql.query<Row>(
+      `SELECT id::text AS id, content, pinned, expires, recall_count, last_useful_at::text AS last_useful_at
+         FROM memories WHERE user_id = $1 ORDER BY content`,
+      [owner.userId],
+    );
+  const row = async (content: string) => (await rows()).find((r) => r.content === content);
+  const card = (content: string) => page.locator('#memories li.memory', { hasText: content });
+
+  beforeAll(async () => {
+    const judge = new ScriptedJudge((a, b) =>
+      a.includes('design review') && b.includes('design review') ? 'contradicts' : 'different',
+    );
+    endpoint = await startTestEndpoint({ clock, judge, env: { NAABA_CURATION: CURATION } });
+    owner = await endpoint.issueKey('page-owner');
+    client = await connect(endpoint.mcpUrl, owner.token, { name: 'browser-tests', version: '1.0.0' });
+    const remember = async (content: string, kind: string, extra: Record<string, unknown> = {}) => {
+      const { structuredContent } = await call<{ id: string }>(client, 'remember', { content, kind, ...extra });
+      ids.set(content, structuredContent.id);
+      clock.advance(60);
+    };
+    await remember(SESSION, 'session', { pinned: true });
+    for (const content of FACTS) await remember(content, 'fact', content === REVIEW_B ? { origin: 'email from Amina' } : {});
+    clock.advance(2.9 * 3600);
+    opened = await openPage(browser, endpoint.url);
+    page = opened.page;
+    await signIn(page, owner.token);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+    await browser.close();
+    await client?.close();
+    await endpoint?.close();
+  });
+
+  test('pin from the list: the card says pinned, the counts follow, and nothing became more useful', async () => {
+    const before = await rows();
+    await view(page, 'Memories', '#memories li.memory');
+    await card(FACTS[0]!).getByRole('button', { name: /^Pin:/ }).click();
+    await page.locator('#status', { hasText: 'Pinned' }).waitFor();
+    await card(FACTS[0]!).locator('.tag.pinned').waitFor();
+    expect((await row(FACTS[0]!))?.pinned).toBe(true);
+    // Looking and keeping are not recalling: every recall count and last-useful time is as before.
+    expect((await rows()).map((r) => [r.id, r.recall_count, r.last_useful_at])).toEqual(
+      before.map((r) => [r.id, r.recall_count, r.last_useful_at]),
+    );
+    const { structuredContent } = await call<{ counts: { pinned: number } }>(client, 'curation_state', {});
+    expect(structuredContent.counts.pinned).toBe(2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'keep-pinned.png'), fullPage: true });
+  });
+
+  test('the pin limit shows, and the page offers no pin past it; the API refuses one as the tools do', async () => {
+    expect(await page.locator('#pin-note').textContent()).toContain('2 of 2 pinned: the pin limit');
+    expect(await card(FACTS[1]!).getByRole('button', { name: /^Pin:/ }).isDisabled()).toBe(true);
+    const refused = await page.evaluate(
+      async ([id, token]) => {
+        const r = await fetch(`api/memories/${id}/pin`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+        return { status: r.status, body: await r.json() };
+      },
+      [ids.get(FACTS[1]!), owner.token] as const,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('pin limit reached (2 pinned memories)');
+    expect((await row(FACTS[1]!))?.pinned).toBe(false);
+  });
+
+  test('a pinned memory is kept by the same rules the tools follow: the ceiling takes an unpinned one instead', async () => {
+    const { structuredContent } = await call<{ outcome: string; evicted: number }>(client, 'remember', {
+      content: 'The night market closes at eleven.',
+      kind: 'fact',
+    });
+    expect([structuredContent.outcome, structuredContent.evicted]).toEqual(['stored', 1]);
+    expect(await row(FACTS[0]!)).toBeDefined();
+    expect(await row(FACTS[1]!)).toBeUndefined();
+  });
+
+  test('unpin from the list, then pin from "next to go": what is pinned leaves the line', async () => {
+    await view(page, 'Memories', '#memories li.memory');
+    await card(FACTS[0]!)
+      .getByRole('button', { name: /^Unpin:/ })
+      .click();
+    await page.locator('#status', { hasText: 'Unpinned' }).waitFor();
+    expect((await row(FACTS[0]!))?.pinned).toBe(false);
+    await view(page, 'Next to go', '#next [data-kind="fact"] .evict li');
+    const first = page.locator('#next [data-kind="fact"] .evict li').first();
+    const id = await first.getAttribute('data-id');
+    expect(id).toBe(ids.get(FACTS[0]!));
+    await first.getByRole('button', { name: /^Pin:/ }).click();
+    await page.locator('#status', { hasText: 'Pinned' }).waitFor();
+    await page.locator(`#next .evict li[data-id="${id}"]`).waitFor({ state: 'detached' });
+    expect((await row(FACTS[0]!))?.pinned).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'keep-next.png'), fullPage: true });
+  });
+
+  test('unpinning a session memory long past its time to live asks first; then it expires and the journal says so', async () => {
+    await view(page, 'Memories', '#memories li.memory');
+    await card(SESSION)
+      .getByRole('button', { name: /^Unpin:/ })
+      .click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('unpinned it expires at once');
+    await dialog.getByRole('button', { name: 'Unpin it' }).click();
+    await page.locator('#status', { hasText: 'Unpinned' }).waitFor();
+    expect(await row(SESSION)).toMatchObject({ pinned: false, expires: true });
+    await sweepRegion(endpoint.container);
+    expect(await row(SESSION)).toBeUndefined();
+    await view(page, 'Forgetting journal', '#journal tbody tr[data-rule="expiry"]');
+  });
+
+  test('conflicts side by side: the other memory is read by id even when it is not on the page', async () => {
+    await view(page, 'Memories', '#memories li.memory');
+    await page.getByLabel('Origin contains').fill('email');
+    await page.getByLabel('Origin contains').press('Enter');
+    await page.locator('#list-caption', { hasText: 'Showing 1 of 1' }).waitFor();
+    expect(await card(REVIEW_A).count()).toBe(0);
+    opened.requests.length = 0;
+    await card(REVIEW_B)
+      .getByRole('button', { name: /^Compare/ })
+      .click();
+    const pair = page.locator('#compare:not([hidden]) #compare-pair > li');
+    await pair.nth(1).waitFor();
+    expect(await pair.locator('.content').allTextContents()).toEqual([REVIEW_B, REVIEW_A]);
+    expect(opened.requests.some((u) => u.endsWith(`/api/memories/${ids.get(REVIEW_A)}`))).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('compare');
+    await page.screenshot({ path: join(SCREENSHOTS, 'compare.png'), fullPage: true });
+  });
+
+  test('the other memory is the caller’s only: another key reads it as if it did not exist', async () => {
+    const stranger = await endpoint.issueKey('stranger');
+    const other = await openPage(browser, endpoint.url);
+    await signIn(other.page, stranger.token);
+    const answer = await other.page.evaluate(
+      async ([id, token]) => {
+        const r = await fetch(`api/memories/${id}`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: r.status, text: await r.text() };
+      },
+      [ids.get(REVIEW_A), stranger.token] as const,
+    );
+    expect(answer.status).toBe(404);
+    expect(answer.text).not.toContain('design review');
+    await other.close();
+  });
+
+  test('when the other side was forgotten, the comparison says it is gone', async () => {
+    await call(client, 'forget', { ids: [ids.get(REVIEW_A)] });
+    await card(REVIEW_B)
+      .getByRole('button', { name: /^Compare/ })
+      .click();
+    await page.locator('#compare-pair', { hasText: 'The other memory is gone' }).waitFor();
+    await page.getByRole('button', { name: 'Close comparison' }).click();
+  });
+
+  test('search tells relevance in words, never raw scores', async () => {
+    await page.getByLabel('Origin contains').fill('');
+    await page.getByLabel('Origin contains').press('Enter');
+    await page.getByLabel('Search', { exact: true }).fill('ferry Lamu');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.locator('#list-caption', { hasText: 'found for' }).waitFor();
+    const first = page.locator('#memories li.memory').first();
+    expect(await first.locator('.content').textContent()).toBe(FACTS[0]);
+    expect(await first.locator('.relevance').textContent()).toMatch(
+      /^Match: (very close in meaning|close in meaning|related|a weak match)$/,
+    );
+    const text = (await page.locator('#memories').textContent()) ?? '';
+    expect(text).not.toMatch(/\d\.\d{2,}/);
+  });
+
+  // Recall's relevance floor is issue 20's (recall and this search return nothing when nothing
+  // relates); until it is merged, recall returns the nearest memories whatever the query, so this
+  // assertion fails, and `test.failing` says so. When the floor lands this starts to pass, jest
+  // reports that, and `test.failing` becomes `test`. The page's own empty state is checked on an
+  // empty memory in onboarding.test.ts, where search finds nothing today.
+  test.failing('search with nothing related says so, with nothing listed (needs the recall relevance floor, issue 20)', async () => {
+    await page.getByLabel('Search', { exact: true }).fill('qxzvbnm plokijuh wertzuiop');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.locator('#empty:not([hidden])', { hasText: 'Nothing found for' }).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#memories li').count()).toBe(0);
+  });
+}

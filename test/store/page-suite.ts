@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import type { CountingSqlClient, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
+import type { Source } from '../../lambda/memory/model.js';
+import { FUSION, LEXICAL } from '../../lambda/memory/ranking.js';
+import type { ImportedMemory, ImportPlan, InsertPlan, Scope } from '../../lambda/ports/memory-store.js';
+import { axis, lean } from '../support/vectors.js';
+
+/**
+ * The memory page's store calls on every engine the conformance suite runs on: pin and unpin,
+ * one memory by id, listing in three orders with filters and totals, who wrote what, the hourly
+ * journal, and an import that writes everything or nothing.
+ */
+export interface PageSuiteContext {
+  readonly sql: SqlClient;
+  readonly counted: CountingSqlClient;
+  readonly store: SqlMemoryStore;
+  readonly alice: Scope;
+  readonly bob: Scope;
+}
+
+const T0 = new Date('2026-03-01T00:00:00Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const analyzer = new LexicalAnalyzer();
+const FACT = [{ kind: 'fact', expiredBefore: null }];
+const source = (agent = 'agent-a', client = 'tests/1', origin: string | null = null): Source => ({
+  agent,
+  client,
+  origin,
+  at: T0,
+});
+
+export function pageStoreTests(context: () => PageSuiteContext): void {
+  const plan = (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>): InsertPlan => ({
+    scope: context().alice,
+    id: randomUUID(),
+    kind: 'fact',
+    fingerprint: over.content,
+    pinned: false,
+    source: source(),
+    conflictsWith: undefined,
+    ceiling: 100,
+    pinLimit: 10,
+    sourcesKept: 3,
+    terms: analyzer.terms(over.content),
+    expiredBefore: null,
+    ...over,
+  });
+  const insert = async (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>, when = T0) => {
+    const p = plan(over);
+    await context().store.insert(p, when);
+    return p.id;
+  };
+  const usefulness = () =>
+    context().sql.query<{ id: string; recall_count: number; last_useful_at: Date }>(
+      'SELECT id::text AS id, recall_count, last_useful_at FROM memories ORDER BY id',
+    );
+  const rows = async (table: string) =>
+    (await context().sql.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n ?? -1;
+
+  test('pin and unpin: within the limit, one round trip each, usefulness untouched; an unpinned session memory can expire again', async () => {
+    const { store, alice, bob, counted, sql } = context();
+    const session = await insert({ content: 'the standup moved', embedding: axis(0), kind: 'session', expiredBefore: at(-3600) });
+    const fact = await insert({ content: 'a fact', embedding: axis(1) });
+    const before = await usefulness();
+    const expiry = [{ kind: 'session', expiredBefore: at(-3600) }];
+    counted.roundTrips = 0;
+    expect(await store.setPinned({ scope: alice, id: session, pinned: true, pinLimit: 1, expiry })).toEqual({
+      status: 'changed',
+    });
+    expect(counted.roundTrips).toBe(1);
+    expect(await store.setPinned({ scope: alice, id: session, pinned: true, pinLimit: 1, expiry })).toEqual({
+      status: 'unchanged',
+    });
+    expect(await store.setPinned({ scope: alice, id: fact, pinned: true, pinLimit: 1, expiry })).toEqual({ status: 'pin_limit' });
+    expect(await store.setPinned({ scope: bob, id: fact, pinned: true, pinLimit: 5, expiry })).toEqual({ status: 'gone' });
+    const flags = () =>
+      sql.query<{ id: string; pinned: boolean; expires: boolean }>(
+        'SELECT id::text AS id, pinned, expires FROM memories ORDER BY id',
+      );
+    expect((await flags()).find((r) => r.id === session)).toEqual({ id: session, pinned: true, expires: false });
+    expect((await flags()).find((r) => r.id === fact)?.pinned).toBe(false);
+    expect(await usefulness()).toEqual(before);
+    // Pinned, it outlives its TTL; unpinned, it is back in the expiry index and the sweeper takes it.
+    const late = [{ kind: 'session', expiredBefore: at(10) }];
+    expect(await store.sweepExpired(alice.region, 'session', at(10), 10, at(100))).toBe(0);
+    expect(await store.setPinned({ scope: alice, id: session, pinned: false, pinLimit: 1, expiry: late })).toEqual({
+      status: 'changed',
+    });
+    expect((await flags()).find((r) => r.id === session)?.expires).toBe(true);
+    expect(await store.sweepExpired(alice.region, 'session', at(10), 10, at(100))).toBe(1);
+    expect(await store.setPinned({ scope: alice, id: fact, pinned: true, pinLimit: 1, expiry: late })).toEqual({
+      status: 'changed',
+    });
+  });
+
+  test('one memory by id, with its conflict links: the caller’s live ones only', async () => {
+    const { store, alice, bob } = context();
+    const first = await insert({ content: 'the office opens at eight', embedding: axis(0) });
+    const second = await insert({ content: 'the office opens at nine', embedding: axis(1), conflictsWith: first });
+    const session = await insert({ content: 'gone soon', embedding: axis(2), kind: 'session', expiredBefore: at(-60) });
+    const got = await store.memory(alice, first, []);
+    expect([got?.content, got?.conflicts]).toEqual(['the office opens at eight', [second]]);
+    expect(await store.memory(bob, first, [])).toBeUndefined();
+    expect(await store.memory(alice, randomUUID(), [])).toBeUndefined();
+    expect(await store.memory(alice, 'not-a-uuid', [])).toBeUndefined();
+    expect((await store.memory(alice, session, [{ kind: 'session', expiredBefore: at(-60) }]))?.id).toBe(session);
+    expect(await store.memory(alice, session, [{ kind: 'session', expiredBefore: at(60) }])).toBeUndefined();
+  });
+
+  test('listing: three orders page without loss, totals follow the filters, a cursor of another order is refused', async () => {
+    const { store, alice, bob } = context();
+    const a = await insert({ content: 'alpha', embedding: axis(0), source: source('laptop', 'cli/1', 'chat 12') }, at(0));
+    const b = await insert(
+      { content: 'beta', embedding: axis(1), source: source('laptop', 'ide/2', 'Chat 13'), pinned: true },
+      at(10),
+    );
+    const c = await insert(
+      { content: 'gamma', embedding: axis(2), source: source('phone', 'ide/2', null), conflictsWith: a },
+      at(20),
+    );
+    const d = await insert({ content: 'delta', embedding: axis(3), source: source('phone', 'ide/2', 'mail') }, at(30));
+    await insert({ scope: bob, content: 'bob', embedding: axis(0) });
+    await store.recall({
+      scope: alice,
+      embedding: axis(1),
+      terms: [],
+      fusion: FUSION,
+      lexical: LEXICAL,
+      kinds: FACT,
+      limit: 1,
+      candidates: 10,
+      now: at(40),
+    });
+    const all = async (order: 'created' | 'last_useful' | 'recalls', filters = {}) => {
+      const ids: string[] = [];
+      const totals: (number | undefined)[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.browse({ scope: alice, kinds: FACT, pageSize: 1, cursor, order, filters });
+        ids.push(...page.memories.map((m) => m.id));
+        totals.push(page.total);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return { ids, totals: [...new Set(totals)] };
+    };
+    expect(await all('created')).toEqual({ ids: [d, c, b, a], totals: [4] });
+    expect((await all('last_useful')).ids).toEqual([b, d, c, a]);
+    expect((await all('recalls')).ids[0]).toBe(b);
+    expect(new Set((await all('recalls')).ids)).toEqual(new Set([a, b, c, d]));
+    expect(await all('created', { agent: 'laptop' })).toEqual({ ids: [b, a], totals: [2] });
+    expect((await all('created', { client: 'ide/2', agent: 'phone' })).ids).toEqual([d, c]);
+    expect((await all('created', { origin: 'CHAT' })).ids).toEqual([b, a]);
+    expect((await all('created', { pinned: true })).ids).toEqual([b]);
+    expect((await all('created', { pinned: false, conflicting: true })).ids).toEqual([c, a]);
+    expect((await all('created', { conflicting: false })).ids).toEqual([d, b]);
+    expect(
+      await store.browse({ scope: alice, kinds: FACT, pageSize: 5, cursor: undefined, filters: { agent: 'nobody' } }),
+    ).toEqual({
+      memories: [],
+      nextCursor: undefined,
+      total: 0,
+    });
+    const recalls = await store.browse({ scope: alice, kinds: FACT, pageSize: 1, cursor: undefined, order: 'recalls' });
+    await expect(
+      store.browse({ scope: alice, kinds: FACT, pageSize: 1, cursor: recalls.nextCursor, order: 'created' }),
+    ).rejects.toThrow('cursor is not one this server gave');
+  });
+
+  test('who wrote the memories, most first; journal lines per hour and rule', async () => {
+    const { store, alice } = context();
+    await insert({ content: 'one', embedding: axis(0), source: source('laptop', 'cli/1'), ceiling: 2 }, at(0));
+    await insert({ content: 'two', embedding: axis(1), source: source('laptop', 'cli/1'), ceiling: 2 }, at(10));
+    await insert({ content: 'three', embedding: axis(2), source: source('phone', 'app/3'), ceiling: 2 }, at(3600 + 5));
+    expect(await store.writers(alice, FACT, 10)).toEqual([
+      { agent: 'laptop', client: 'cli/1', memories: 1 },
+      { agent: 'phone', client: 'app/3', memories: 1 },
+    ]);
+    const hour0 = Math.floor(T0.getTime() / 3_600_000);
+    expect(await store.journalByHour(alice, at(-3600))).toEqual([{ hour: hour0 + 1, rule: 'ceiling', lines: 1 }]);
+  });
+
+  describe('import', () => {
+    const memory = (over: Partial<ImportedMemory> & Pick<ImportedMemory, 'content'>): ImportedMemory => ({
+      id: randomUUID(),
+      kind: 'fact',
+      fingerprint: over.content,
+      embedding: lean(0, 1, 0.3),
+      frequencies: analyzer.frequencies(over.content),
+      pinned: false,
+      expires: false,
+      createdAt: at(-86_400),
+      lastUsefulAt: at(-3600),
+      recallCount: 4,
+      restatements: 2,
+      source: { agent: 'old-laptop', client: 'cursor/1.2', origin: 'a chat about ferries' },
+      restatedBy: [{ agent: 'old-laptop', client: 'cursor/1.2', origin: 'again', at: at(-7200) }],
+      ...over,
+    });
+    const importPlan = (scope: Scope, memories: ImportedMemory[], over: Partial<ImportPlan> = {}): ImportPlan => ({
+      scope,
+      kinds: [
+        { kind: 'fact', ceiling: 3, expiredBefore: null },
+        { kind: 'session', ceiling: 3, expiredBefore: at(-86_400) },
+      ],
+      pinLimit: 2,
+      memories,
+      links: [],
+      journal: [],
+      ...over,
+    });
+
+    test('everything a memory had arrives, links and journal lines too; a second import writes nothing new', async () => {
+      const { store, alice, counted } = context();
+      const x = memory({ content: 'The ferry leaves at nine.', pinned: true });
+      const y = memory({ content: 'The ferry leaves at ten.', recallCount: 0, restatements: 1, restatedBy: [] });
+      const line = { at: at(-5000), kind: 'session', rule: 'expiry' as const, ageSeconds: 90_000, recallCount: 1 };
+      const links: [string, string][] = [
+        [x.id, y.id],
+        [y.id, x.id],
+      ];
+      counted.roundTrips = 0;
+      const first = await store.importMemories(importPlan(alice, [x, y], { links, journal: [line, line] }));
+      expect(counted.roundTrips).toBe(1);
+      expect(first).toEqual({ status: 'imported', written: 2, alreadyPresent: 0, links: 2, journalLines: 2 });
+      const listed = (await store.browse({ scope: alice, kinds: FACT, pageSize: 10, cursor: undefined })).memories;
+      const got = listed.find((m) => m.id === x.id);
+      expect(got).toEqual({
+        id: x.id,
+        kind: 'fact',
+        content: x.content,
+        pinned: true,
+        createdAt: x.createdAt,
+        lastUsefulAt: x.lastUsefulAt,
+        recallCount: 4,
+        restatements: 2,
+        source: { ...x.source, at: x.createdAt },
+        restatedBy: x.restatedBy,
+        conflicts: [y.id],
+      });
+      expect((await store.journal(alice, 10, undefined)).lines).toHaveLength(2);
+      // The same file again (new ids, as every import gives): nothing new, and links go to what is there.
+      const again = await store.importMemories(
+        importPlan(
+          alice,
+          [
+            { ...x, id: randomUUID() },
+            { ...y, id: randomUUID() },
+          ],
+          { journal: [line] },
+        ),
+      );
+      expect(again).toEqual({ status: 'imported', written: 0, alreadyPresent: 2, links: 0, journalLines: 0 });
+      expect(await rows('memories')).toBe(2);
+      const lexical = await store.search({
+        scope: alice,
+        embedding: axis(7),
+        terms: analyzer.queryTerms('ferry ten'),
+        fusion: FUSION,
+        lexical: LEXICAL,
+        kinds: FACT,
+        limit: 1,
+        candidates: 10,
+        now: T0,
+      });
+      expect(lexical.map((m) => m.id)).toEqual([y.id]);
+    });
+
+    test('past a ceiling or the pin limit nothing at all is written, and the answer says by how much', async () => {
+      const { store, alice, bob } = context();
+      await insert({ content: 'already here', embedding: axis(5) });
+      await insert({ content: 'pinned already', embedding: axis(6), pinned: true });
+      const three = ['one', 'two', 'three'].map((content) => memory({ content }));
+      const tables = async () => Promise.all(['memories', 'memory_terms', 'memory_links', 'journal'].map(rows));
+      const before = await tables();
+      const line = { at: at(-5), kind: 'fact', rule: 'ceiling' as const, ageSeconds: 5, recallCount: 0 };
+      expect(await store.importMemories(importPlan(alice, three, { journal: [line] }))).toEqual({
+        status: 'refused',
+        kinds: [
+          { kind: 'fact', have: 2, adding: 3 },
+          { kind: 'session', have: 0, adding: 0 },
+        ],
+        pins: { have: 1, adding: 0 },
+      });
+      const pins = ['p', 'q'].map((content) => memory({ content, pinned: true }));
+      expect(await store.importMemories(importPlan(alice, pins))).toMatchObject({
+        status: 'refused',
+        pins: { have: 1, adding: 2 },
+      });
+      expect(await tables()).toEqual(before);
+      // Another user has room: isolation is the scope's.
+      expect(await store.importMemories(importPlan(bob, three))).toMatchObject({ status: 'imported', written: 3 });
+    });
+  });
+}
