@@ -44,7 +44,7 @@ export const GATEWAY_RESPONSES = {
   unauthorized: {
     status: 401,
     /** `$resourceMetadata` is the URL of the protected resource metadata (RFC 9728 §5.1): see {@link wwwAuthenticate}. */
-    headers: { 'WWW-Authenticate': 'Bearer resource_metadata="$resourceMetadata"' },
+    headers: { 'WWW-Authenticate': 'Bearer resource_metadata="$resourceMetadata", scope="memory"' },
     body: '{"message":"missing, malformed, unknown, expired or revoked bearer token; OAuth clients: see WWW-Authenticate"}',
   },
   accessDenied: {
@@ -65,20 +65,18 @@ export const GATEWAY_RESPONSES = {
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
 /**
- * The scope a token for `/mcp` carries (`SCOPE` of lambda/auth/oauth.ts), named in the local 401's
- * challenge as the MCP authorization spec asks (RFC 6750 §3). The stack's UNAUTHORIZED gateway
- * response is declared in lib/ (a copy of {@link GATEWAY_RESPONSES}); it names the scope once the
- * stack adds it there and here together (issue 21, its CDK part).
+ * The scope a token for `/mcp` carries (`SCOPE` of lambda/auth/oauth.ts), named in every 401's
+ * challenge as the MCP authorization spec asks (RFC 6750 §3): the local server's and the stack's
+ * UNAUTHORIZED gateway response alike, which declares a copy of {@link GATEWAY_RESPONSES}.
  */
 export const CHALLENGE_SCOPE = 'memory';
 
 /** The 401's challenge for the endpoint at `base`: points OAuth clients at the resource metadata and names the scope. */
 export function wwwAuthenticate(base: string): string {
-  const challenge = GATEWAY_RESPONSES.unauthorized.headers['WWW-Authenticate'].replace(
+  return GATEWAY_RESPONSES.unauthorized.headers['WWW-Authenticate'].replace(
     '$resourceMetadata',
     `${base}${RESOURCE_METADATA_PATH}`,
   );
-  return `${challenge}, scope="${CHALLENGE_SCOPE}"`;
 }
 
 function header(event: ProxyEvent, name: string): string | undefined {

@@ -31,7 +31,7 @@ export const GATEWAY_REFUSALS = {
   unauthorized: {
     status: 401,
     /** `$resourceMetadata` becomes the URL of the protected resource metadata (RFC 9728 §5.1). */
-    headers: { 'WWW-Authenticate': 'Bearer resource_metadata="$resourceMetadata"' },
+    headers: { 'WWW-Authenticate': 'Bearer resource_metadata="$resourceMetadata", scope="memory"' },
     body: '{"message":"missing, malformed, unknown, expired or revoked bearer token; OAuth clients: see WWW-Authenticate"}',
   },
   accessDenied: {
@@ -66,15 +66,19 @@ export const BEARER_PATTERN = '^[Bb][Ee][Aa][Rr][Ee][Rr] nba?_[A-Za-z0-9_-]{43}$
 /** Where OAuth clients read how to sign in to `/mcp`, under the base URL (lambda/http/api-gateway.ts). */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
-/** The OAuth routes (decision 0054), open: what they issue is bound to a key typed on the consent page. */
+/**
+ * The OAuth routes (decision 0054), open: what they issue is bound to a key typed on the consent
+ * page. `OPTIONS` reaches the function where browser-based clients call from other origins, which
+ * answers the preflight (decision 0067); the consent page is a navigation and has none.
+ */
 export const OAUTH_ROUTES: readonly (readonly [string, readonly string[]])[] = [
-  ['/.well-known/oauth-protected-resource', ['GET']],
-  [RESOURCE_METADATA_PATH, ['GET']],
-  ['/.well-known/oauth-authorization-server', ['GET']],
-  ['/oauth/register', ['POST']],
+  ['/.well-known/oauth-protected-resource', ['GET', 'OPTIONS']],
+  [RESOURCE_METADATA_PATH, ['GET', 'OPTIONS']],
+  ['/.well-known/oauth-authorization-server', ['GET', 'OPTIONS']],
+  ['/oauth/register', ['POST', 'OPTIONS']],
   ['/oauth/authorize', ['GET', 'POST']],
-  ['/oauth/token', ['POST']],
-  ['/oauth/revoke', ['POST']],
+  ['/oauth/token', ['POST', 'OPTIONS']],
+  ['/oauth/revoke', ['POST', 'OPTIONS']],
 ];
 
 /** The access log line: who called what and how it ended, never a header, a body or a token. */
@@ -250,7 +254,16 @@ export class McpApi extends Construct {
           (parent, part) => parent.getResource(part) ?? parent.addResource(part),
           this.api.root,
         );
-      for (const verb of verbs) this.open(resource.addMethod(verb, integration), reason);
+      for (const verb of verbs) {
+        const method = resource.addMethod(verb, integration);
+        // A preflight carries no credentials by design (CORS); cdk-nag's Cognito rule skips OPTIONS.
+        if (verb === 'OPTIONS')
+          Validations.of(method).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: `${reason} OPTIONS answers browsers' CORS preflights, which never carry credentials.`,
+          });
+        else this.open(method, reason);
+      }
     }
   }
 

@@ -179,9 +179,16 @@ export async function seedRealisticWeek(endpoint: TestEndpoint, clock: ManualClo
       ids.set(step.content, structuredContent.id);
       if (!step.together) clock.advance(7 * 60);
     }
-    for (const query of ['who owns the release notes', 'postgres version in production', 'how do I release the web app']) {
+    // Each recall names its kind and takes one memory, so which memories it marks useful never
+    // depends on how equal scores break (ids are random): the tests read ties in "next to go".
+    const recalls = [
+      ['who owns the release notes', 'fact'],
+      ['postgres version in production', 'fact'],
+      ['how do I release the web app', 'instruction'],
+    ] as const;
+    for (const [query, kind] of recalls) {
       clock.advance(25 * 60);
-      await call(clients.laptop, 'recall', { query, limit: 2 });
+      await call(clients.laptop, 'recall', { query, kinds: [kind], limit: 1 });
     }
     await sweepRegion(endpoint.container);
   } finally {

@@ -88,6 +88,8 @@ if (browser) {
       .first()
       .getByRole('button', { name: /^Compare/ })
       .click();
+    // The other memory is read by id after the click: wait for it before counting.
+    await there.opened.page.locator('#compare-pair > li .content').nth(1).waitFor();
     expect(await there.opened.page.locator('#compare-pair > li .content').allTextContents()).toHaveLength(2);
     await here.opened.close();
     await there.opened.close();

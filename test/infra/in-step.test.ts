@@ -2,7 +2,7 @@ import { migrationFiles } from '../../lambda/adapters/pg/migrate.js';
 import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
 import { GATEWAY_RESPONSES, RESOURCE_METADATA_PATH } from '../../lambda/http/api-gateway.js';
-import { OAUTH_PATHS } from '../../lambda/http/oauth.js';
+import { OAUTH_PATHS, oauthMethods } from '../../lambda/http/oauth.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
 import { contextSchema } from '../../lib/config/context-schema.js';
 import { BUNDLING } from '../../lib/bundling.js';
@@ -29,6 +29,13 @@ test("the gateway's 401, 403 and authorizer-failure 503 are the ones the local s
 test('the stack routes exactly the OAuth paths the function answers, and points 401s at the same metadata', () => {
   expect(OAUTH_ROUTES.map(([path]) => path).sort()).toEqual([...OAUTH_PATHS].sort());
   expect(STACK_RESOURCE_METADATA_PATH).toBe(RESOURCE_METADATA_PATH);
+});
+
+test('the stack routes each OAuth path with the methods the function answers (HEAD comes with GET), OPTIONS for preflights', () => {
+  for (const [path, verbs] of OAUTH_ROUTES) {
+    const answered = (oauthMethods(path) ?? []).filter((m) => m !== 'HEAD');
+    expect([path, [...verbs].sort()]).toEqual([path, [...answered].sort()]);
+  }
 });
 
 describe("the authorizer's identity validation expression", () => {

@@ -151,7 +151,7 @@ describe.each(REGIONS)('region %s', (region) => {
       }));
     };
 
-    test('POST /mcp and ANY /api/{proxy+} have the TOKEN authorizer; GET /healthz, the page files, the OAuth routes and GET, DELETE /mcp have none', () => {
+    test('POST /mcp and ANY /api/{proxy+} have the TOKEN authorizer; GET /healthz, the page files, the OAuth routes (with OPTIONS for preflights) and GET, DELETE /mcp have none', () => {
       const template = templateOf(region);
       const authorizer = logicalId(template, 'AWS::ApiGateway::Authorizer');
 
@@ -167,6 +167,12 @@ describe.each(REGIONS)('region %s', (region) => {
         { route: 'GET /healthz', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /mcp', authorization: 'NONE', authorizer: undefined },
         { route: 'GET /oauth/authorize', authorization: 'NONE', authorizer: undefined },
+        { route: 'OPTIONS /.well-known/oauth-authorization-server', authorization: 'NONE', authorizer: undefined },
+        { route: 'OPTIONS /.well-known/oauth-protected-resource', authorization: 'NONE', authorizer: undefined },
+        { route: 'OPTIONS /.well-known/oauth-protected-resource/mcp', authorization: 'NONE', authorizer: undefined },
+        { route: 'OPTIONS /oauth/register', authorization: 'NONE', authorizer: undefined },
+        { route: 'OPTIONS /oauth/revoke', authorization: 'NONE', authorizer: undefined },
+        { route: 'OPTIONS /oauth/token', authorization: 'NONE', authorizer: undefined },
         { route: 'POST /mcp', authorization: 'CUSTOM', authorizer: `\${${authorizer}}` },
         { route: 'POST /oauth/authorize', authorization: 'NONE', authorizer: undefined },
         { route: 'POST /oauth/register', authorization: 'NONE', authorizer: undefined },
@@ -200,7 +206,7 @@ describe.each(REGIONS)('region %s', (region) => {
 
       expect(response?.Properties.StatusCode).toBe('401');
       expect(flat(response?.Properties.ResponseParameters)).toEqual({
-        'gatewayresponse.header.WWW-Authenticate': `'Bearer resource_metadata="https://\${${restApi}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/${api.stageName}/.well-known/oauth-protected-resource/mcp"'`,
+        'gatewayresponse.header.WWW-Authenticate': `'Bearer resource_metadata="https://\${${restApi}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/${api.stageName}/.well-known/oauth-protected-resource/mcp", scope="memory"'`,
       });
       expect(response?.Properties.ResponseTemplates).toEqual({ 'application/json': GATEWAY_RESPONSES.unauthorized.body });
     });
