@@ -4,6 +4,7 @@ import * as memorySql from '../../lambda/adapters/pg/memory-sql.js';
 import { oauthSql } from '../../lambda/adapters/pg/oauth-store.js';
 import * as reembedSql from '../../lambda/adapters/pg/reembed.js';
 import { ANY_MEMORY, RECORD_SETTING, schemaFacts } from '../../lambda/adapters/pg/schema.js';
+import { APPLIED_MIGRATIONS } from '../../lambda/adapters/pg/schema-version.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL } from '../../lambda/memory/ranking.js';
@@ -435,6 +436,8 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     // The start-up check when the recorded embedder or analyzer differs: any row at all, then the new names.
     ['any memory stored', { fullScanAllowed: true }, ANY_MEMORY, []],
     ['record embedder', {}, RECORD_SETTING, ['embedder', 'local-lexical-v2/256']],
+    // The start-up check of the schema version (decision 0071): the whole migrations table, a few rows.
+    ['applied migrations', { fullScanAllowed: true }, APPLIED_MIGRATIONS, []],
     // naaba reembed walks every row in primary-key order: a full scan is the point, one batch at a time.
     ['reembed: first batch', { fullScanAllowed: true }, reembedSql.FIRST, [100]],
     ['reembed: next batch', { fullScanAllowed: true }, reembedSql.NEXT, [rep.region, SOME_ID, 100]],
