@@ -10,14 +10,27 @@ export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 
 /**
  * How the lexical arm scores (BM25 over the caller's partitions): `k1` saturates a term's
- * frequency, `b` normalises by length (k1 0: a term's presence counts, not how often it occurs);
- * a term is very common when its document frequency exceeds both `commonDf` and `commonShare` of
- * the partition, and then it only adds to memories a rarer term found (decision 0056).
+ * frequency, `b` normalises by length, each scaled by a share of the partitions' average memory
+ * length in terms (from their kept statistics): nothing up to `shortLength`, then
+ * excess / (excess + `halfLength`). Memories of about one chat turn (35 terms) are scored by
+ * which terms they hold, as before; long ones (notes, summaries, pasted pages) approach plain
+ * BM25 (decision 0057). A term is very common when its document frequency exceeds both
+ * `commonDf` and `commonShare` of the partition; very common terms are not scored (decision 0056).
  */
-export const LEXICAL = { k1: 0, b: 0, commonDf: 100, commonShare: 0.2 } as const;
+export const LEXICAL = { k1: 1.2, b: 0.75, shortLength: 50, halfLength: 100, commonDf: 100, commonShare: 0.2 } as const;
 
 export type LexicalScoring = { readonly [K in keyof typeof LEXICAL]: number };
 
-/** Which arms recall runs: both (the default), or one alone, for evaluation and diagnosis. */
-export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical'] as const;
+/** The saturation and length normalisation in force for partitions whose memories average `average` terms (as recall-sql.ts). */
+export function lengthScaled(scoring: LexicalScoring, average: number): { k1: number; b: number } {
+  const excess = Math.max(average - scoring.shortLength, 0);
+  const share = excess / Math.max(excess + scoring.halfLength, 1);
+  return { k1: scoring.k1 * share, b: scoring.b * share };
+}
+
+/**
+ * Which arms recall runs: both (the default), or one alone, for evaluation and diagnosis; or both
+ * without the relevance floor (decision 0058), to measure what the floor costs.
+ */
+export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical', 'hybrid-no-floor'] as const;
 export type RecallRanking = (typeof RECALL_RANKINGS)[number];

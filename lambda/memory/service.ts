@@ -262,12 +262,16 @@ export class MemoryService {
     const terms = ranking === 'vector' ? [] : this.analyzer.queryTerms(input.query);
     // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
     const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : fusion.vectorWeight;
+    // The relevance floor needs the lexical arm's verdict; the vector arm alone (evaluation) has none.
+    const floored = ranking === 'hybrid' || ranking === 'lexical';
+    const farthest = floored ? this.deps.embedder.unrelatedBeyond : undefined;
     return {
       scope: scopeOf(principal),
       embedding,
       terms,
       fusion: { ...fusion, depth, vectorWeight },
       lexical: this.deps.scoring?.lexical ?? LEXICAL,
+      farthest,
       kinds: this.searched(kinds, now),
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),

@@ -4,5 +4,11 @@ export interface Embedder {
   readonly name: string;
   /** The dimension every returned vector must have. */
   readonly dimensions: number;
+  /**
+   * The cosine distance past which a memory is unrelated to a query, calibrated for this model on
+   * data of its own (decision 0058): recall's relevance floor drops what only the vector arm found
+   * beyond it. Absent when nobody has calibrated the model: then nothing is dropped.
+   */
+  readonly unrelatedBeyond?: number;
   embed(text: string): Promise<number[]>;
 }

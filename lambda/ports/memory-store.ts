@@ -97,6 +97,11 @@ export interface RecallQuery {
   readonly fusion: Fusion;
   /** How the lexical arm scores (BM25's k1 and b) and which terms count as very common. */
   readonly lexical: LexicalScoring;
+  /**
+   * The relevance floor: a memory the lexical arm did not find is returned only within this cosine
+   * distance of the query (so a query nothing matches returns nothing). Absent: no floor.
+   */
+  readonly farthest?: number;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
   readonly kinds: readonly { readonly kind: string; readonly expiredBefore: Date | null }[];
   readonly limit: number;

@@ -1,12 +1,17 @@
 /**
- * `npm run bench:locomo -- --split dev|heldout [--k 10] [--language neutral|english]`: how often
- * recall finds a question's evidence, through the real local endpoint and the MCP SDK client.
- * Each LoCoMo conversation gets its own key (its own user); every turn is remembered as an
- * `event` (ceiling raised so nothing is evicted); every category 1–4 question is recalled with
- * `limit` k. The same memories are searched three ways (NAABA_RECALL_RANKING = vector, lexical,
- * hybrid) and compared with plain BM25 over the same turns, computed in the same run.
- * recall_all@n: all the evidence turns are among the first n; recall_any@n: at least one is.
- * Tune on dev only (../shared/README.md); held out is the check.
+ * `npm run bench:locomo -- --split dev|heldout [--k 10] [--language neutral|english]
+ * [--turns-per-memory N|MIN-MAX] [--nonsense 30]`: how often recall finds a question's evidence,
+ * through the real local endpoint and the MCP SDK client. Each LoCoMo conversation gets its own
+ * key (its own user); every turn is remembered as an `event` (ceiling raised so nothing is
+ * evicted), or, with `--turns-per-memory`, every group of that many consecutive turns of a
+ * session (long memories; a question's evidence is then the memories holding its turns); every
+ * category 1–4 question is recalled with `limit` k. The same memories are searched three ways
+ * (NAABA_RECALL_RANKING = vector, lexical, hybrid, and hybrid-no-floor for what the relevance floor
+ * costs) and compared with plain BM25 over the same
+ * memories, computed in the same run. recall_all@n: all the evidence is among the first n;
+ * recall_any@n: some is. `--nonsense` invented-word queries per conversation (none of their terms
+ * stored) measure the relevance floor: how many come back empty. Tune on dev only
+ * (../shared/README.md); held out is the check.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
@@ -16,21 +21,36 @@ import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { freshDatabase } from '../support/database.js';
 import { call, connect, startTestEndpoint } from '../support/endpoint.js';
 import { Bm25 } from './bm25.js';
-import { type Conversation, loadLocomo } from './locomo-data.js';
+import { type Conversation, loadLocomo, parseTurnsPerMemory } from './locomo-data.js';
+import { nonsenseQueries } from './nonsense.js';
 
-const options = parseOptions(process.argv.slice(2), ['split', 'k', 'language', 'concurrency', 'data']);
+const options = parseOptions(process.argv.slice(2), [
+  'split',
+  'k',
+  'language',
+  'concurrency',
+  'data',
+  'turns-per-memory',
+  'nonsense',
+]);
 const split = choice(options, 'split', ['dev', 'heldout'] as const, 'dev');
 const k = positiveInteger(options, 'k', 10);
 const language = choice(options, 'language', TEXT_LANGUAGES, 'neutral');
 const concurrency = positiveInteger(options, 'concurrency', 4);
+const nonsense = positiveInteger(options, 'nonsense', 30);
+const perMemory = parseTurnsPerMemory(options.get('turns-per-memory') ?? '1');
 if (k < 5 || k > 50) throw new EvalUsageError('--k must be from 5 to 50 (the recall limit)');
+if (!perMemory) throw new EvalUsageError('--turns-per-memory must be N or MIN-MAX, from 1 to 50');
 
 const CURATION = JSON.stringify({ kinds: { event: { ceiling: 100_000, ttl: null } } });
-const METHODS = ['vector', 'lexical', 'hybrid', 'bm25'] as const;
+const METHODS = ['vector', 'lexical', 'hybrid', 'hybrid-no-floor', 'bm25'] as const;
 type Method = (typeof METHODS)[number];
 
 /** For each question, in order: the turn ids a method returned, best first. */
 type Answers = Map<Method, string[][]>;
+
+/** Per method: how many nonsense queries came back with no memory at all. */
+type Empties = Map<Method, number>;
 
 interface Scored {
   all5: number;
@@ -54,15 +74,13 @@ async function remember(conversation: Conversation, client: Client): Promise<Map
   return turnsOf;
 }
 
-async function recallAll(client: Client, conversation: Conversation, turnsOf: Map<string, string[]>): Promise<string[][]> {
-  return pool(conversation.questions, concurrency, async (question) => {
-    const result = await call<{ memories: { id: string }[] }>(client, 'recall', {
-      query: question.text,
-      kinds: ['event'],
-      limit: k,
-    });
-    if (result.isError) throw new Error(`recall failed for a question of ${conversation.id}`);
-    return result.structuredContent.memories.flatMap((m) => turnsOf.get(m.id) ?? []);
+/** Each query's recalled memories as the turn ids (memory ids with long memories) they hold; merged ones hold several. */
+async function recallAll(client: Client, queries: readonly string[], turnsOf: Map<string, string[]>): Promise<string[][]> {
+  return pool(queries, concurrency, async (query) => {
+    const result = await call<{ memories: { id: string }[] }>(client, 'recall', { query, kinds: ['event'], limit: k });
+    if (result.isError) throw new Error('recall failed');
+    // A memory that holds no known turn still counts, so that a nonsense query's answer is never empty by accident.
+    return result.structuredContent.memories.flatMap((m) => turnsOf.get(m.id) ?? [m.id]);
   });
 }
 
@@ -95,10 +113,10 @@ function tally(conversations: readonly Conversation[], answers: Answers, method:
 const pct = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`);
 
 async function main(): Promise<void> {
-  const conversations = loadLocomo(options.get('data') ?? DEFAULT_DATA_DIR, split);
+  const conversations = loadLocomo(options.get('data') ?? DEFAULT_DATA_DIR, split, perMemory);
   const questions = conversations.reduce((n, c) => n + c.questions.length, 0);
   console.log(
-    `bench:locomo  split=${split}  conversations=${conversations.map((c) => c.id).join(',')}  turns=${conversations.reduce((n, c) => n + c.turns.length, 0)}  questions=${questions} (categories 1-4)  k=${k}  text language=${language}`,
+    `bench:locomo  split=${split}  conversations=${conversations.map((c) => c.id).join(',')}  memories=${conversations.reduce((n, c) => n + c.turns.length, 0)}  turns per memory=${options.get('turns-per-memory') ?? '1'}  questions=${questions} (categories 1-4)  nonsense=${nonsense * conversations.length}  k=${k}  text language=${language}`,
   );
   const sql = await freshDatabase();
   const env = (ranking: RecallRanking) => ({
@@ -107,24 +125,35 @@ async function main(): Promise<void> {
     NAABA_RECALL_RANKING: ranking,
   });
   const answers: Answers = new Map(METHODS.map((m) => [m, []]));
+  const empties: Empties = new Map(METHODS.map((m) => [m, 0]));
+  const invented = conversations.map((c) =>
+    nonsenseQueries(
+      c.turns.map((t) => t.content),
+      nonsense,
+    ),
+  );
   const ingest = await startTestEndpoint({ sql, env: env('hybrid') });
-  const users: { conversation: Conversation; token: string; turnsOf: Map<string, string[]> }[] = [];
+  const users: { conversation: Conversation; nonsense: string[]; token: string; turnsOf: Map<string, string[]> }[] = [];
   try {
-    for (const conversation of conversations) {
+    for (const [i, conversation] of conversations.entries()) {
       const key = await ingest.issueKey(`locomo-${conversation.id}`);
       const client = await connect(ingest.mcpUrl, key.token, { name: 'naaba-bench-locomo', version: '1.0.0' });
-      users.push({ conversation, token: key.token, turnsOf: await remember(conversation, client) });
+      const turnsOf = await remember(conversation, client);
+      users.push({ conversation, nonsense: invented[i] ?? [], token: key.token, turnsOf });
       await client.close();
     }
   } finally {
     await ingest.close();
   }
-  for (const ranking of ['vector', 'lexical', 'hybrid'] as const) {
+  for (const ranking of ['vector', 'lexical', 'hybrid', 'hybrid-no-floor'] as const) {
     const endpoint = await startTestEndpoint({ sql, env: env(ranking) });
     try {
       for (const user of users) {
         const client = await connect(endpoint.mcpUrl, user.token, { name: 'naaba-bench-locomo', version: '1.0.0' });
-        answers.get(ranking)?.push(...(await recallAll(client, user.conversation, user.turnsOf)));
+        const asked = user.conversation.questions.map((q) => q.text);
+        answers.get(ranking)?.push(...(await recallAll(client, asked, user.turnsOf)));
+        const none = (await recallAll(client, user.nonsense, user.turnsOf)).filter((found) => found.length === 0).length;
+        empties.set(ranking, (empties.get(ranking) ?? 0) + none);
         await client.close();
       }
     } finally {
@@ -136,26 +165,38 @@ async function main(): Promise<void> {
     const bm25 = new Bm25(c.turns.map((t) => ({ id: t.id, text: t.content })));
     answers.get('bm25')?.push(...c.questions.map((q) => bm25.search(q.text, k)));
   }
+  for (const [i, c] of conversations.entries()) {
+    const bm25 = new Bm25(c.turns.map((t) => ({ id: t.id, text: t.content })));
+    const none = (invented[i] ?? []).filter((q) => bm25.search(q, k).length === 0).length;
+    empties.set('bm25', (empties.get('bm25') ?? 0) + none);
+  }
   await sql.close();
-  report(conversations, answers);
+  report(conversations, answers, empties);
 }
 
-function report(conversations: readonly Conversation[], answers: Answers): void {
+const CATEGORY: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+
+function report(conversations: readonly Conversation[], answers: Answers, empties: Empties): void {
   const label: Record<Method, string> = {
     vector: 'naaba vector arm only',
     lexical: 'naaba lexical arm only',
     hybrid: 'naaba hybrid (the default ranking)',
-    bm25: 'BM25 baseline (same turns)',
+    'hybrid-no-floor': 'naaba hybrid without the relevance floor',
+    bm25: 'BM25 baseline (same memories)',
   };
-  console.log(`\n| ${split} | recall_all@5 | recall_any@5 | recall_all@${k} | recall_any@${k} |`);
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  const asked = nonsense * conversations.length;
+  console.log(`\n| ${split} | recall_all@5 | recall_any@5 | recall_all@${k} | recall_any@${k} | nonsense returning nothing |`);
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const m of METHODS) {
     const s = tally(conversations, answers, m);
-    console.log(`| ${label[m]} | ${pct(s.all5, s.n)} | ${pct(s.any5, s.n)} | ${pct(s.allK, s.n)} | ${pct(s.anyK, s.n)} |`);
+    const empty = `${empties.get(m) ?? 0}/${asked} (${pct(empties.get(m) ?? 0, asked)})`;
+    console.log(
+      `| ${label[m]} | ${pct(s.all5, s.n)} | ${pct(s.any5, s.n)} | ${pct(s.allK, s.n)} | ${pct(s.anyK, s.n)} | ${empty} |`,
+    );
   }
   const categories = [1, 2, 3, 4].filter((cat) => tally(conversations, answers, 'bm25', cat).n > 0);
   console.log(
-    `\n| recall_all@${k} by category | ${categories.map((c) => `${c} (n=${tally(conversations, answers, 'bm25', c).n})`).join(' | ')} |`,
+    `\n| recall_all@${k} by category | ${categories.map((c) => `${c} ${CATEGORY[c]} (n=${tally(conversations, answers, 'bm25', c).n})`).join(' | ')} |`,
   );
   console.log(`| --- | ${categories.map(() => '---:').join(' | ')} |`);
   for (const m of METHODS) {

@@ -72,7 +72,7 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] ?? NaN;
 };
 
-async function measure(sql: SqlClient, size: number): Promise<Record<RecallRanking, number>> {
+async function measure(sql: SqlClient, size: number): Promise<{ hybrid: number; vector: number; lexical: number }> {
   const store = new SqlMemoryStore(sql);
   const embedder = new LocalEmbedder(DIMENSIONS);
   const service = (ranking: RecallRanking) =>

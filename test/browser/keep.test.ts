@@ -209,12 +209,8 @@ if (browser) {
     expect(text).not.toMatch(/\d\.\d{2,}/);
   });
 
-  // Recall's relevance floor is issue 20's (recall and this search return nothing when nothing
-  // relates); until it is merged, recall returns the nearest memories whatever the query, so this
-  // assertion fails, and `test.failing` says so. When the floor lands this starts to pass, jest
-  // reports that, and `test.failing` becomes `test`. The page's own empty state is checked on an
-  // empty memory in onboarding.test.ts, where search finds nothing today.
-  test.failing('search with nothing related says so, with nothing listed (needs the recall relevance floor, issue 20)', async () => {
+  // Recall's relevance floor (decision 0058) holds for this search too: nothing relates, nothing listed.
+  test('search with nothing related says so, with nothing listed (the recall relevance floor)', async () => {
     await page.getByLabel('Search', { exact: true }).fill('qxzvbnm plokijuh wertzuiop');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.locator('#empty:not([hidden])', { hasText: 'Nothing found for' }).waitFor({ timeout: 5_000 });

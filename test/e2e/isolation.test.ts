@@ -35,7 +35,8 @@ test('key B recalls nothing A remembered, cannot forget A’s ids, and counts no
   const stateA = await call<{ counts: { total: number } }>(a, 'curation_state', {});
   expect(stateA.structuredContent.counts.total).toBe(2);
 
-  const stillThere = await call<{ memories: { id: string }[] }>(a, 'recall', { query: 'spare key', limit: 50 });
+  // Both share a word with the query (`A`): the relevance floor keeps what matches (decision 0058).
+  const stillThere = await call<{ memories: { id: string }[] }>(a, 'recall', { query: 'A spare key', limit: 50 });
   expect(stillThere.structuredContent.memories.map((m) => m.id).sort()).toEqual([...ids].sort());
 });
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Bm25 } from '../bench/bm25.js';
-import { loadLocomo } from '../bench/locomo-data.js';
+import { loadLocomo, parseTurnsPerMemory } from '../bench/locomo-data.js';
 import { DEFAULT_DATA_DIR } from './data.js';
 
 test('plain BM25: a rare shared word outranks a common one, the shorter text wins a tie; nothing shared, nothing returned', () => {
@@ -41,4 +41,35 @@ if (!data) console.log(`LoCoMo split checks: not run, ${locomo} is missing (../s
       expect(q.evidence.every((e) => ids.has(e))).toBe(true);
     }
   }
+});
+
+test.each<[string, { min: number; max: number } | undefined]>([
+  ['1', { min: 1, max: 1 }],
+  ['5', { min: 5, max: 5 }],
+  ['1-10', { min: 1, max: 10 }],
+  ['0', undefined],
+  ['10-1', undefined],
+  ['1-51', undefined],
+  ['five', undefined],
+])('--turns-per-memory %j', (text, expected) => {
+  expect(parseTurnsPerMemory(text)).toEqual(expected);
+});
+
+(data ? test : test.todo)('long memories: consecutive turns of one session per memory, evidence at memory level', () => {
+  const [turns] = loadLocomo(DEFAULT_DATA_DIR, 'dev');
+  const [grouped] = loadLocomo(DEFAULT_DATA_DIR, 'dev', { min: 1, max: 10 });
+  if (!turns || !grouped) throw new Error('no dev conversation');
+  const sizes = grouped.turns.map((m) => m.content.split('\n').length);
+  expect(Math.min(...sizes)).toBe(1);
+  expect(Math.max(...sizes)).toBe(10);
+  // Every turn is in exactly one memory, in order, and no memory crosses a session.
+  expect(grouped.turns.flatMap((m) => m.content.split('\n'))).toEqual(turns.turns.map((t) => t.content));
+  for (const m of grouped.turns) expect(new Set(m.id.split('..').map((id) => id.split(':')[0])).size).toBe(1);
+  const ids = new Set(grouped.turns.map((m) => m.id));
+  grouped.questions.forEach((q, i) => {
+    const before = turns.questions[i];
+    expect(q.text).toBe(before?.text);
+    expect(q.evidence.every((e) => ids.has(e))).toBe(true);
+    expect(q.evidence.length).toBeLessThanOrEqual(before?.evidence.length ?? 0);
+  });
 });

@@ -26,7 +26,9 @@ test('two calls on one warm handler both succeed: remember, then recall finds it
   const remembered = await invoke(
     mcpCall('tools/call', { name: 'remember', arguments: { content: 'The build uses esbuild.', kind: 'fact' } }, principal),
   );
-  const recalled = await invoke(mcpCall('tools/call', { name: 'recall', arguments: { query: 'which bundler' } }, principal));
+  const recalled = await invoke(
+    mcpCall('tools/call', { name: 'recall', arguments: { query: 'which bundler does the build use' } }, principal),
+  );
 
   expect([remembered.statusCode, recalled.statusCode]).toEqual([200, 200]);
   expect(jsonOf(remembered).result.isError).toBeFalsy();

@@ -100,9 +100,9 @@ test('expired memories cannot starve a recall: the search asks for enough extra 
   const me = principal();
   for (let i = 0; i < 20; i += 1) await service.remember(me, CLIENT, { content: `river crossing note ${i}`, kind: 'session' });
   clock.advance(120);
-  await service.remember(me, CLIENT, { content: 'a distant unrelated fresh line', kind: 'session' });
+  await service.remember(me, CLIENT, { content: 'a distant unrelated fresh note', kind: 'session' });
   const found = await service.recall(me, { query: 'river crossing note', limit: 1 });
-  expect(found.map((m) => m.content)).toEqual(['a distant unrelated fresh line']);
+  expect(found.map((m) => m.content)).toEqual(['a distant unrelated fresh note']);
 });
 
 test('forget leaves no journal line; forgetting everything also removes the caller’s journal lines only', async () => {

@@ -4,6 +4,7 @@ import { NEIGHBOURS } from '../../lambda/adapters/pg/memory-sql.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 import { axis } from '../support/vectors.js';
 
@@ -46,22 +47,30 @@ async function load(users: number, each: number): Promise<string[]> {
 const relpages = async () =>
   (await db.query<{ n: number }>("SELECT relpages AS n FROM pg_class WHERE relname = 'memories'"))[0]?.n ?? -1;
 
-test('a user’s read takes the per-user index before statistics exist and after they are refreshed', async () => {
-  const [first] = await load(20, 150);
-  const params = ['local', first, 'fact', toVectorLiteral(axis(0)), 'none', null, 1];
-  // Led by (region, user_id, kind), the index matches every equality of the read: no statistics needed
-  // (migration 0003; led by (user_id, kind) it lost this tie to the region-wide memories_expiry).
-  expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
+test(
+  'a user’s read takes the per-user index before statistics exist and after they are refreshed',
+  async () => {
+    const [first] = await load(20, 150);
+    const params = ['local', first, 'fact', toVectorLiteral(axis(0)), 'none', null, 1];
+    // Led by (region, user_id, kind), the index matches every equality of the read: no statistics needed
+    // (migration 0003; led by (user_id, kind) it lost this tie to the region-wide memories_expiry).
+    expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
 
-  expect(await db.refreshStatistics()).toEqual(['memories', 'memory_partition_terms', 'memory_terms']);
-  expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
-  expect(await db.refreshStatistics()).toEqual([]);
-});
+    expect(await db.refreshStatistics()).toEqual(['memories', 'memory_partition_terms', 'memory_terms']);
+    expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
+    expect(await db.refreshStatistics()).toEqual([]);
+  },
+  HEAVY_STEP_MS,
+); // 3,000 inserts one by one: 25 s on a quiet machine, over a minute on a busy one
 
-test('kept current while open: a table that grew is analysed by the next check, with no manual step', async () => {
-  await db.keepStatisticsCurrent(50);
-  const before = await relpages();
-  await load(10, 150);
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  expect(await relpages()).toBeGreaterThan(before);
-});
+test(
+  'kept current while open: a table that grew is analysed by the next check, with no manual step',
+  async () => {
+    await db.keepStatisticsCurrent(50);
+    const before = await relpages();
+    await load(10, 150);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await relpages()).toBeGreaterThan(before);
+  },
+  HEAVY_STEP_MS,
+);

@@ -422,6 +422,44 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       }
     });
 
+    test('lexical arm: in long memories a term’s frequency counts and a short memory beats a long one', async () => {
+      // Memories of about 300 terms: k1 and b approach plain BM25's (ranking.ts, lengthScaled).
+      const filler = (n: number) => Array.from({ length: n }, (_, i) => `a${i}`).join(' ');
+      const long = (content: string, id: string) =>
+        plan({ id, content, embedding: axis(0), frequencies: [...analyzer.frequencies(content).values()] });
+      for (let i = 0; i < 4; i += 1) await store.insert(long(filler(300), randomUUID()), T0);
+      // Ids in the reverse of the expected order: a tie broken by id would fail the test.
+      await store.insert(long(`zebra ${filler(299)}`, '00000000-0000-4000-8000-000000000001'), T0);
+      await store.insert(long(`zebra b1 b2 b3 b4 b5 b6 b7 b8 b9`, '00000000-0000-4000-8000-000000000002'), T0);
+      await store.insert(long(`zebra zebra zebra ${filler(297)}`, '00000000-0000-4000-8000-000000000003'), T0);
+      const found = await recall({
+        scope: alice,
+        embedding: axis(1),
+        terms: analyzer.queryTerms('zebra'),
+        ranking: 'lexical',
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 10,
+        candidates: 50,
+        now: at(1),
+      });
+      expect(found.map((m) => m.id.slice(-1))).toEqual(['3', '2', '1']);
+    });
+
+    test('relevance floor: what only the vector arm found is kept within the farthest distance; a lexical match always', async () => {
+      await store.insert(plan({ content: 'near thing', embedding: lean(0, 1, 0.1) }), T0);
+      await store.insert(plan({ content: 'far thing', embedding: axis(1) }), T0);
+      await store.insert(plan({ content: 'far zebra', embedding: axis(2) }), T0);
+      const query = { scope: alice, kinds: [{ kind: 'fact', expiredBefore: null }], limit: 10, candidates: 50, now: at(1) };
+      const contents = async (over: Partial<RecallQuery>) =>
+        (await recall({ ...query, embedding: axis(0), terms: [], ...over })).map((m) => m.content).sort();
+      const zebra = analyzer.queryTerms('zebra?');
+      expect(await contents({ terms: zebra })).toEqual(['far thing', 'far zebra', 'near thing']);
+      expect(await contents({ terms: zebra, farthest: 0.5 })).toEqual(['far zebra', 'near thing']);
+      expect(await contents({ farthest: 0.5 })).toEqual(['near thing']);
+      // No term in common and far from everything: nothing at all.
+      expect(await contents({ embedding: axis(3), terms: analyzer.queryTerms('quokka'), farthest: 0.5 })).toEqual([]);
+    });
+
     test('a query without terms recalls through the vector arm alone', async () => {
       await store.insert(plan({ content: 'near', embedding: lean(0, 1, 0.1) }), T0);
       await store.insert(plan({ content: 'far', embedding: axis(1) }), T0);

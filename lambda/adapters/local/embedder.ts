@@ -43,6 +43,12 @@ function features(text: string): [string, number][] {
  */
 export class LocalEmbedder implements Embedder {
   readonly name: string;
+  /**
+   * Invented words share character trigrams with real ones, so their nearest memories sit at
+   * about 0.6 to 0.8; on LoCoMo dev every nonsense query's neighbours lay past 0.55, and a bound
+   * this tight cost no question its evidence (`npm run tune:floor`, decision 0058).
+   */
+  readonly unrelatedBeyond = 0.55;
 
   constructor(readonly dimensions: number) {
     if (!Number.isInteger(dimensions) || dimensions < 8) throw new Error('local embedder needs at least 8 dimensions');

@@ -89,8 +89,11 @@ function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: un
   return { names: kinds.map((k) => k.kind), cutoffs: ttl.flatMap((k) => [k.kind, k.expiredBefore]), ttl: ttl.length };
 }
 
-/** The lexical arm's scoring as the statement takes it: FLOAT8[] {k1, b, common least df, common least share}. */
-const lexicalParams = (l: RecallQuery['lexical']) => [l.k1, l.b, l.commonDf, l.commonShare];
+/** Cosine distance never exceeds 2: a floor there keeps every neighbour. */
+const NO_FLOOR = 2;
+
+/** The lexical arm's scoring as the statement takes it: FLOAT8[] {k1, b, common least df, common least share, short length, half length}. */
+const lexicalParams = (l: RecallQuery['lexical']) => [l.k1, l.b, l.commonDf, l.commonShare, l.shortLength, l.halfLength];
 
 /** (kind, cutoff) pairs, as the `unexpired` predicate takes them. */
 const cutoffParams = (expiry: readonly ExpiryCutoff[]) => expiry.flatMap((e) => [e.kind, e.expiredBefore]);
@@ -287,7 +290,7 @@ export class SqlMemoryStore implements MemoryStore {
       query.limit,
       query.now,
       depth,
-      [k, vectorWeight, lexicalWeight],
+      [k, vectorWeight, lexicalWeight, query.farthest ?? NO_FLOOR],
       ...query.kinds.map((kind) => kind.kind),
       ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
       ...(lexical ? [checkedTerms(query.terms), lexicalParams(query.lexical)] : []),

@@ -11,14 +11,14 @@ const vectorArm = (prefixes: string, live: string) => `vector_rows AS (
    ORDER BY embedding <=> $3::vector
    LIMIT $4::int4
 ), vector_arm AS (
-  SELECT v.id, row_number() OVER (ORDER BY v.distance, v.id) AS rank
+  SELECT v.id, v.distance, row_number() OVER (ORDER BY v.distance, v.id) AS rank
     FROM vector_rows AS v
    WHERE ${live}
    ORDER BY v.distance, v.id
    LIMIT $7::int4
 )`;
 
-/** The lexical parameters' array (`$at`): {k1, b, a common term's least df, its least share of the partition}. */
+/** The lexical parameters' array (`$at`): {k1, b, a common term's least df, its least share of the partition, short length, half length}. */
 const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
 
 /**
@@ -33,11 +33,15 @@ const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
  */
 const lexicalArm = (prefixes: string, live: string, terms: number, params: number) => {
   // One posting's part of its memory's score: BM25's saturated, length-normalised frequency.
-  const bm25 = (p: string) =>
-    `${p}.tf * (${lex(params, 1)} + 1) / (${p}.tf + ${lex(params, 1)} * (1 - ${lex(params, 2)} + ${lex(params, 2)} * ${p}.dl / w.average))`;
+  const bm25 = (p: string) => `${p}.tf * (w.k1 + 1) / (${p}.tf + w.k1 * (1 - w.b + w.b * ${p}.dl / w.average))`;
+  const n = 'CAST(COALESCE(sum(p.memories), 0) AS FLOAT8)';
   return `lex_stats AS (
-  SELECT CAST(COALESCE(sum(p.memories), 0) AS FLOAT8) AS n, CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) AS total
-    FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (${prefixes})
+  -- k1 and b scaled by the share of the average length past the short length (lengthScaled in ranking.ts).
+  SELECT l.n, l.average, ${lex(params, 1)} * l.share AS k1, ${lex(params, 2)} * l.share AS b
+    FROM (SELECT a.n, a.average,
+                 GREATEST(a.average - ${lex(params, 5)}, 0) / GREATEST(GREATEST(a.average - ${lex(params, 5)}, 0) + ${lex(params, 6)}, 1) AS share
+            FROM (SELECT ${n} AS n, GREATEST(CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) / GREATEST(${n}, 1), 1) AS average
+                    FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (${prefixes})) AS a) AS l
 ), lex_terms AS (
   SELECT d.term, CAST(sum(d.df) AS FLOAT8) AS df
     FROM memory_partition_terms AS d
@@ -46,8 +50,7 @@ const lexicalArm = (prefixes: string, live: string, terms: number, params: numbe
   HAVING sum(d.df) > 0
 ), lex_weights AS (
   SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf,
-         t.df <= GREATEST(${lex(params, 3)}, ${lex(params, 4)} * s.n) AS rare,
-         GREATEST(s.total / GREATEST(s.n, 1), 1) AS average
+         t.df <= GREATEST(${lex(params, 3)}, ${lex(params, 4)} * s.n) AS rare, s.average, s.k1, s.b
     FROM lex_terms AS t, lex_stats AS s
 ), lex_scores AS (
   SELECT x.memory_id AS id, sum(w.idf * ${bm25('x')}) AS score
@@ -88,15 +91,17 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
 /**
  * The best unexpired memories first, marking each returned one useful: one statement.
  * $1 region, $2 user, $3 embedding, $4 candidates per arm, $5 limit, $6 now, $7 depth of each arm,
- * $8 fusion as FLOAT8[] {k, vector weight, lexical weight}, then the kinds searched ($9…),
+ * $8 fusion as FLOAT8[] {k, vector weight, lexical weight, farthest distance}, then the kinds searched ($9…),
  * then (kind, cutoff) pairs for kinds with a TTL, then, with a lexical arm, the query's terms as
- * TEXT[] and the lexical parameters as FLOAT8[] {k1, b, common least df, common least share}.
+ * TEXT[] and the lexical parameters as FLOAT8[] {k1, b, common least df, common least share, short length, half length}.
  *
  * The vector arm reads the vector index with the (region, user, kind) prefix pinned and nothing
  * else; the lexical arm reads the postings and kept statistics of the same partitions (see
  * `lexicalArm`); expiry is checked on the rows each returns. The ranks are fused: score =
  * Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs but counts for
- * nothing, and what only it found is not returned (the lexical arm alone). With `touch` false the
+ * nothing, and what only it found is not returned (the lexical arm alone). The relevance floor: a
+ * memory the lexical arm did not find is returned only within the farthest distance, so a query
+ * that matches no term and lies far from every memory returns nothing. With `touch` false the
  * same ranking is read without the UPDATE: looking is not recalling (the memory page's search);
  * $6 is then only echoed back.
  */
@@ -104,18 +109,19 @@ export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, tou
   const prefixes = prefixList(kinds, 9);
   const cutoffs = 9 + kinds;
   const ctes = [vectorArm(prefixes, unexpired(ttlKinds, cutoffs, 'v'))];
-  const parts = [`SELECT id, ${fusedPart(2)} AS part FROM vector_arm`];
+  // The relevance floor: what only the vector arm found counts as found within the distance bound ($8[4]).
+  const parts = [`SELECT id, ${fusedPart(2)} AS part, distance <= ($8::float8[])[4] AS related FROM vector_arm`];
   if (lexical) {
     const terms = cutoffs + 2 * ttlKinds;
     ctes.push(lexicalArm(prefixes, unexpired(ttlKinds, cutoffs, 'm'), terms, terms + 1));
-    parts.push(`SELECT id, ${fusedPart(3)} AS part FROM lexical_arm`);
+    parts.push(`SELECT id, ${fusedPart(3)} AS part, TRUE AS related FROM lexical_arm`);
   }
   return `
 WITH ${ctes.join(', ')}, hits AS (
   SELECT arms.id, sum(arms.part) AS score
     FROM (${parts.join(' UNION ALL ')}) AS arms
    GROUP BY arms.id
-  HAVING sum(arms.part) > 0
+  HAVING sum(arms.part) > 0 AND bool_or(arms.related)
    ORDER BY score DESC, arms.id
    LIMIT $5::int4
 ), found AS (

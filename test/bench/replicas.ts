@@ -1,0 +1,91 @@
+/**
+ * In-memory replicas of recall's two arms and their fusion, for the tuning scripts: the lexical
+ * arm as `lexicalArm` in recall-sql.ts scores (the neutral analyzer's terms with their
+ * frequencies, a memory's length the sum of them, very common terms left out), the offline
+ * embedder's exact cosine ranking, and reciprocal rank fusion with the relevance floor.
+ */
+import type { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
+import { FUSION, LEXICAL, type LexicalScoring, lengthScaled } from '../../lambda/memory/ranking.js';
+
+const analyzer = new LexicalAnalyzer('neutral');
+
+/** The lexical arm of one partition, in memory: the same postings, statistics and sum as `lexicalArm` in recall-sql.ts. */
+export class LexicalReplica {
+  private readonly postings = new Map<string, { id: string; tf: number; dl: number }[]>();
+  private readonly n: number;
+  readonly average: number;
+
+  constructor(memories: readonly { id: string; content: string }[]) {
+    let total = 0;
+    for (const m of memories) {
+      const tfs = analyzer.frequencies(m.content);
+      const dl = [...tfs.values()].reduce((sum, f) => sum + f, 0);
+      total += dl;
+      for (const [term, tf] of tfs) this.postings.set(term, [...(this.postings.get(term) ?? []), { id: m.id, tf, dl }]);
+    }
+    this.n = memories.length;
+    this.average = Math.max(total / Math.max(this.n, 1), 1);
+  }
+
+  /** The best `k` memories with at least one scored term, best first; the scoring defaults to the one in force. */
+  search(query: string, scoring: LexicalScoring = LEXICAL, k = FUSION.depth): string[] {
+    const { k1, b } = lengthScaled(scoring, this.average);
+    const scores = new Map<string, number>();
+    for (const term of analyzer.queryTerms(query)) {
+      const list = this.postings.get(term) ?? [];
+      const df = list.length;
+      if (df === 0 || df > Math.max(scoring.commonDf, scoring.commonShare * this.n)) continue;
+      const idf = Math.log(1 + (this.n - df + 0.5) / (df + 0.5));
+      for (const p of list) {
+        const part = (p.tf * (k1 + 1)) / (p.tf + k1 * (1 - b + (b * p.dl) / this.average));
+        scores.set(p.id, (scores.get(p.id) ?? 0) + idf * part);
+      }
+    }
+    return [...scores.entries()]
+      .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))
+      .slice(0, k)
+      .map((e) => e[0]);
+  }
+}
+
+/** The vector arm of one partition, in memory: exact cosine distance to the offline embedder's vectors. */
+export class VectorReplica {
+  private constructor(
+    private readonly embedder: LocalEmbedder,
+    private readonly rows: { id: string; vector: number[] }[],
+  ) {}
+
+  static async of(memories: readonly { id: string; content: string }[], embedder: LocalEmbedder): Promise<VectorReplica> {
+    const rows = await Promise.all(memories.map(async (m) => ({ id: m.id, vector: await embedder.embed(m.content) })));
+    return new VectorReplica(embedder, rows);
+  }
+
+  /** Nearest first, with cosine distances. */
+  async search(query: string, k = 50): Promise<{ id: string; distance: number }[]> {
+    const q = await this.embedder.embed(query);
+    return this.rows
+      .map((r) => ({ id: r.id, distance: 1 - r.vector.reduce((sum, x, j) => sum + x * (q[j] ?? 0), 0) }))
+      .sort((x, y) => x.distance - y.distance || (x.id < y.id ? -1 : 1))
+      .slice(0, k);
+  }
+}
+
+/**
+ * Reciprocal rank fusion as `recallSql` computes it, with the relevance floor: a memory only the
+ * vector arm found is kept only within `farthest` distance of the query.
+ */
+export function fuse(
+  vector: readonly { id: string; distance: number }[],
+  lexical: readonly string[],
+  farthest: number = Number.POSITIVE_INFINITY,
+): string[] {
+  const scores = new Map<string, number>();
+  for (const [i, id] of lexical.slice(0, FUSION.depth).entries()) scores.set(id, FUSION.lexicalWeight / (FUSION.k + i + 1));
+  for (const [i, hit] of vector.slice(0, FUSION.depth).entries()) {
+    const found = scores.get(hit.id);
+    if (found === undefined && hit.distance > farthest) continue;
+    scores.set(hit.id, (found ?? 0) + FUSION.vectorWeight / (FUSION.k + i + 1));
+  }
+  return [...scores.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map((e) => e[0]);
+}
