@@ -5,6 +5,7 @@ import { seedRepresentative } from '../../bin/plan/seed.js';
 import { verifyPlans } from '../../bin/plan/verify.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import * as memorySql from '../../lambda/adapters/pg/memory-sql.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 
 test('the catalogue holds every statement of memory-sql.ts, as the store sends it', async () => {
@@ -24,25 +25,29 @@ test('the catalogue holds every statement of memory-sql.ts, as the store sends i
     expect(texts).toContain(text);
 });
 
-test('npm run verify:plan (no --url) passes on the local engine and checks every runtime query', async () => {
-  const out: string[] = [];
-  const code = await main([], (line) => out.push(line));
-  const report = out.join('\n');
-  expect(code).toBe(0);
-  expect(report).toContain('query plans on postgres:');
-  expect(report).toContain('every plan holds');
-  for (const name of [
-    'neighbours',
-    'recall: kinds with and without expiry',
-    'remember',
-    'forget all',
-    'sweep expired',
-    'key by token hash',
-  ]) {
-    expect(report).toMatch(new RegExp(`ok\\s+${name}`));
-  }
-  expect(report).not.toContain('FAIL');
-});
+test(
+  'npm run verify:plan (no --url) passes on the local engine and checks every runtime query',
+  async () => {
+    const out: string[] = [];
+    const code = await main([], (line) => out.push(line));
+    const report = out.join('\n');
+    expect(code).toBe(0);
+    expect(report).toContain('query plans on postgres:');
+    expect(report).toContain('every plan holds');
+    for (const name of [
+      'neighbours',
+      'recall: kinds with and without expiry',
+      'remember',
+      'forget all',
+      'sweep expired',
+      'key by token hash',
+    ]) {
+      expect(report).toMatch(new RegExp(`ok\\s+${name}`));
+    }
+    expect(report).not.toContain('FAIL');
+  },
+  HEAVY_STEP_MS,
+); // seeds 9,000 memories and explains every statement: a minute or more on a busy machine
 
 test('an unknown option is a usage error, not a verdict', async () => {
   const out: string[] = [];
@@ -59,7 +64,7 @@ describe('deliberately broken queries fail the verification', () => {
     const rep: Representative = { region: 'local', userId: randomUUID(), dimensions: 256, now: new Date() };
     await seedRepresentative(db, rep);
     real = await runtimeQueries(rep);
-  });
+  }, HEAVY_STEP_MS);
   afterAll(async () => db.close());
 
   const neighbours = () => {
@@ -74,10 +79,14 @@ describe('deliberately broken queries fail the verification', () => {
     return { ...query, name, text: query.text.replace(nearestArm, `${where} ORDER BY embedding <=> $4::vector`) };
   };
 
-  test('the real statements pass on the same database', async () => {
-    const report = await verifyPlans(db, real);
-    expect(report.verdicts.filter((v) => v.problems.length > 0)).toEqual([]);
-  });
+  test(
+    'the real statements pass on the same database',
+    async () => {
+      const report = await verifyPlans(db, real);
+      expect(report.verdicts.filter((v) => v.problems.length > 0)).toEqual([]);
+    },
+    HEAVY_STEP_MS,
+  );
 
   test.each([
     ['without the user', 'WHERE region = $1 AND kind = $3', [/ANN read filters on/, /does not use memories_user_kind/]],
@@ -94,13 +103,17 @@ describe('deliberately broken queries fail the verification', () => {
     for (const pattern of expected) expect(problems).toMatch(pattern);
   });
 
-  test('the command fails (exit 1) when a broken query rides along, and names it', async () => {
-    const out: string[] = [];
-    const code = await main([], (line) => out.push(line), [
-      broken('neighbours without the user', 'WHERE region = $1 AND kind = $3'),
-    ]);
-    expect(code).toBe(1);
-    expect(out.join('\n')).toMatch(/FAIL\s+neighbours without the user/);
-    expect(out.join('\n')).toContain('some plans do not hold');
-  });
+  test(
+    'the command fails (exit 1) when a broken query rides along, and names it',
+    async () => {
+      const out: string[] = [];
+      const code = await main([], (line) => out.push(line), [
+        broken('neighbours without the user', 'WHERE region = $1 AND kind = $3'),
+      ]);
+      expect(code).toBe(1);
+      expect(out.join('\n')).toMatch(/FAIL\s+neighbours without the user/);
+      expect(out.join('\n')).toContain('some plans do not hold');
+    },
+    HEAVY_STEP_MS,
+  );
 });
