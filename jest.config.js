@@ -8,5 +8,8 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  testTimeout: 60_000,
+  // A test's own budget on a shared 2-core machine that other jobs keep busy (load 8 and more):
+  // steps that take a second alone take tens of seconds there. A timeout must mean a hang, never
+  // a busy machine; heavier steps name their own budget (test/support/budgets.ts).
+  testTimeout: 120_000,
 };

@@ -4,6 +4,7 @@ import type { MemoryService } from '../../lambda/memory/service.js';
 import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { REQUEST_LIMITS, serveMcp } from '../../lambda/mcp/serve.js';
 import { guarded, success } from '../../lambda/mcp/tool-result.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
 
@@ -90,7 +91,7 @@ describe('what one request may return', () => {
       const words = Array.from({ length: 1200 }, (_, w) => `w${(i * 7919 + w * 104729) % 99991}`).join(' ');
       await service.remember(owner, CLIENT, { content: `ledger entry ${i}: ${words}`.slice(0, 8192), kind: 'fact' });
     }
-  });
+  }, HEAVY_STEP_MS); // 50 memories of about 1,200 terms each, every term a posting
   afterAll(async () => db.close());
 
   const recalled = async () =>
