@@ -28,7 +28,7 @@ test('the domain is a regional TLS 1.2 domain name mapped at its root, and every
     template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: 'UNAUTHORIZED' } }),
   );
   expect(flat(unauthorized?.Properties.ResponseParameters)).toEqual({
-    'gatewayresponse.header.WWW-Authenticate': `'Bearer resource_metadata="https://${name}/.well-known/oauth-protected-resource/mcp"'`,
+    'gatewayresponse.header.WWW-Authenticate': `'Bearer resource_metadata="https://${name}/.well-known/oauth-protected-resource/mcp", scope="memory"'`,
   });
   const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
   expect(flat(outputs.McpUrl?.Value as never)).toBe(`https://${name}/mcp`);
