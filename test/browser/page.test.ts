@@ -213,6 +213,9 @@ if (browser) {
     const revoking = await browser.newContext();
     const third = await openPage(revoking);
     await signIn(third, doomed.token);
+    // Every call of the sign-in done first: revoked while one is still on its way, the page would sign
+    // out by itself before the click below could reach its navigation.
+    await third.waitForLoadState('networkidle');
     await (await endpoint.container.keys()).revoke(doomed.keyId);
     await view(third, 'Next to go', '#sign-in:not([hidden])');
     expect(await third.getByRole('alert').textContent()).toContain('Signed out: this key was revoked or is no longer valid');
