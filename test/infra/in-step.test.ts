@@ -1,6 +1,7 @@
 import { migrationFiles } from '../../lambda/adapters/pg/migrate.js';
 import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
+import { SECURITY_EVENTS } from '../../lambda/auth/security-events.js';
 import { GATEWAY_RESPONSES, RESOURCE_METADATA_PATH } from '../../lambda/http/api-gateway.js';
 import { OAUTH_PATHS, oauthMethods } from '../../lambda/http/oauth.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
@@ -13,6 +14,7 @@ import {
   OAUTH_ROUTES,
   RESOURCE_METADATA_PATH as STACK_RESOURCE_METADATA_PATH,
 } from '../../lib/constructs/mcp-api.js';
+import { SECURITY_EVENTS as STACK_SECURITY_EVENTS } from '../../lib/constructs/naaba-metrics.js';
 import { CDK_CONTEXT, environmentOf, firstStack, functionId } from './support.js';
 
 /**
@@ -24,6 +26,10 @@ test("the gateway's 401, 403 and authorizer-failure 503 are the ones the local s
   expect(GATEWAY_REFUSALS.unauthorized).toEqual(GATEWAY_RESPONSES.unauthorized);
   expect(GATEWAY_REFUSALS.accessDenied).toEqual(GATEWAY_RESPONSES.accessDenied);
   expect(GATEWAY_REFUSALS.authorizerFailure).toEqual(GATEWAY_RESPONSES.authorizerFailure);
+});
+
+test('the dashboard graphs exactly the security events the functions count', () => {
+  expect([...STACK_SECURITY_EVENTS].sort()).toEqual([...SECURITY_EVENTS].sort());
 });
 
 test('the stack routes exactly the OAuth paths the function answers, and points 401s at the same metadata', () => {
