@@ -20,7 +20,7 @@ beforeAll(async () => {
   client = new BedrockRuntimeClient({ region: 'eu-west-1', endpoint: stub.url, credentials: DUMMY_CREDENTIALS, maxAttempts: 1 });
   judge = new NovaJudge(client, {
     modelId: 'eu.amazon.nova-micro-v1:0',
-    policy: { timeoutMs: 300, maxAttempts: 3, budgetMs: 5000, backoffBaseMs: 1, backoffCapMs: 5 },
+    policy: { timeoutMs: 2_000, maxAttempts: 3, budgetMs: 10_000, backoffBaseMs: 1, backoffCapMs: 5 },
   });
 });
 afterAll(async () => {

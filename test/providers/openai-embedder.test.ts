@@ -4,7 +4,7 @@ import { EmbedderError, EmbeddingDimensionError } from '../../lambda/memory/erro
 import { embeddingsAnswer, OpenAiStub, openAiError } from './support/openai-stub.js';
 import { unitVector } from './support/vectors.js';
 
-const POLICY = { timeoutMs: 300, maxAttempts: 3, budgetMs: 5000, backoffBaseMs: 1, backoffCapMs: 5 };
+const POLICY = { timeoutMs: 2_000, maxAttempts: 3, budgetMs: 10_000, backoffBaseMs: 1, backoffCapMs: 5 };
 const KEY = 'sk-stand-in-0123456789abcdef';
 let stub: OpenAiStub;
 let embedder: OpenAiEmbedder;

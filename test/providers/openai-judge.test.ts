@@ -17,7 +17,7 @@ beforeAll(async () => {
   stub = await OpenAiStub.start();
   judge = new OpenAiJudge(
     { baseUrl: stub.baseUrl, apiKey: 'sk-stand-in-key-000000', fetch },
-    { model: 'qwen2.5:3b', policy: { timeoutMs: 300, maxAttempts: 3, budgetMs: 5000, backoffBaseMs: 1, backoffCapMs: 5 } },
+    { model: 'qwen2.5:3b', policy: { timeoutMs: 2_000, maxAttempts: 3, budgetMs: 10_000, backoffBaseMs: 1, backoffCapMs: 5 } },
   );
 });
 afterAll(async () => stub.close());
