@@ -5,6 +5,7 @@ import { SqlOAuthStore } from './adapters/pg/oauth-store.js';
 import { requireIndexedWith, SchemaError, schemaFacts } from './adapters/pg/schema.js';
 import { requireKnownSchema } from './adapters/pg/schema-version.js';
 import { PgSqlClient } from './adapters/pg/pg-client.js';
+import type { RetryPolicy } from './adapters/pg/retry.js';
 import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
 import { OAuthService } from './auth/oauth.js';
@@ -27,6 +28,8 @@ export interface ContainerParts {
   readonly clock?: Clock;
   readonly embedder?: Embedder;
   readonly judge?: Judge;
+  /** The stores' retry bounds (default `defaultRetryPolicy`); tests on a busy machine give more time. */
+  readonly retry?: RetryPolicy;
 }
 
 /** How often the local engine checks whether a table grew enough to need fresh planner statistics. */
@@ -118,11 +121,11 @@ export class Container {
   }
 
   keyStore(): Promise<KeyStore> {
-    return this.once('keyStore', async () => new SqlKeyStore(await this.knownSql()));
+    return this.once('keyStore', async () => new SqlKeyStore(await this.knownSql(), this.supplied.retry));
   }
 
   oauthStore(): Promise<OAuthStore> {
-    return this.once('oauthStore', async () => new SqlOAuthStore(await this.knownSql(), this.config.region));
+    return this.once('oauthStore', async () => new SqlOAuthStore(await this.knownSql(), this.config.region, this.supplied.retry));
   }
 
   /** The authorization server as seen at `issuer` (the public base URL the request came in on). */
@@ -166,7 +169,7 @@ export class Container {
       const analyzer = this.analyzer;
       await requireIndexedWith(sql, schema, { embedder: embedder.name, lexical: analyzer.name });
       return new MemoryService({
-        store: new SqlMemoryStore(sql),
+        store: new SqlMemoryStore(sql, this.supplied.retry),
         embedder,
         analyzer,
         ranking: this.config.recall.ranking,
@@ -180,7 +183,7 @@ export class Container {
   sweeper(): Promise<Sweeper> {
     return this.once(
       'sweeper',
-      async () => new Sweeper(new SqlMemoryStore(await this.knownSql()), this.config.rules, this.clock),
+      async () => new Sweeper(new SqlMemoryStore(await this.knownSql(), this.supplied.retry), this.config.rules, this.clock),
     );
   }
 

@@ -38,13 +38,21 @@ function awsRegionOf(region: string): string {
 /** `ID.execute-api.REGION.amazonaws.com`: the API's region is in its host name. */
 const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 
-/** How long `issue-key` waits for a custom domain's /healthz to say which region it serves. */
-const HEALTHZ_TIMEOUT_MS = 5_000;
+/**
+ * How long `issue-key` waits for a custom domain's /healthz to say which region it serves:
+ * NAABA_HEALTHZ_TIMEOUT_MS, 5 s by default (tests on a busy machine give it more).
+ */
+function healthzTimeoutMs(): number {
+  const settings = new Settings(environment());
+  const ms = settings.integer('NAABA_HEALTHZ_TIMEOUT_MS', 5_000, 100, 120_000);
+  if (settings.problems.length > 0) throw new ConfigError(settings.problems.join('; '));
+  return ms;
+}
 
 /** Which naaba region an endpoint serves, asked of its open /healthz (it answers `{status, region}`). */
-async function servedRegion(url: string): Promise<string | undefined> {
+async function servedRegion(url: string, timeoutMs: number): Promise<string | undefined> {
   const health = new URL('healthz', url.replace(/mcp$/, ''));
-  const response = await fetch(health, { signal: AbortSignal.timeout(HEALTHZ_TIMEOUT_MS) });
+  const response = await fetch(health, { signal: AbortSignal.timeout(timeoutMs) });
   const body = (await response.json()) as { region?: unknown };
   return typeof body.region === 'string' ? body.region : undefined;
 }
@@ -66,7 +74,7 @@ export async function requireEndpointOfRegion(
   const apiRegion = EXECUTE_API_HOST.exec(new URL(endpoint.url).hostname)?.[1];
   if (apiRegion !== undefined && apiRegion === awsRegionOf(region)) return;
   const health = endpoint.url.replace(/mcp$/, 'healthz');
-  const said = await servedRegion(endpoint.url).catch((error: unknown) => (error as Error).name);
+  const said = await servedRegion(endpoint.url, healthzTimeoutMs()).catch((error: unknown) => (error as Error).name);
   const asked = said !== undefined && /^[a-z0-9-]+$/.test(said) && !/Error$/.test(said);
   if (asked && said === region) return;
   if (!asked && apiRegion === undefined) {

@@ -56,8 +56,11 @@ export class LineSampler {
 
 const sampler = new LineSampler();
 
-/** Records a security event: both counts always, the WARN line unless sampling leaves it out. */
-export function securityEvent(name: SecurityEventName, fields: SecurityEventFields): void {
+/**
+ * Records a security event: both counts always, the WARN line unless sampling leaves it out.
+ * `now` is when it happened, for the sampling (a caller with a container passes its clock's).
+ */
+export function securityEvent(name: SecurityEventName, fields: SecurityEventFields, now: Date = new Date()): void {
   count('security_event');
   count(`security_${name}`);
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
@@ -65,7 +68,7 @@ export function securityEvent(name: SecurityEventName, fields: SecurityEventFiel
     logger.warn('security event', { event: name, ...defined });
     return;
   }
-  const skipped = sampler.take(name, Date.now());
+  const skipped = sampler.take(name, now.getTime());
   if (skipped === undefined) return;
   logger.warn('security event', { event: name, ...defined, ...(skipped > 0 ? { notLogged: skipped } : {}) });
 }

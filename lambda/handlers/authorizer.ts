@@ -58,7 +58,9 @@ async function handleAuthorize(event: TokenAuthorizerEvent, context: Context): P
   });
   count(`authorization_${decision.effect}`);
   // A TOKEN authorizer sees no client address: API Gateway (WAF) bounds floods per address in AWS.
-  if (decision.effect === 'unauthorized') securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token' });
+  if (decision.effect === 'unauthorized') {
+    securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token' }, container().clock.now());
+  }
   const result = authorizerResult(decision, event.methodArn);
   if (decision.effect !== 'allow' || !buckets) return result;
   return { ...result, usageIdentifierKey: usageIdentifier(decision.principal.keyId, buckets) };

@@ -7,6 +7,13 @@ import { environment } from '../../lambda/config/env.js';
 /** Where the screenshots of each view go (git-ignored). */
 export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output', 'browser');
 
+/**
+ * How long one browser step (a click's effect, a navigation, a launch) may take: on a shared
+ * 2-core machine under load a step that takes 100 ms alone can take tens of seconds, and a
+ * timeout must mean the page never got there.
+ */
+export const BROWSER_STEP_MS = 60_000;
+
 /** Debian's `chromium` package, or the browser NAABA_CHROMIUM names. */
 const EXECUTABLE = environment().NAABA_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -24,7 +31,7 @@ const ARGS = [
 async function launch(): Promise<Browser | string> {
   if (!existsSync(EXECUTABLE)) return `no browser at ${EXECUTABLE} (apt-get install chromium, or set NAABA_CHROMIUM)`;
   try {
-    return await chromium.launch({ executablePath: EXECUTABLE, headless: true, args: ARGS, timeout: 30_000 });
+    return await chromium.launch({ executablePath: EXECUTABLE, headless: true, args: ARGS, timeout: BROWSER_STEP_MS });
   } catch (error) {
     return `${EXECUTABLE} did not start: ${(error as Error).message.split('\n')[0]}`;
   }

@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
 import { startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 import { ManualOAuthFlow, pkce } from '../support/oauth.js';
-import { browserForTests, SCREENSHOTS } from './browser.js';
+import { BROWSER_STEP_MS, browserForTests, SCREENSHOTS } from './browser.js';
 
 /**
  * The consent page in headless Chromium against the real local server: a client with a hostile
@@ -60,7 +60,7 @@ if (browser) {
     redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
     clientId = await flow.client(redirectUri, HOSTILE_NAME);
     context = await browser.newContext({ viewport: { width: 900, height: 800 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_STEP_MS);
   });
   afterAll(async () => {
     await context?.close();

@@ -7,7 +7,7 @@ import { sweepRegion } from '../../lambda/region-sweep.js';
 import { CurationModel } from '../model/curation-model.js';
 import { ManualClock } from '../support/clock.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
-import { browserForTests, SCREENSHOTS } from './browser.js';
+import { BROWSER_STEP_MS, browserForTests, SCREENSHOTS } from './browser.js';
 
 /**
  * The memory page tells expiry as expiry: after session memories expire and the sweep removes
@@ -77,7 +77,7 @@ if (browser) {
     await sweepRegion(endpoint.container);
     model.sweep();
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_STEP_MS);
     page = await context.newPage();
     await page.goto(`${endpoint.url}/`);
     await page.getByLabel('API key').fill(owner.token);

@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { BROWSER_STEP_MS } from './browser.js';
 
 /** A page of the memory page, with what it reported: script errors, CSP violations, dialogs. */
 export interface OpenedPage {
@@ -12,7 +13,7 @@ export interface OpenedPage {
 
 export async function openPage(browser: Browser, url: string, options: BrowserContextOptions = {}): Promise<OpenedPage> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, ...options });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(BROWSER_STEP_MS);
   const page = await context.newPage();
   const errors: string[] = [];
   const requests: string[] = [];

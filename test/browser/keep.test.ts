@@ -69,7 +69,7 @@ if (browser) {
     opened = await openPage(browser, endpoint.url);
     page = opened.page;
     await signIn(page, owner.token);
-  }, 60_000);
+  });
   afterAll(async () => {
     await opened?.close();
     await browser.close();
@@ -213,7 +213,7 @@ if (browser) {
   test('search with nothing related says so, with nothing listed (the recall relevance floor)', async () => {
     await page.getByLabel('Search', { exact: true }).fill('qxzvbnm plokijuh wertzuiop');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.locator('#empty:not([hidden])', { hasText: 'Nothing found for' }).waitFor({ timeout: 5_000 });
+    await page.locator('#empty:not([hidden])', { hasText: 'Nothing found for' }).waitFor();
     expect(await page.locator('#memories li').count()).toBe(0);
   });
 }

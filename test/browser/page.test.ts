@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
 import { setEnvironment } from '../handlers/process-env.js';
 import type { TestEndpoint } from '../support/endpoint.js';
-import { browserForTests, SCREENSHOTS } from './browser.js';
+import { BROWSER_STEP_MS, browserForTests, SCREENSHOTS } from './browser.js';
 
 /**
  * The memory page in headless Chromium against the real local server: real keys, a real MCP
@@ -97,7 +97,7 @@ if (browser) {
     for (const content of FACTS) ids.set(content, await remember(content));
     ids.set('session', await remember('Build 4412 is being bisected this afternoon.', 'session'));
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(BROWSER_STEP_MS);
     page = await openPage(context);
   });
   afterAll(async () => {

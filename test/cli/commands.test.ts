@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startNpmStart } from '../support/cli.js';
+import { pollUntil } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'naaba-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,8 +80,8 @@ test('npm start serves the local endpoint, migrated on first start, and says how
   try {
     expect(server.output()).toMatch(/MCP endpoint for your client: http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok', region: 'local' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(server.output()).toContain('npx naaba issue-key');
+    // The hint follows the listening line on its own time: wait for it rather than a fixed 500 ms.
+    expect(await pollUntil(server.output, (output) => output.includes('npx naaba issue-key'))).toContain('npx naaba issue-key');
   } finally {
     await server.stop();
   }

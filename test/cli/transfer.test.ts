@@ -60,7 +60,7 @@ beforeAll(async () => {
   await remember('Invoices are due on the fifth.', 'fact');
   await call(mcp, 'recall', { query: 'ferry Lamu', limit: 1 });
   await mcp.close();
-}, 60_000);
+});
 afterAll(async () => {
   await source?.close();
   rmSync(dir, { recursive: true, force: true });

@@ -14,10 +14,11 @@ test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 
   const key = await endpoint.issueKey('busy-agent');
   const client = await connect(endpoint.mcpUrl, key.token);
   const bystander = await call<{ id: string }>(client, 'remember', { content: 'A fact that must not be lost.', kind: 'fact' });
-  // Three agents of the same user, so that no key has more than the 20 requests one key may have in flight.
+  // Thirteen agents of the same user, so that no key has more than the 4 requests one key may have
+  // in progress: none waits for a slot, a wait bounded in time that a busy machine would outlast.
   const others = await Promise.all(
-    ['second-agent', 'third-agent'].map(async (name) =>
-      connect(endpoint.mcpUrl, (await endpoint.issueKey(name, undefined, key.userId)).token),
+    Array.from({ length: 12 }, async (_, i) =>
+      connect(endpoint.mcpUrl, (await endpoint.issueKey(`agent-${i + 2}`, undefined, key.userId)).token),
     ),
   );
   const agents = [client, ...others];

@@ -38,6 +38,9 @@ beforeAll(async () => {
     AWS_REGION: 'eu-central-1',
     NAABA_EMBEDDING_DIMENSIONS: '256',
     NAABA_PROVIDER_MAX_ATTEMPTS: '1',
+    // Calls to the stand-in that must succeed: a minute, not 5 s, however busy the machine.
+    NAABA_EMBEDDER_TIMEOUT_MS: '60000',
+    NAABA_EMBEDDER_BUDGET_MS: '120000',
   });
   const db = await freshDatabase(256);
   const embedder = await makeEmbedder(config, { credentials: DUMMY_CREDENTIALS });

@@ -9,6 +9,7 @@ import { mcpCall } from '../handlers/events.js';
 import { BedrockStub, bedrockError } from '../providers/support/bedrock-stub.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { postgresForTests } from '../support/pg-server.js';
+import { pollUntil } from '../support/poll.js';
 import { BUNDLE_ROOT, buildLambdaBundle, invokeBundle, type LambdaBundle } from './lambda-bundle.js';
 import { environmentOf, firstStack, functionId } from './support.js';
 
@@ -86,7 +87,9 @@ if (server) {
       },
       event,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The segments were sent before the bundle answered; read them as they come, not in a fixed 200 ms.
+    const traced = (trace: string) => trace.includes('"name":"BedrockRuntime"') && /"name":"SQL [A-Z]/.test(trace);
+    const trace = await pollUntil(() => daemon.received.join('\n'), traced);
     daemon.socket.close();
 
     const result = answered as { statusCode: number; body: string };
@@ -102,7 +105,6 @@ if (server) {
     expect(emf.some((blob) => blob.http_2xx === 1)).toBe(true);
     expect(lines.find((l) => l.includes('"tool call failed"'))).toMatch(/"level":"ERROR".*AccessDeniedException 403/);
 
-    const trace = daemon.received.join('\n');
     expect(trace).toContain('"name":"BedrockRuntime"');
     expect(trace).toMatch(/"name":"SQL [A-Z]/);
     expect(`${lines.filter((l) => !l.startsWith('RESULT ')).join('\n')}${trace}`).not.toContain(CONTENT);

@@ -39,6 +39,9 @@ if (server) {
     NAABA_DATABASE_SECRET_ID: SECRET,
     NAABA_DB_ENGINE: 'postgres',
     NAABA_BEDROCK_ENDPOINT: bedrock.url,
+    // Calls to the stand-in that must succeed: a minute per attempt, not the stack's 5 s, however busy the machine.
+    NAABA_EMBEDDER_TIMEOUT_MS: '60000',
+    NAABA_EMBEDDER_BUDGET_MS: '120000',
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
     AWS_REGION: stack.region,
     AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,

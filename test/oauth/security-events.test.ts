@@ -141,8 +141,9 @@ test.each<[string, () => Promise<unknown>, string]>([
 });
 
 test('a flood of failed authentications is counted every time but logged at most once a second', async () => {
-  // Past the sampling window of the lines written above.
-  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  // Past the sampling window of the lines written above; the flood then takes no time on the
+  // endpoint's clock, however long the machine takes to send it.
+  clock.advance(1.1);
   const { warnings, metrics } = await observed(async () => {
     for (let i = 0; i < 10; i += 1) {
       await fetch(endpoint.mcpUrl, {
@@ -154,8 +155,7 @@ test('a flood of failed authentications is counted every time but logged at most
   });
   // One authorizer invocation each, each flushing its own metrics.
   expect(metrics.filter((m) => m === 'security_auth_failed')).toHaveLength(10);
-  expect(warnings.filter((w) => w.event === 'auth_failed').length).toBeLessThan(10);
-  expect(warnings.filter((w) => w.event === 'auth_failed').length).toBeGreaterThanOrEqual(1);
+  expect(warnings.filter((w) => w.event === 'auth_failed')).toHaveLength(1);
 });
 
 test('no output of any event holds a secret or its SHA-256', async () => {

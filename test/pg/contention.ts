@@ -6,6 +6,7 @@ import { loadConfig } from '../../lambda/config/env.js';
 import { StoreBusyError } from '../../lambda/memory/errors.js';
 import type { ClientInfo, Principal } from '../../lambda/memory/model.js';
 import type { MemoryService } from '../../lambda/memory/service.js';
+import { PATIENT_CONNECT_MS, PATIENT_RETRY } from '../support/budgets.js';
 
 /**
  * Contention rounds against a real multi-connection server, through the memory service (embed,
@@ -94,14 +95,22 @@ const principal = (userId: string): Principal => ({ userId, region: 'eu-central-
  * what the rounds notice when a guarantee is broken).
  */
 export async function openContentionBench(url: string, connections = 10, unchecked?: SqlClient): Promise<ContentionBench> {
-  const raw = unchecked ?? (await PgSqlClient.connect({ url, maxConnections: connections, statementTimeoutMs: 30_000 }));
+  // Fifty calls share ten connections: waiting for one, or for a retry's turn, takes long on a busy machine.
+  const raw =
+    unchecked ??
+    (await PgSqlClient.connect({
+      url,
+      maxConnections: connections,
+      statementTimeoutMs: 30_000,
+      connectionTimeoutMs: PATIENT_CONNECT_MS,
+    }));
   const sql = new RetryCountingClient(raw);
   const config = loadConfig({
     NAABA_LOG_LEVEL: 'SILENT',
     NAABA_DATABASE_URL: url,
     NAABA_CURATION: JSON.stringify({ kinds: { note: { ceiling: NOTE_CEILING }, fact: { ceiling: 1000 } } }),
   });
-  const container = new Container(config, { sql });
+  const container = new Container(config, { sql, retry: PATIENT_RETRY });
   const memory: MemoryService = await container.memory();
 
   const count = async (text: string, params: readonly unknown[]) => (await raw.query<{ n: number }>(text, params))[0]?.n ?? -1;

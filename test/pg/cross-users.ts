@@ -11,6 +11,7 @@ import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
 import { MemoryService } from '../../lambda/memory/service.js';
 import { systemClock } from '../../lambda/ports/clock.js';
+import { PATIENT_CONNECT_MS, PATIENT_RETRY } from '../support/budgets.js';
 
 /**
  * Different users on one real PostgreSQL (default settings): each worker owns its own users and
@@ -94,9 +95,15 @@ export interface CrossUserBench {
 }
 
 export async function openCrossUserBench(url: string, connections: number): Promise<CrossUserBench> {
-  const raw = await PgSqlClient.connect({ url, maxConnections: connections, statementTimeoutMs: 30_000 });
+  // More workers than a busy machine serves at once: patient bounds on connections and on retries.
+  const raw = await PgSqlClient.connect({
+    url,
+    maxConnections: connections,
+    statementTimeoutMs: 30_000,
+    connectionTimeoutMs: PATIENT_CONNECT_MS,
+  });
   const sql = new RetryTally(raw);
-  const store = new SqlMemoryStore(sql);
+  const store = new SqlMemoryStore(sql, PATIENT_RETRY);
   const embedder = new LocalEmbedder(256);
   const analyzer = new LexicalAnalyzer();
   const memory = new MemoryService({ store, embedder, judge: new ExactOnlyJudge(), analyzer, clock: systemClock, rules: RULES });

@@ -11,6 +11,7 @@ import { checkCurationModel } from '../model/curation-check.js';
 import { DIMENSIONS } from '../support/vectors.js';
 import { type CrossUserBench, type CrossUserFigures, openCrossUserBench } from './cross-users.js';
 import { openUrl, redact } from '../store/url-harness.js';
+import { PATIENT_CONNECT_MS } from '../support/budgets.js';
 
 /**
  * A real multi-connection PostgreSQL in the test suite: a throwaway cluster started here (or the
@@ -121,20 +122,31 @@ if (url) {
     });
 
     test('the queue: a writer that locks a partition waits for its holder; another partition does not', async () => {
-      const sql = await PgSqlClient.connect({ url, maxConnections: 3, statementTimeoutMs: 5_000 });
+      // Generous connect and statement bounds: the second writer's lock wait lasts as long as the
+      // rest of the test, and a busy machine must not turn that wait into an error.
+      const sql = await PgSqlClient.connect({
+        url,
+        maxConnections: 3,
+        statementTimeoutMs: 60_000,
+        connectionTimeoutMs: PATIENT_CONNECT_MS,
+      });
       const order: string[] = [];
       const opened: (() => void)[] = [];
       const gate = new Promise<void>((resolve) => opened.push(resolve));
+      const held: (() => void)[] = [];
+      const holding = new Promise<void>((resolve) => held.push(resolve));
       const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
       const [one, two] = [randomUUID(), randomUUID()];
       const lock = (session: SqlClient, user: string) => session.query(LOCK_PARTITION, ['eu-central-1', user, 'note', false]);
       const first = sql.transaction(async (session) => {
         await lock(session, one);
         order.push('first holds');
+        for (const hold of held) hold();
         await gate;
         order.push('first lets go');
       });
-      await pause();
+      // The second writer starts once the first holds the lock, however long its connection took.
+      await holding;
       const second = sql.transaction(async (session) => {
         await lock(session, one);
         order.push('second holds');

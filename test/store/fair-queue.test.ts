@@ -1,4 +1,4 @@
-import { inLane } from '../../lambda/adapters/pg/fair-queue.js';
+import { FairQueue, inLane } from '../../lambda/adapters/pg/fair-queue.js';
 import { freshDatabase } from '../support/database.js';
 
 /**
@@ -19,6 +19,24 @@ const statement = (lane: string, done: string[]) =>
     done.push(lane);
   });
 
+/**
+ * A queue of its own on the same PGlite whose turns cost what the test says, not the wall time
+ * they took: which lane goes next is then the queue's choice alone, however busy the machine (a
+ * stalled turn on the real clock charges its lane as if it had flooded).
+ */
+function manualQueue() {
+  let clock = 0;
+  const turns = new FairQueue(() => clock);
+  return (lane: string, done: string[], sql: string, costMs: number) =>
+    inLane(lane, () =>
+      turns.run(async () => {
+        await db.db.query(sql);
+        clock += costMs;
+        done.push(lane);
+      }),
+    );
+}
+
 test('one statement of a quiet lane runs after at most one of a lane with forty queued', async () => {
   const done: string[] = [];
   const flood = Array.from({ length: 40 }, () => statement('flood', done));
@@ -30,15 +48,13 @@ test('one statement of a quiet lane runs after at most one of a lane with forty 
 });
 
 test('the statements of one quiet request follow each other while a flood waits', async () => {
+  const statementOf = manualQueue();
   const done: string[] = [];
-  const flood = Array.from({ length: 40 }, () => statement('flood', done));
+  const flood = Array.from({ length: 40 }, () => statementOf('flood', done, 'SELECT count(*) FROM generate_series(1, 20000)', 5));
   await new Promise((resolve) => setImmediate(resolve));
-  const request = inLane('quiet', async () => {
-    for (let i = 0; i < 3; i += 1) {
-      await db.query('SELECT 1');
-      done.push('quiet');
-    }
-  });
+  const request = (async () => {
+    for (let i = 0; i < 3; i += 1) await statementOf('quiet', done, 'SELECT 1', 0.1);
+  })();
   await Promise.all([...flood, request]);
   const quiet = done.flatMap((lane, i) => (lane === 'quiet' ? [i] : []));
   expect(quiet).toHaveLength(3);
@@ -47,8 +63,13 @@ test('the statements of one quiet request follow each other while a flood waits'
 });
 
 test('two lanes that both flood take turns', async () => {
+  const statementOf = manualQueue();
   const done: string[] = [];
-  await Promise.all(Array.from({ length: 20 }, (_, i) => statement(i % 2 === 0 ? 'a' : 'b', done)));
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      statementOf(i % 2 === 0 ? 'a' : 'b', done, 'SELECT count(*) FROM generate_series(1, 20000)', 5),
+    ),
+  );
   const firstTen = done.slice(0, 10);
   expect(firstTen.filter((l) => l === 'a').length).toBeGreaterThanOrEqual(4);
   expect(firstTen.filter((l) => l === 'b').length).toBeGreaterThanOrEqual(4);

@@ -7,6 +7,7 @@ import type { Source } from '../../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/ranking.js';
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
+import { PATIENT_RETRY } from '../support/budgets.js';
 import { axis, lean } from '../support/vectors.js';
 import { pageStoreTests } from './page-suite.js';
 
@@ -76,8 +77,9 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     beforeAll(async () => {
       harness = await open();
       counted = new CountingSqlClient(harness.sql);
-      store = new SqlMemoryStore(counted);
-      keys = new SqlKeyStore(harness.sql);
+      // Calls here must succeed: a busy machine must not exhaust the retries' 3 s budget.
+      store = new SqlMemoryStore(counted, PATIENT_RETRY);
+      keys = new SqlKeyStore(harness.sql, PATIENT_RETRY);
     });
     afterAll(async () => harness.close());
     beforeEach(async () => {
@@ -682,7 +684,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       const grace = (seconds: number) => at(seconds - 30);
 
       beforeEach(async () => {
-        oauth = new SqlOAuthStore(harness.sql, alice.region);
+        oauth = new SqlOAuthStore(harness.sql, alice.region, PATIENT_RETRY);
         await oauth.registerClient(client);
         typed = randomUUID();
         await keys.insert({

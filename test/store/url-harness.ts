@@ -2,6 +2,7 @@ import { type DatabaseRegions, migrate } from '../../lambda/adapters/pg/migrate.
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
 import { environment } from '../../lambda/config/env.js';
+import { PATIENT_CONNECT_MS } from '../support/budgets.js';
 import { DIMENSIONS } from '../support/vectors.js';
 import type { StoreHarness } from './suite.js';
 
@@ -43,7 +44,12 @@ async function requireSuiteRegions(sql: PgSqlClient): Promise<void> {
 }
 
 export async function openUrl(target: string): Promise<StoreHarness> {
-  const sql = await PgSqlClient.connect({ url: target, maxConnections: 4, statementTimeoutMs: 60_000 });
+  const sql = await PgSqlClient.connect({
+    url: target,
+    maxConnections: 4,
+    statementTimeoutMs: 60_000,
+    connectionTimeoutMs: PATIENT_CONNECT_MS,
+  });
   await migrate(sql, { embeddingDimensions: DIMENSIONS, regions: sql.engine === 'cockroach' ? regionsFromEnv() : undefined });
   const dimensions = await schemaDimensions(sql);
   if (dimensions !== DIMENSIONS) {

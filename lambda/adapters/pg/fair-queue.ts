@@ -51,6 +51,9 @@ export class FairQueue {
   private readonly lanes = new Map<string, Lane>();
   private turn: { lane: Lane; since: number } | undefined;
 
+  /** `now` is the clock turns are charged by, in ms; tests pass one they move themselves. */
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
   /** Statements waiting in all lanes (for tests and diagnostics). */
   get queued(): number {
     let n = 0;
@@ -71,7 +74,7 @@ export class FairQueue {
   private wait(name: string): Promise<void> {
     const lane = this.laneOf(name);
     if (!this.turn) {
-      this.turn = { lane, since: performance.now() };
+      this.turn = { lane, since: this.now() };
       return Promise.resolve();
     }
     return new Promise((start) => lane.starters.push(start));
@@ -79,7 +82,7 @@ export class FairQueue {
 
   /** Charges the turn that ended to its lane, then starts the waiting lane that has used least lately. */
   private next(): void {
-    const now = performance.now();
+    const now = this.now();
     if (this.turn) {
       const lane = this.turn.lane;
       lane.used = decayed(lane, now) + (now - this.turn.since);
@@ -104,7 +107,7 @@ export class FairQueue {
     let lane = this.lanes.get(name);
     if (!lane) {
       if (this.lanes.size >= MAX_LANES) this.forgetIdle();
-      lane = { used: 0, at: performance.now(), starters: [] };
+      lane = { used: 0, at: this.now(), starters: [] };
       this.lanes.set(name, lane);
     }
     return lane;
@@ -112,7 +115,7 @@ export class FairQueue {
 
   /** Drops lanes with nothing waiting whose recent use has decayed below a microsecond. */
   private forgetIdle(): void {
-    const now = performance.now();
+    const now = this.now();
     for (const [name, lane] of this.lanes) {
       if (lane.starters.length === 0 && lane !== this.turn?.lane && decayed(lane, now) < 0.001) this.lanes.delete(name);
     }
