@@ -70,7 +70,7 @@ const REPRESENTATIVE_QUERY = 'which market sells bread near the river?';
  * PostgreSQL: the vector arm reads the caller's partition through the (region, user_id, kind)
  * btree, the lexical arm the postings of the query's terms by their key (decision 0056).
  */
-const LEXICAL_PLAN_PG = ['memories_user_kind', 'memory_terms_pkey'];
+const LEXICAL_PLAN_PG = ['memories_user_kind', 'memory_terms_impact'];
 
 const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
 const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';

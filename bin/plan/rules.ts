@@ -6,8 +6,8 @@ const USER_TABLES = ['memories', 'journal', 'memory_links', 'memory_terms', 'mem
 
 /** The vector index of the CockroachDB DDL (sql/cockroach/0001_init.sql). */
 export const VECTOR_INDEX = 'memories@memories_embedding';
-/** The lexical arm's postings, read by their key (sql/cockroach/0004_partitions.sql). */
-export const LEXICAL_INDEX = 'memory_terms@memory_terms_pkey';
+/** The lexical arm's postings, read best first (sql/cockroach/0007_term_impact.sql). */
+export const LEXICAL_INDEX = 'memory_terms@memory_terms_impact';
 /** What the lexical arm reads with the (region, user, kind) prefix pinned: kept counts, document frequencies, postings. */
 const LEXICAL_TABLES = ['memory_partitions', 'memory_partition_terms', 'memory_terms'];
 

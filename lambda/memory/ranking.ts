@@ -16,8 +16,19 @@ export type Fusion = { readonly [K in keyof typeof FUSION]: number };
  * which terms they hold, as before; long ones (notes, summaries, pasted pages) approach plain
  * BM25 (decision 0057). A term is very common when its document frequency exceeds both
  * `commonDf` and `commonShare` of the partition; very common terms are not scored (decision 0056).
+ * Of every other term, at most `postingsPerTerm` postings per partition are read, those with the
+ * most occurrences in the shortest memories first: the arm's cost stays bounded as a partition
+ * grows (decision 0078). Up to that document frequency, the arm is exact BM25.
  */
-export const LEXICAL = { k1: 1.2, b: 0.75, shortLength: 50, halfLength: 100, commonDf: 100, commonShare: 0.2 } as const;
+export const LEXICAL = {
+  k1: 1.2,
+  b: 0.75,
+  shortLength: 50,
+  halfLength: 100,
+  commonDf: 100,
+  commonShare: 0.2,
+  postingsPerTerm: 150,
+} as const;
 
 export type LexicalScoring = { readonly [K in keyof typeof LEXICAL]: number };
 

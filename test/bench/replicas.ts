@@ -1,7 +1,8 @@
 /**
  * In-memory replicas of recall's two arms and their fusion, for the tuning scripts: the lexical
  * arm as `lexicalArm` in recall-sql.ts scores (the neutral analyzer's terms with their
- * frequencies, a memory's length the sum of them, very common terms left out), the offline
+ * frequencies, a memory's length the sum of them, very common terms left out, each term's postings read
+ * best first up to the depth in force), the offline
  * embedder's exact cosine ranking, and reciprocal rank fusion with the relevance floor.
  */
 import type { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
@@ -37,7 +38,8 @@ export class LexicalReplica {
       const df = list.length;
       if (df === 0 || df > Math.max(scoring.commonDf, scoring.commonShare * this.n)) continue;
       const idf = Math.log(1 + (this.n - df + 0.5) / (df + 0.5));
-      for (const p of list) {
+      const read = [...list].sort((x, y) => y.tf - x.tf || x.dl - y.dl).slice(0, scoring.postingsPerTerm);
+      for (const p of read) {
         const part = (p.tf * (k1 + 1)) / (p.tf + k1 * (1 - b + (b * p.dl) / this.average));
         scores.set(p.id, (scores.get(p.id) ?? 0) + idf * part);
       }

@@ -56,7 +56,7 @@ const HYBRID_READ = cockroach(
   ...VECTOR_READ.lines,
   '• group (hash)',
   '└── • lookup join',
-  '    │ table: memory_terms@memory_terms_pkey',
+  '    │ table: memory_terms@memory_terms_impact',
   '    │ equality: (region, user_id, kind, term) = (…)',
   '    └── • scan',
   '          table: memory_partition_terms@memory_partition_terms_pkey',
@@ -89,14 +89,14 @@ describe('CockroachDB plan rules', () => {
       recallSql(1, 0, true),
       hybrid,
       LEXICAL_ON_BTREE,
-      ['no read of memory_terms@memory_terms_pkey'],
+      ['no read of memory_terms@memory_terms_impact'],
     ],
     [
       'a hybrid recall whose lexical read became a full scan',
       recallSql(1, 0, true),
       hybrid,
       cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
-      ['no read of memory_terms@memory_terms_pkey', 'a FULL SCAN'],
+      ['no read of memory_terms@memory_terms_impact', 'a FULL SCAN'],
     ],
   ])('%s', (_label, sql, expectations, plan, problems) => {
     const found = planProblems(sql, expectations, plan);

@@ -93,7 +93,15 @@ function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: un
 const NO_FLOOR = 2;
 
 /** The lexical arm's scoring as the statement takes it: FLOAT8[] {k1, b, common least df, common least share, short length, half length}. */
-const lexicalParams = (l: RecallQuery['lexical']) => [l.k1, l.b, l.commonDf, l.commonShare, l.shortLength, l.halfLength];
+const lexicalParams = (l: RecallQuery['lexical']) => [
+  l.k1,
+  l.b,
+  l.commonDf,
+  l.commonShare,
+  l.shortLength,
+  l.halfLength,
+  l.postingsPerTerm,
+];
 
 /** (kind, cutoff) pairs, as the `unexpired` predicate takes them. */
 const cutoffParams = (expiry: readonly ExpiryCutoff[]) => expiry.flatMap((e) => [e.kind, e.expiredBefore]);

@@ -18,7 +18,7 @@ const vectorArm = (prefixes: string, live: string) => `vector_rows AS (
    LIMIT $7::int4
 )`;
 
-/** The lexical parameters' array (`$at`): {k1, b, a common term's least df, its least share of the partition, short length, half length}. */
+/** The lexical parameters' array (`$at`): {k1, b, a common term's least df, its least share of the partition, short length, half length, postings read per term}. */
 const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
 
 /**
@@ -26,12 +26,25 @@ const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
  * (decision 0056): `$terms` the query's terms, `$params` the lexical parameters. A term's rarity
  * comes from its document frequency kept per partition, the average length from the partitions'
  * kept totals: nothing is counted on read. Candidates are the memories holding a rarer term; a
- * very common term (in more than a share of the partition) is scored only on those candidates,
- * by primary-key lookups, so its long posting list is never read. Ranked candidates are checked
+ * very common term (in more than a share of the partition) is left out, so its long posting list
+ * is never read. Each remaining term's postings are read best first and at most `$params[7]` per
+ * partition (decision 0078): the arm reads at most terms × that many rows whatever the partition's
+ * size, and below that depth it is exact BM25. Ranked candidates are checked
  * for expiry on their rows, `$4` of them (the vector arm's candidate count) so that expired ones
  * cannot starve the `$7` kept.
  */
-const lexicalArm = (prefixes: string, live: string, terms: number, params: number) => {
+const lexicalArm = (kinds: number, first: number, live: string, terms: number, params: number) => {
+  const prefixes = prefixList(kinds, first);
+  // Per partition, a term's postings best first (most occurrences, then the shortest memory) and
+  // at most $params[7] of them: the memory_terms_impact index hands them over in that order.
+  const postings = Array.from(
+    { length: kinds },
+    (_, i) => `(SELECT p.memory_id, p.tf, p.dl
+                      FROM memory_terms AS p
+                     WHERE (p.region, p.user_id, p.kind) IN (${prefixList(1, first + i)}) AND p.term = w.term
+                     ORDER BY p.tf DESC, p.dl
+                     LIMIT CAST(${lex(params, 7)} AS INT8))`,
+  ).join(' UNION ALL ');
   // One posting's part of its memory's score: BM25's saturated, length-normalised frequency.
   const bm25 = (p: string) => `${p}.tf * (w.k1 + 1) / (${p}.tf + w.k1 * (1 - w.b + w.b * ${p}.dl / w.average))`;
   const n = 'CAST(COALESCE(sum(p.memories), 0) AS FLOAT8)';
@@ -55,12 +68,7 @@ const lexicalArm = (prefixes: string, live: string, terms: number, params: numbe
 ), lex_scores AS (
   SELECT x.memory_id AS id, sum(w.idf * ${bm25('x')}) AS score
     FROM lex_weights AS w,
-         -- Per term, its postings by primary key; OFFSET 0 keeps the planner from flattening this
-         -- into a scan of every posting of the partition.
-         LATERAL (SELECT p.memory_id, p.tf, p.dl
-                    FROM memory_terms AS p
-                   WHERE (p.region, p.user_id, p.kind) IN (${prefixes}) AND p.term = w.term
-                  OFFSET 0) AS x
+         LATERAL (${postings}) AS x
    WHERE w.rare
    GROUP BY x.memory_id
 ), lex_top AS (
@@ -113,7 +121,7 @@ export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, tou
   const parts = [`SELECT id, ${fusedPart(2)} AS part, distance <= ($8::float8[])[4] AS related FROM vector_arm`];
   if (lexical) {
     const terms = cutoffs + 2 * ttlKinds;
-    ctes.push(lexicalArm(prefixes, unexpired(ttlKinds, cutoffs, 'm'), terms, terms + 1));
+    ctes.push(lexicalArm(kinds, 9, unexpired(ttlKinds, cutoffs, 'm'), terms, terms + 1));
     parts.push(`SELECT id, ${fusedPart(3)} AS part, TRUE AS related FROM lexical_arm`);
   }
   return `
