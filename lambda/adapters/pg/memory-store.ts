@@ -92,7 +92,7 @@ function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: un
 /** Cosine distance never exceeds 2: a floor there keeps every neighbour. */
 const NO_FLOOR = 2;
 
-/** The lexical arm's scoring as the statement takes it: FLOAT8[] {k1, b, common least df, common least share, short length, half length}. */
+/** The lexical arm's scoring as the statement takes it: FLOAT8[] {k1, b, common least df, common least share, short length, half length, postings read per term}. */
 const lexicalParams = (l: RecallQuery['lexical']) => [
   l.k1,
   l.b,
