@@ -12,7 +12,6 @@ import { OAuthService } from './auth/oauth.js';
 import { type RuntimeConfig, loadConfig } from './config/env.js';
 import { readDatabaseSecret } from './config/secrets.js';
 import { makeEmbedder, makeJudge, secretsManagerClient } from './providers.js';
-import { EmbeddingDimensionError } from './memory/errors.js';
 import { LexicalAnalyzer } from './memory/lexical.js';
 import { MemoryService } from './memory/service.js';
 import { Sweeper } from './memory/sweeper.js';
@@ -160,10 +159,8 @@ export class Container {
       const [sql, embedder] = await Promise.all([this.knownSql(), this.embedder()]);
       const schema = await schemaFacts(sql);
       if (schema.dimensions !== embedder.dimensions) {
-        throw new EmbeddingDimensionError(
-          schema.dimensions,
-          embedder.dimensions,
-          `between the schema and embedder ${embedder.name}`,
+        throw new SchemaError(
+          `embedding dimension mismatch between the schema and embedder ${embedder.name}: the schema stores ${schema.dimensions} dimensions, the embedder makes ${embedder.dimensions}. Run \`naaba reembed\` with these settings to move the stored memories to this embedder (safe to interrupt and run again), or start with the embedder that made them.`,
         );
       }
       const analyzer = this.analyzer;

@@ -60,6 +60,13 @@ export async function makeEmbedder(config: RuntimeConfig, overrides: ProviderOve
   switch (e.provider) {
     case 'local':
       return new LocalEmbedder(e.dimensions);
+    case 'sentence': {
+      // Loaded on demand and left out of Lambda bundles (lib/bundling.ts): only a laptop runs it.
+      const { SentenceEmbedder } = await import('./adapters/local/sentence-embedder.js');
+      const embedder = new SentenceEmbedder();
+      await embedder.ready();
+      return embedder;
+    }
     case 'bedrock': {
       const { TitanEmbedder } = await import('./adapters/bedrock/titan-embedder.js');
       return new TitanEmbedder(await bedrockClient(e.bedrock, overrides), {

@@ -22,6 +22,7 @@ const VALUE_FLAGS: Record<string, string> = {
   'db-regions': 'NAABA_DB_REGIONS',
   'runtime-role': 'NAABA_DB_RUNTIME_ROLE',
   language: 'NAABA_TEXT_LANGUAGE',
+  embedder: 'NAABA_EMBEDDER',
   user: 'user',
   batch: 'batch',
   file: 'file',

@@ -89,6 +89,7 @@ const bounds = (p: { timeoutMs: number; retry: { maxAttempts: number; budgetMs: 
 function describeEmbedder(config: RuntimeConfig): string {
   const e = config.embedder;
   if (e.provider === 'local') return `local lexical embedder, ${e.dimensions} dimensions (offline)`;
+  if (e.provider === 'sentence') return `local sentence encoder (USE lite), ${e.dimensions} dimensions (offline)`;
   if (e.provider === 'bedrock')
     return `Bedrock ${e.modelId} in ${e.bedrock.region}, ${e.dimensions} dimensions${e.bedrock.endpoint ? ` via ${e.bedrock.endpoint}` : ''}${bounds(e)}`;
   return `OpenAI-compatible ${e.model} at ${e.openai.baseUrl}, ${e.dimensions} dimensions${bounds(e)}`;

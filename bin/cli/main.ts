@@ -18,7 +18,7 @@ import { exportCommand, importCommand, TransferError } from './transfer.js';
 const USAGE = `naaba: agent memory that forgets on purpose
 
 usage:
-  naaba serve [--port 8000] [--host 127.0.0.1] [--data DIR] [--region R] [--config FILE]
+  naaba serve [--port 8000] [--host 127.0.0.1] [--data DIR] [--region R] [--config FILE] [--embedder local|sentence]
   naaba issue-key NAME [--region R] [--data DIR | --url URL] [--user USER_ID] [--endpoint URL] [--json]
   naaba revoke-key KEY_ID [--data DIR]
   naaba list-keys [--json] [--data DIR]
@@ -27,13 +27,14 @@ usage:
   naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...] [--runtime-role ROLE|none] [--contract]]
   naaba migrate --check [--data DIR | --url URL] [--json]
   naaba sweep [--data DIR] [--region R]
-  naaba reembed [--data DIR | --url URL] [--language neutral|english] [--batch 100]
+  naaba reembed [--data DIR | --url URL] [--language neutral|english] [--embedder NAME] [--batch 100]
   naaba export [FILE] [--endpoint URL | --data DIR | --url URL]            (as NAABA_KEY's owner)
   naaba import FILE [--kind KIND] [--endpoint URL | --data DIR | --url URL] (as NAABA_KEY's owner)
   naaba connect claude-code|cursor|vscode|json [--write [--file PATH]] [--issue NAME] [--endpoint URL]
 
 Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,
-NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE); see docs/configuration.md.
+NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE, NAABA_EMBEDDER); see
+docs/configuration.md.
 export, import and connect: docs/export-format.md and docs/clients.md.`;
 
 function one(positionals: string[], what: string): string {

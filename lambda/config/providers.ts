@@ -23,6 +23,7 @@ export interface RetryConfig {
 
 export type EmbedderConfig =
   | { readonly provider: 'local'; readonly dimensions: number }
+  | { readonly provider: 'sentence'; readonly dimensions: number }
   | {
       readonly provider: 'bedrock';
       readonly dimensions: number;
@@ -57,8 +58,11 @@ export type JudgeConfig =
       readonly retry: RetryConfig;
     };
 
-/** Titan V2 accepts 256, 512 or 1024; the local embedder defaults to 256 to keep the laptop database small. */
-const DEFAULT_DIMENSIONS = { local: 256, bedrock: 1024, openai: 1536 } as const;
+/**
+ * Titan V2 accepts 256, 512 or 1024; the local embedder defaults to 256 to keep the laptop database
+ * small; the sentence encoder makes 512 and nothing else.
+ */
+const DEFAULT_DIMENSIONS = { local: 256, sentence: 512, bedrock: 1024, openai: 1536 } as const;
 
 /** The geography inference profile of Nova Micro for an AWS region: processing stays in that geography. */
 export function novaMicroProfile(awsRegion: string): string {
@@ -67,7 +71,7 @@ export function novaMicroProfile(awsRegion: string): string {
 }
 
 export function readProviders(s: Settings): { embedder: EmbedderConfig; judge: JudgeConfig } {
-  const embedderKind = s.choice('NAABA_EMBEDDER', ['local', 'bedrock', 'openai'], 'local');
+  const embedderKind = s.choice('NAABA_EMBEDDER', ['local', 'sentence', 'bedrock', 'openai'], 'local');
   const judgeKind = s.choice('NAABA_JUDGE', ['local', 'bedrock', 'openai'], 'local');
   const usesBedrock = embedderKind === 'bedrock' || judgeKind === 'bedrock';
   const usesOpenAi = embedderKind === 'openai' || judgeKind === 'openai';
@@ -89,7 +93,8 @@ export function readProviders(s: Settings): { embedder: EmbedderConfig; judge: J
   // Budgets leave room for the database inside API Gateway's 29 s: embed 10 s + judge 8 s at most.
   const embedRetry: RetryConfig = {
     maxAttempts,
-    budgetMs: embedderKind === 'local' ? 0 : s.integer('NAABA_EMBEDDER_BUDGET_MS', 10_000, 100, 120_000),
+    budgetMs:
+      embedderKind === 'local' || embedderKind === 'sentence' ? 0 : s.integer('NAABA_EMBEDDER_BUDGET_MS', 10_000, 100, 120_000),
   };
   const judgeRetry: RetryConfig = {
     maxAttempts,
@@ -98,9 +103,12 @@ export function readProviders(s: Settings): { embedder: EmbedderConfig; judge: J
   if (embedderKind === 'bedrock' && ![256, 512, 1024].includes(dimensions)) {
     s.problems.push(`NAABA_EMBEDDING_DIMENSIONS=${dimensions}: Titan Text Embeddings V2 offers 256, 512 or 1024`);
   }
+  if (embedderKind === 'sentence' && dimensions !== DEFAULT_DIMENSIONS.sentence) {
+    s.problems.push(`NAABA_EMBEDDING_DIMENSIONS=${dimensions}: the sentence encoder makes ${DEFAULT_DIMENSIONS.sentence}`);
+  }
   const embedder: EmbedderConfig =
-    embedderKind === 'local'
-      ? { provider: 'local', dimensions }
+    embedderKind === 'local' || embedderKind === 'sentence'
+      ? { provider: embedderKind, dimensions }
       : embedderKind === 'bedrock'
         ? {
             provider: 'bedrock',

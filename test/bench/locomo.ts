@@ -1,6 +1,6 @@
 /**
  * `npm run bench:locomo -- --split dev|heldout [--k 10] [--language neutral|english]
- * [--turns-per-memory N|MIN-MAX] [--nonsense 30]`: how often recall finds a question's evidence,
+ * [--turns-per-memory N|MIN-MAX] [--nonsense 30] [--embedder local|sentence]`: how often recall finds a question's evidence,
  * through the real local endpoint and the MCP SDK client. Each LoCoMo conversation gets its own
  * key (its own user); every turn is remembered as an `event` (ceiling raised so nothing is
  * evicted), or, with `--turns-per-memory`, every group of that many consecutive turns of a
@@ -32,12 +32,15 @@ const options = parseOptions(process.argv.slice(2), [
   'data',
   'turns-per-memory',
   'nonsense',
+  'embedder',
 ]);
 const split = choice(options, 'split', ['dev', 'heldout'] as const, 'dev');
 const k = positiveInteger(options, 'k', 10);
 const language = choice(options, 'language', TEXT_LANGUAGES, 'neutral');
 const concurrency = positiveInteger(options, 'concurrency', 4);
 const nonsense = positiveInteger(options, 'nonsense', 30);
+/** The endpoint's embedder (NAABA_EMBEDDER): the offline lexical one, or the sentence encoder (decision 0079). */
+const embedder = choice(options, 'embedder', ['local', 'sentence'] as const, 'local');
 const perMemory = parseTurnsPerMemory(options.get('turns-per-memory') ?? '1');
 if (k < 5 || k > 50) throw new EvalUsageError('--k must be from 5 to 50 (the recall limit)');
 if (!perMemory) throw new EvalUsageError('--turns-per-memory must be N or MIN-MAX, from 1 to 50');
@@ -116,10 +119,11 @@ async function main(): Promise<void> {
   const conversations = loadLocomo(options.get('data') ?? DEFAULT_DATA_DIR, split, perMemory);
   const questions = conversations.reduce((n, c) => n + c.questions.length, 0);
   console.log(
-    `bench:locomo  split=${split}  conversations=${conversations.map((c) => c.id).join(',')}  memories=${conversations.reduce((n, c) => n + c.turns.length, 0)}  turns per memory=${options.get('turns-per-memory') ?? '1'}  questions=${questions} (categories 1-4)  nonsense=${nonsense * conversations.length}  k=${k}  text language=${language}`,
+    `bench:locomo  split=${split}  conversations=${conversations.map((c) => c.id).join(',')}  memories=${conversations.reduce((n, c) => n + c.turns.length, 0)}  turns per memory=${options.get('turns-per-memory') ?? '1'}  questions=${questions} (categories 1-4)  nonsense=${nonsense * conversations.length}  k=${k}  text language=${language}  embedder=${embedder}`,
   );
-  const sql = await freshDatabase();
+  const sql = await freshDatabase(embedder === 'sentence' ? 512 : 256);
   const env = (ranking: RecallRanking) => ({
+    NAABA_EMBEDDER: embedder,
     NAABA_CURATION: CURATION,
     NAABA_TEXT_LANGUAGE: language,
     NAABA_RECALL_RANKING: ranking,

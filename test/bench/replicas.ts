@@ -5,9 +5,9 @@
  * best first up to the depth in force), the offline
  * embedder's exact cosine ranking, and reciprocal rank fusion with the relevance floor.
  */
-import type { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL, type LexicalScoring, lengthScaled } from '../../lambda/memory/ranking.js';
+import type { Embedder } from '../../lambda/ports/embedder.js';
 
 const analyzer = new LexicalAnalyzer('neutral');
 
@@ -54,12 +54,14 @@ export class LexicalReplica {
 /** The vector arm of one partition, in memory: exact cosine distance to the offline embedder's vectors. */
 export class VectorReplica {
   private constructor(
-    private readonly embedder: LocalEmbedder,
+    private readonly embedder: Embedder,
     private readonly rows: { id: string; vector: number[] }[],
   ) {}
 
-  static async of(memories: readonly { id: string; content: string }[], embedder: LocalEmbedder): Promise<VectorReplica> {
-    const rows = await Promise.all(memories.map(async (m) => ({ id: m.id, vector: await embedder.embed(m.content) })));
+  static async of(memories: readonly { id: string; content: string }[], embedder: Embedder): Promise<VectorReplica> {
+    // One at a time: a model-backed embedder holds every pending text's tensors at once otherwise.
+    const rows: { id: string; vector: number[] }[] = [];
+    for (const m of memories) rows.push({ id: m.id, vector: await embedder.embed(m.content) });
     return new VectorReplica(embedder, rows);
   }
 

@@ -3,19 +3,27 @@
  * LoCoMo development split only, short memories (one turn) and long ones (1 to 10 turns): how the
  * relevance floor's distance bound (a memory the lexical arm did not find is kept only within it)
  * trades the dev questions' recall_all@10 against the share of nonsense queries (invented words,
- * none stored) that come back empty. The offline embedder, the lexical scoring in force.
+ * none stored) that come back empty. The lexical scoring in force; `--embedder sentence` calibrates
+ * the sentence encoder's bound instead of the offline lexical embedder's (decision 0079).
  */
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.js';
+import { choice, parseOptions } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo, parseTurnsPerMemory } from './locomo-data.js';
 import { nonsenseQueries } from './nonsense.js';
 import { fuse, LexicalReplica, VectorReplica } from './replicas.js';
 
-const BOUNDS = [Number.POSITIVE_INFINITY, 0.8, 0.7, 0.65, 0.6, 0.55, 0.5, 0.4, 0.3, 0];
+const BOUNDS = [Number.POSITIVE_INFINITY, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.58, 0.57, 0.56, 0.55, 0.5, 0.4, 0.3, 0];
 const NONSENSE_PER_CONVERSATION = 30;
 
 async function main(): Promise<void> {
-  const embedder = new LocalEmbedder(256);
+  const options = parseOptions(process.argv.slice(2), ['embedder']);
+  const embedder =
+    choice(options, 'embedder', ['local', 'sentence'] as const, 'local') === 'sentence'
+      ? new SentenceEmbedder()
+      : new LocalEmbedder(256);
+  console.log(`tune:floor  embedder ${embedder.name}`);
   for (const size of ['1', '1-10']) {
     const conversations = loadLocomo(DEFAULT_DATA_DIR, 'dev', parseTurnsPerMemory(size));
     const rows = BOUNDS.map(() => ({ hits: 0, questions: 0, empty: 0, nonsense: 0 }));

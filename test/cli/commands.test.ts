@@ -64,13 +64,13 @@ test('sweep reports what it expired and trimmed', async () => {
   expect(result.stdout).toMatch(/sweep of region local: expired session 0; journal lines trimmed 0/);
 });
 
-test('serve refuses an embedder whose dimension differs from the data folder’s schema', async () => {
+test('serve refuses an embedder whose dimension differs from the data folder’s schema, and says how to move', async () => {
   const data = join(dir, 'dims');
   expect((await runCli(['migrate', '--data', data])).code).toBe(0);
   const result = await runCli(['serve', '--data', data, '--port', '0'], { NAABA_EMBEDDING_DIMENSIONS: '128' });
   expect(result.code).toBe(1);
   expect(result.stderr).toContain(
-    'embedding dimension mismatch between the schema and embedder local-lexical-v2/128: expected 256, got 128',
+    'embedding dimension mismatch between the schema and embedder local-lexical-v2/128: the schema stores 256 dimensions, the embedder makes 128. Run `naaba reembed`',
   );
 });
 

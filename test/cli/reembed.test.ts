@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { migrate } from '../../lambda/adapters/pg/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
@@ -62,7 +63,7 @@ async function seedEarlierData(db: PgliteSqlClient): Promise<void> {
  * Rows whose vector, terms, length or postings differ from what the current embedder and analyzer
  * make of their content; and whether the partition's kept statistics match its postings.
  */
-async function staleRows(db: PgliteSqlClient): Promise<number> {
+async function staleRows(db: PgliteSqlClient, embedder: Embedder = current): Promise<number> {
   let stale = 0;
   for (const content of CONTENTS) {
     const counts = analyzer.frequencies(content);
@@ -72,7 +73,7 @@ async function staleRows(db: PgliteSqlClient): Promise<number> {
          FROM memories AS m WHERE m.content = $1`,
       [
         content,
-        toVectorLiteral(await current.embed(content)),
+        toVectorLiteral(await embedder.embed(content)),
         [...counts.keys()],
         [...counts.values()].reduce((a, b) => a + b, 0),
       ],
@@ -121,6 +122,37 @@ test('a data folder embedded by another version is refused at start-up; naaba re
   expect(await server.stop()).toBe(0);
 });
 
+test('naaba reembed moves a data folder to the sentence encoder (512 dimensions); serve then runs with it', async () => {
+  const data = join(dir, 'to-sentence');
+  mkdirSync(data, { recursive: true });
+  const db = await PgliteSqlClient.open(pgliteDir(data));
+  await migrate(db, { embeddingDimensions: 256 });
+  await seedEarlierData(db);
+  await db.close();
+  const sentence = { NAABA_EMBEDDER: 'sentence' };
+
+  const refused = await runCli(['serve', '--data', data, '--port', '0'], sentence);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('the schema stores 256 dimensions, the embedder makes 512. Run `naaba reembed`');
+
+  const run = await runCli(['reembed', '--data', data], sentence);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain('re-embedding with use-lite-en/512');
+  expect(run.stdout).toContain('  5 of 5 memories (100 %)');
+
+  const after = await PgliteSqlClient.open(pgliteDir(data));
+  expect(await embeddingColumns(after)).toEqual({ embedding: 'vector(512)' });
+  expect(await schemaFacts(after)).toEqual({ dimensions: 512, embedder: 'use-lite-en/512', lexical: analyzer.name });
+  expect(await staleRows(after, new SentenceEmbedder())).toBe(0);
+  await after.close();
+
+  const server = await startServe(['--data', data, '--port', '0'], sentence);
+  expect(await server.stop()).toBe(0);
+  // And the lexical embedder is now the one refused.
+  expect((await runCli(['serve', '--data', data, '--port', '0'])).stderr).toContain('the schema stores 512 dimensions');
+});
+
 /** The current embedder, failing after `allowed` calls: an interruption in the middle of a run. */
 class Interrupted implements Embedder {
   readonly name = current.name;
@@ -161,12 +193,109 @@ test('an interrupted reembed continues where it stopped; the database is refused
   await db.close();
 });
 
-test('reembed keeps the dimension: another one is refused before anything is written', async () => {
+/** The type the embedding columns have now, e.g. {embedding: 'vector(256)'}: what the schema really holds. */
+async function embeddingColumns(db: PgliteSqlClient): Promise<Record<string, string>> {
+  const rows = await db.query<{ name: string; type: string; nullable: boolean }>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable
+       FROM pg_attribute AS a WHERE a.attrelid = 'memories'::regclass AND a.attname LIKE 'embedding%' AND NOT a.attisdropped`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, `${r.type}${r.nullable ? ' null' : ''}`]));
+}
+
+/** The lexical embedder at 128 dimensions, failing after `allowed` calls. */
+class InterruptedAt128 implements Embedder {
+  private readonly inner = new LocalEmbedder(128);
+  readonly name = this.inner.name;
+  readonly dimensions = 128;
+  calls = 0;
+  constructor(private readonly allowed: number) {}
+  async embed(text: string): Promise<number[]> {
+    this.calls += 1;
+    if (this.calls > this.allowed) throw new Error('interrupted');
+    return this.inner.embed(text);
+  }
+}
+
+test('reembed moves a database to another dimension: vectors, schema and recorded dimension change together', async () => {
   const db = await PgliteSqlClient.open();
   await migrate(db, { embeddingDimensions: 256 });
   await seedEarlierData(db);
-  await expect(reembed(db, new LocalEmbedder(128), analyzer, { batch: 2 })).rejects.toThrow('re-embedding keeps the dimension');
-  expect(await staleRows(db)).toBe(5);
+  const smaller = new LocalEmbedder(128);
+  expect(await reembed(db, smaller, analyzer, { batch: 2 })).toEqual({ done: 5, total: 5 });
+  expect(await embeddingColumns(db)).toEqual({ embedding: 'vector(128)' });
+  expect(await schemaFacts(db)).toEqual({ dimensions: 128, embedder: smaller.name, lexical: analyzer.name });
+  expect(await staleRows(db, smaller)).toBe(0);
+  // The moved rows are recalled by the new embedder's vectors.
+  const [nearest] = await db.query<{ content: string }>(
+    'SELECT content FROM memories ORDER BY embedding <=> $1::vector LIMIT 1',
+    [toVectorLiteral(await smaller.embed('the bakery in Koudougou'))],
+  );
+  expect(nearest?.content).toBe(CONTENTS[0]);
+  await db.close();
+});
+
+test('an interrupted change of dimension leaves the old schema usable, catches up rows written meanwhile, and completes', async () => {
+  const db = await PgliteSqlClient.open();
+  await migrate(db, { embeddingDimensions: 256 });
+  await seedEarlierData(db);
+
+  // A first attempt toward 64 dimensions stops early; the next run is toward 128 and replaces its column.
+  const toward64 = new LocalEmbedder(64);
+  let calls = 0;
+  const stopsEarly: Embedder = {
+    name: toward64.name,
+    dimensions: 64,
+    embed: async (text) => {
+      calls += 1;
+      if (calls > 1) throw new Error('interrupted');
+      return toward64.embed(text);
+    },
+  };
+  await expect(reembed(db, stopsEarly, analyzer, { batch: 2 })).rejects.toThrow('interrupted');
+  expect(await embeddingColumns(db)).toEqual({ embedding: 'vector(256)', embedding_next: 'vector(64) null' });
+
+  await expect(reembed(db, new InterruptedAt128(3), analyzer, { batch: 2 })).rejects.toThrow('interrupted');
+  expect(await embeddingColumns(db)).toEqual({ embedding: 'vector(256)', embedding_next: 'vector(128) null' });
+  expect((await schemaFacts(db)).dimensions).toBe(256);
+  expect(await db.query('SELECT count(*)::int4 AS n FROM memories WHERE embedding_next IS NOT NULL')).toEqual([{ n: 2 }]);
+
+  // A writer the operator forgot to stop adds a row at the old dimension, before the cursor or after it.
+  const store = new SqlMemoryStore(db);
+  const late = 'Written while the reembed was stopped.';
+  const at = new Date('2026-06-02T00:00:00Z');
+  await store.insert(
+    {
+      scope: { region: 'local', userId: randomUUID() },
+      id: '00000000-0000-4000-8000-000000000000',
+      kind: 'fact',
+      content: late,
+      fingerprint: 'late',
+      embedding: axis(7),
+      terms: [],
+      pinned: false,
+      source: { agent: 'old', client: 'old/0', origin: null, at },
+      conflictsWith: undefined,
+      ceiling: 100,
+      pinLimit: 10,
+      sourcesKept: 3,
+      expiredBefore: null,
+    },
+    at,
+  );
+
+  const resumed = new InterruptedAt128(Number.POSITIVE_INFINITY);
+  expect(await reembed(db, resumed, analyzer, { batch: 2 })).toEqual({ done: 6, total: 6 });
+  // Three rows left after the interruption, and the late one behind the cursor caught up at the end.
+  expect(resumed.calls).toBe(4);
+  expect(await embeddingColumns(db)).toEqual({ embedding: 'vector(128)' });
+  expect((await schemaFacts(db)).dimensions).toBe(128);
+  expect(await staleRows(db, new LocalEmbedder(128))).toBe(0);
+  const [moved] = await db.query<{ ok: boolean }>(
+    'SELECT (embedding <=> $1::vector) < 1e-6 AS ok FROM memories WHERE content = $2',
+    [toVectorLiteral(await new LocalEmbedder(128).embed(late)), late],
+  );
+  expect(moved?.ok).toBe(true);
+  expect(await db.query("SELECT * FROM naaba_settings WHERE name = 'reembed_cursor'")).toEqual([]);
   await db.close();
 });
 
