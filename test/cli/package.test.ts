@@ -101,4 +101,12 @@ test('installed offline with an empty cache on the machine’s Node, it serves M
   } finally {
     serve.kill('SIGTERM');
   }
+  // The sentence encoder ships inside the package too: its weights load from the installed files, offline.
+  const embedded = execFileSync(join(app, 'node_modules', '.bin', 'naaba'), ['embed', 'The ferry leaves at nine.'], {
+    cwd: app,
+    env: { ...env, NAABA_EMBEDDER: 'sentence' },
+    encoding: 'utf8',
+  });
+  expect(embedded).toMatch(/provider\s+use-lite-en\/512/);
+  expect(embedded).toMatch(/dimension\s+512/);
 }, 300_000);
