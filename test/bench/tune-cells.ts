@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < size; i += 1) {
     const content = turns[i % turns.length] ?? '';
     vectors.push(await embedder.embed(i < turns.length ? content : `${content} (${i})`));
-    if ((i + 1) % 1000 === 0) process.stderr.write(`  ${i + 1} of ${size} turns embedded (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    if ((i + 1) % 1000 === 0)
+      process.stderr.write(`  ${i + 1} of ${size} turns embedded (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   const cells = Math.round(Math.sqrt(size));
   const next = random(19);

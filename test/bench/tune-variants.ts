@@ -1,0 +1,141 @@
+/**
+ * `npm run tune:variants -- [--embedder local|sentence]`: the recall variants issue 20 lists as worth
+ * measuring, on the in-memory replicas of the two arms over the LoCoMo development split only
+ * (one turn per memory), against the ranking in force (reciprocal rank fusion with the relevance
+ * floor, `fuse` in replicas.ts). recall_all@10 overall and for multi-hop questions:
+ *
+ * - result diversification (maximal marginal relevance over the fused 50: each next pick trades
+ *   its fused rank against its cosine similarity to what is already picked, weight λ);
+ * - pseudo-relevance feedback in the lexical arm (the words that at least two of the arm's first
+ *   three memories share, not in the query, added to it, the arm run again, then fused);
+ * - neighbouring memories (a hit's previous and next turn of the same session, as if the agent
+ *   had stored the session as their origin, scored at a share of the hit's score).
+ *
+ * Time words are not measured: LoCoMo's turns carry no dates (docs/benchmarks.md).
+ */
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.js';
+import { canonicalText } from '../../lambda/memory/canonical.js';
+import { FUSION } from '../../lambda/memory/ranking.js';
+import { choice, parseOptions } from '../eval/cli.js';
+import { DEFAULT_DATA_DIR } from '../eval/data.js';
+import { loadLocomo } from './locomo-data.js';
+import { fuse, LexicalReplica, VectorReplica } from './replicas.js';
+
+const options = parseOptions(process.argv.slice(2), ['embedder']);
+const embedder =
+  choice(options, 'embedder', ['local', 'sentence'] as const, 'local') === 'sentence'
+    ? new SentenceEmbedder()
+    : new LocalEmbedder(256);
+
+/** One question as every variant sees it: both arms' answers and what it takes to rerank them. */
+interface Asked {
+  readonly category: number;
+  readonly evidence: readonly string[];
+  readonly vector: { id: string; distance: number }[];
+  readonly lexical: string[];
+  readonly expanded: string[];
+  readonly vectors: Map<string, number[]>;
+}
+
+const words = (text: string) => new Set(canonicalText(text).split(' ').filter(Boolean));
+const cosine = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
+
+/** The query plus the words at least two of the lexical arm's first three memories share and the query lacks. */
+function expandedQuery(query: string, lexical: readonly string[], content: Map<string, string>): string {
+  const asked = words(query);
+  const seen = new Map<string, number>();
+  for (const id of lexical.slice(0, 3)) for (const w of words(content.get(id) ?? '')) seen.set(w, (seen.get(w) ?? 0) + 1);
+  const extra = [...seen].filter(([w, n]) => n >= 2 && !asked.has(w)).map(([w]) => w);
+  return [query, ...extra].join(' ');
+}
+
+/** Maximal marginal relevance over a ranked list: relevance is 1 at the first rank, falling linearly. */
+function diversified(ranked: readonly string[], vectors: Map<string, number[]>, lambda: number): string[] {
+  const pool = ranked.slice(0, FUSION.depth);
+  const relevance = new Map(pool.map((id, i) => [id, 1 - i / pool.length]));
+  const picked: string[] = [];
+  while (picked.length < Math.min(10, pool.length)) {
+    let best = '';
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (const id of pool) {
+      if (picked.includes(id)) continue;
+      const v = vectors.get(id) ?? [];
+      const redundancy = Math.max(0, ...picked.map((p) => cosine(v, vectors.get(p) ?? [])));
+      const score = lambda * (relevance.get(id) ?? 0) - (1 - lambda) * redundancy;
+      if (score > bestScore) [best, bestScore] = [id, score];
+    }
+    picked.push(best);
+  }
+  return picked;
+}
+
+/** The ranked list with each of the first ten hits' session neighbours (turn ±1) scored at `share` of the hit. */
+function withNeighbours(ranked: readonly string[], share: number): string[] {
+  const scores = new Map(ranked.map((id, i) => [id, 1 / (FUSION.k + i + 1)]));
+  for (const [i, id] of ranked.slice(0, 10).entries()) {
+    const match = /^D(\d+):(\d+)$/.exec(id);
+    if (!match) continue;
+    for (const step of [-1, 1]) {
+      const neighbour = `D${match[1]}:${Number(match[2]) + step}`;
+      scores.set(neighbour, Math.max(scores.get(neighbour) ?? 0, (share * 1) / (FUSION.k + i + 1)));
+    }
+  }
+  return [...scores].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([id]) => id);
+}
+
+async function main(): Promise<void> {
+  const conversations = loadLocomo(DEFAULT_DATA_DIR, 'dev');
+  const asked: Asked[] = [];
+  for (const c of conversations) {
+    const content = new Map(c.turns.map((t) => [t.id, t.content]));
+    const lexical = new LexicalReplica(c.turns);
+    const replica = await VectorReplica.of(c.turns, embedder);
+    const vectors = new Map<string, number[]>();
+    for (const t of c.turns) vectors.set(t.id, await embedder.embed(t.content));
+    for (const q of c.questions) {
+      const l = lexical.search(q.text);
+      asked.push({
+        category: q.category,
+        evidence: q.evidence,
+        vector: await replica.search(q.text),
+        lexical: l,
+        expanded: lexical.search(expandedQuery(q.text, l, content)),
+        vectors,
+      });
+    }
+    process.stderr.write(`  ${c.id}: ${c.questions.length} questions\n`);
+  }
+  const floor = embedder.unrelatedBeyond;
+  const variants: [string, (a: Asked) => string[]][] = [
+    ['the ranking in force (fusion with the floor)', (a) => fuse(a.vector, a.lexical, floor)],
+    ...[0.9, 0.8, 0.7].map((lambda): [string, (a: Asked) => string[]] => [
+      `diversified, λ = ${lambda}`,
+      (a) => diversified(fuse(a.vector, a.lexical, floor), a.vectors, lambda),
+    ]),
+    ['lexical arm with pseudo-relevance feedback', (a) => fuse(a.vector, a.expanded, floor)],
+    ...[0.3, 0.5, 0.6, 0.8, 1].map((share): [string, (a: Asked) => string[]] => [
+      `session neighbours at ${share} of the hit`,
+      (a) => withNeighbours(fuse(a.vector, a.lexical, floor), share),
+    ]),
+  ];
+  const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
+  const multiHop = asked.filter((a) => a.category === 1);
+  console.log(`tune:variants  ${embedder.name}  LoCoMo dev, ${asked.length} questions (${multiHop.length} multi-hop)`);
+  console.log('\n| variant | recall_all@10 | multi-hop recall_all@10 |');
+  console.log('| --- | ---: | ---: |');
+  for (const [name, rank] of variants) {
+    const found = (a: Asked) => {
+      const top = new Set(rank(a).slice(0, 10));
+      return a.evidence.every((e) => top.has(e));
+    };
+    console.log(
+      `| ${name} | ${pct(asked.filter(found).length, asked.length)} | ${pct(multiHop.filter(found).length, multiHop.length)} |`,
+    );
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
