@@ -33,30 +33,37 @@ const analyzer = new LexicalAnalyzer();
 
 /** Writes memories as an earlier naaba did: other vectors, no lexical terms, nothing recorded about either. */
 async function seedEarlierData(db: PgliteSqlClient): Promise<void> {
-  const store = new SqlMemoryStore(db);
-  const scope = { region: 'local', userId: randomUUID() };
-  const at = new Date('2026-06-01T00:00:00Z');
+  const userId = randomUUID();
   for (const [i, content] of CONTENTS.entries()) {
-    await store.insert(
-      {
-        scope,
-        id: randomUUID(),
-        kind: 'fact',
-        content,
-        fingerprint: `f${i}`,
-        embedding: axis(i),
-        terms: [],
-        pinned: false,
-        source: { agent: 'old', client: 'old/0', origin: null, at },
-        conflictsWith: undefined,
-        ceiling: 100,
-        pinLimit: 10,
-        sourcesKept: 3,
-        expiredBefore: null,
-      },
-      at,
-    );
+    await insertAsEarlier(db, { userId, id: randomUUID(), content, fingerprint: `f${i}`, axisAt: i });
   }
+}
+
+/** One memory as an earlier naaba wrote it: a unit vector along `axisAt`, no terms. */
+async function insertAsEarlier(
+  db: PgliteSqlClient,
+  row: { userId: string; id: string; content: string; fingerprint: string; axisAt: number },
+): Promise<void> {
+  const at = new Date('2026-06-01T00:00:00Z');
+  await new SqlMemoryStore(db).insert(
+    {
+      scope: { region: 'local', userId: row.userId },
+      id: row.id,
+      kind: 'fact',
+      content: row.content,
+      fingerprint: row.fingerprint,
+      embedding: axis(row.axisAt),
+      terms: [],
+      pinned: false,
+      source: { agent: 'old', client: 'old/0', origin: null, at },
+      conflictsWith: undefined,
+      ceiling: 100,
+      pinLimit: 10,
+      sourcesKept: 3,
+      expiredBefore: null,
+    },
+    at,
+  );
 }
 
 /**
@@ -87,16 +94,22 @@ async function staleRows(db: PgliteSqlClient, embedder: Embedder = current): Pro
   return kept?.ok ? stale : stale + 1_000;
 }
 
-// CLI processes that compile TypeScript at start and rewrite every memory: sized to the work on a busy machine.
-jest.setTimeout(HEAVY_STEP_MS);
-
-test('a data folder embedded by another version is refused at start-up; naaba reembed rewrites it with progress; then it serves', async () => {
-  const data = join(dir, 'upgrade');
+/** A data folder at 256 dimensions holding the earlier naaba's memories, closed: what the CLI is then run on. */
+async function earlierDataFolder(name: string): Promise<string> {
+  const data = join(dir, name);
   mkdirSync(data, { recursive: true });
   const db = await PgliteSqlClient.open(pgliteDir(data));
   await migrate(db, { embeddingDimensions: 256 });
   await seedEarlierData(db);
   await db.close();
+  return data;
+}
+
+// CLI processes that compile TypeScript at start and rewrite every memory: sized to the work on a busy machine.
+jest.setTimeout(HEAVY_STEP_MS);
+
+test('a data folder embedded by another version is refused at start-up; naaba reembed rewrites it with progress; then it serves', async () => {
+  const data = await earlierDataFolder('upgrade');
 
   const refused = await runCli(['serve', '--data', data, '--port', '0']);
   expect(refused.code).toBe(1);
@@ -123,12 +136,7 @@ test('a data folder embedded by another version is refused at start-up; naaba re
 });
 
 test('naaba reembed moves a data folder to the sentence encoder (512 dimensions); serve then runs with it', async () => {
-  const data = join(dir, 'to-sentence');
-  mkdirSync(data, { recursive: true });
-  const db = await PgliteSqlClient.open(pgliteDir(data));
-  await migrate(db, { embeddingDimensions: 256 });
-  await seedEarlierData(db);
-  await db.close();
+  const data = await earlierDataFolder('to-sentence');
   const sentence = { NAABA_EMBEDDER: 'sentence' };
 
   const refused = await runCli(['serve', '--data', data, '--port', '0'], sentence);
@@ -260,28 +268,14 @@ test('an interrupted change of dimension leaves the old schema usable, catches u
   expect(await db.query('SELECT count(*)::int4 AS n FROM memories WHERE embedding_next IS NOT NULL')).toEqual([{ n: 2 }]);
 
   // A writer the operator forgot to stop adds a row at the old dimension, before the cursor or after it.
-  const store = new SqlMemoryStore(db);
   const late = 'Written while the reembed was stopped.';
-  const at = new Date('2026-06-02T00:00:00Z');
-  await store.insert(
-    {
-      scope: { region: 'local', userId: randomUUID() },
-      id: '00000000-0000-4000-8000-000000000000',
-      kind: 'fact',
-      content: late,
-      fingerprint: 'late',
-      embedding: axis(7),
-      terms: [],
-      pinned: false,
-      source: { agent: 'old', client: 'old/0', origin: null, at },
-      conflictsWith: undefined,
-      ceiling: 100,
-      pinLimit: 10,
-      sourcesKept: 3,
-      expiredBefore: null,
-    },
-    at,
-  );
+  await insertAsEarlier(db, {
+    userId: randomUUID(),
+    id: '00000000-0000-4000-8000-000000000000',
+    content: late,
+    fingerprint: 'late',
+    axisAt: 7,
+  });
 
   const resumed = new InterruptedAt128(Number.POSITIVE_INFINITY);
   expect(await reembed(db, resumed, analyzer, { batch: 2 })).toEqual({ done: 6, total: 6 });
