@@ -1,8 +1,9 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { SchemaError } from '../../lambda/adapters/pg/schema.js';
 import { Container } from '../../lambda/composition.js';
 import { loadConfig } from '../../lambda/config/env.js';
-import { EmbedderError, EmbeddingDimensionError } from '../../lambda/memory/errors.js';
+import { EmbedderError } from '../../lambda/memory/errors.js';
 import type { Embedder } from '../../lambda/ports/embedder.js';
 import { freshDatabase } from '../support/database.js';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
@@ -32,10 +33,12 @@ afterAll(async () => db.close());
 
 const stored = async () => (await db.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories'))[0]?.n;
 
-test('start-up refuses an embedder whose dimension differs from the schema’s', async () => {
+test('start-up refuses an embedder whose dimension differs from the schema’s, and says how to move to it', async () => {
   const container = new Container(loadConfig({}), { sql: db, embedder: new LocalEmbedder(128) });
-  await expect(container.memory()).rejects.toThrow(EmbeddingDimensionError);
-  await expect(container.memory()).rejects.toThrow('expected 256, got 128');
+  await expect(container.memory()).rejects.toThrow(SchemaError);
+  await expect(container.memory()).rejects.toThrow(
+    'the schema stores 256 dimensions, the embedder makes 128. Run `naaba reembed` with these settings',
+  );
   const matching = new Container(loadConfig({}), { sql: db, embedder: new LocalEmbedder(256) });
   await expect(matching.memory()).resolves.toBeDefined();
 });
