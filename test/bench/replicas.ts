@@ -51,12 +51,20 @@ export class LexicalReplica {
   }
 }
 
-/** The vector arm of one partition, in memory: exact cosine distance to the offline embedder's vectors. */
+/** The dot product: cosine similarity of the unit vectors every embedder returns. */
+export const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
+
+/** The vector arm of one partition, in memory: exact cosine distance to the embedder's vectors. */
 export class VectorReplica {
+  /** Each memory's vector by id, as the arm compares them. */
+  readonly vectors: ReadonlyMap<string, number[]>;
+
   private constructor(
     private readonly embedder: Embedder,
     private readonly rows: { id: string; vector: number[] }[],
-  ) {}
+  ) {
+    this.vectors = new Map(rows.map((r) => [r.id, r.vector]));
+  }
 
   static async of(memories: readonly { id: string; content: string }[], embedder: Embedder): Promise<VectorReplica> {
     // One at a time: a model-backed embedder holds every pending text's tensors at once otherwise.
@@ -69,7 +77,7 @@ export class VectorReplica {
   async search(query: string, k = 50): Promise<{ id: string; distance: number }[]> {
     const q = await this.embedder.embed(query);
     return this.rows
-      .map((r) => ({ id: r.id, distance: 1 - r.vector.reduce((sum, x, j) => sum + x * (q[j] ?? 0), 0) }))
+      .map((r) => ({ id: r.id, distance: 1 - dot(r.vector, q) }))
       .sort((x, y) => x.distance - y.distance || (x.id < y.id ? -1 : 1))
       .slice(0, k);
   }

@@ -13,6 +13,7 @@ import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.
 import { choice, parseOptions, positiveInteger } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';
+import { dot } from './replicas.js';
 
 const options = parseOptions(process.argv.slice(2), ['size', 'questions', 'embedder']);
 const size = positiveInteger(options, 'size', 5000);
@@ -38,7 +39,6 @@ function random(seed: number): () => number {
   };
 }
 
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
 const nearest = (centroids: readonly number[][], v: readonly number[]) =>
   centroids.reduce((best, c, i) => (dot(c, v) > dot(centroids[best] ?? [], v) ? i : best), 0);
 

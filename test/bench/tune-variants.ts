@@ -20,7 +20,7 @@ import { FUSION } from '../../lambda/memory/ranking.js';
 import { choice, parseOptions } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';
-import { fuse, LexicalReplica, VectorReplica } from './replicas.js';
+import { dot, fuse, LexicalReplica, VectorReplica } from './replicas.js';
 
 const options = parseOptions(process.argv.slice(2), ['embedder']);
 const embedder =
@@ -35,11 +35,10 @@ interface Asked {
   readonly vector: { id: string; distance: number }[];
   readonly lexical: string[];
   readonly expanded: string[];
-  readonly vectors: Map<string, number[]>;
+  readonly vectors: ReadonlyMap<string, number[]>;
 }
 
 const words = (text: string) => new Set(canonicalText(text).split(' ').filter(Boolean));
-const cosine = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
 
 /** The query plus the words at least two of the lexical arm's first three memories share and the query lacks. */
 function expandedQuery(query: string, lexical: readonly string[], content: Map<string, string>): string {
@@ -51,7 +50,7 @@ function expandedQuery(query: string, lexical: readonly string[], content: Map<s
 }
 
 /** Maximal marginal relevance over a ranked list: relevance is 1 at the first rank, falling linearly. */
-function diversified(ranked: readonly string[], vectors: Map<string, number[]>, lambda: number): string[] {
+function diversified(ranked: readonly string[], vectors: ReadonlyMap<string, number[]>, lambda: number): string[] {
   const pool = ranked.slice(0, FUSION.depth);
   const relevance = new Map(pool.map((id, i) => [id, 1 - i / pool.length]));
   const picked: string[] = [];
@@ -61,7 +60,7 @@ function diversified(ranked: readonly string[], vectors: Map<string, number[]>, 
     for (const id of pool) {
       if (picked.includes(id)) continue;
       const v = vectors.get(id) ?? [];
-      const redundancy = Math.max(0, ...picked.map((p) => cosine(v, vectors.get(p) ?? [])));
+      const redundancy = Math.max(0, ...picked.map((p) => dot(v, vectors.get(p) ?? [])));
       const score = lambda * (relevance.get(id) ?? 0) - (1 - lambda) * redundancy;
       if (score > bestScore) [best, bestScore] = [id, score];
     }
@@ -91,8 +90,6 @@ async function main(): Promise<void> {
     const content = new Map(c.turns.map((t) => [t.id, t.content]));
     const lexical = new LexicalReplica(c.turns);
     const replica = await VectorReplica.of(c.turns, embedder);
-    const vectors = new Map<string, number[]>();
-    for (const t of c.turns) vectors.set(t.id, await embedder.embed(t.content));
     for (const q of c.questions) {
       const l = lexical.search(q.text);
       asked.push({
@@ -101,7 +98,7 @@ async function main(): Promise<void> {
         vector: await replica.search(q.text),
         lexical: l,
         expanded: lexical.search(expandedQuery(q.text, l, content)),
-        vectors,
+        vectors: replica.vectors,
       });
     }
     process.stderr.write(`  ${c.id}: ${c.questions.length} questions\n`);
