@@ -18,6 +18,8 @@ export interface PlanExpectations {
   readonly vectorMutation?: boolean;
   /** A lexical read: CockroachDB must scan the inverted index; SQL must carry only prefix equality and `@@ $n::tsquery`. */
   readonly lexicalSearch?: boolean;
+  /** Recall's read of what follows each hit in its origin: both engines must use `memories_origin` (decision 0081). */
+  readonly followingRead?: boolean;
   /** PostgreSQL: the index (or every index) the per-user part of the plan must go through. */
   readonly postgresIndex?: string | readonly string[];
   /** Admin listing of every key (`naaba list-keys`): a full scan is the point. */
@@ -144,11 +146,19 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
       { vectorMutation: true, postgresIndex: 'memories_user_kind' },
       () => memories.expirePartition(scope, 'session', hour(24), rep.now),
     ],
-    ['recall: one kind, vector alone', { vectorSearch: true, postgresIndex: 'memories_user_kind' }, () => recall({ terms: [] })],
-    ['recall: one kind', { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG }, () => recall({})],
+    [
+      'recall: one kind, vector alone',
+      { vectorSearch: true, followingRead: true, postgresIndex: 'memories_user_kind' },
+      () => recall({ terms: [] }),
+    ],
+    [
+      'recall: one kind',
+      { vectorSearch: true, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
+      () => recall({}),
+    ],
     [
       'recall: kinds with and without expiry',
-      { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
+      { vectorSearch: true, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
       () =>
         recall({
           kinds: [
@@ -161,7 +171,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     // The memory page's search: recall's ranking, read only (no UPDATE of usefulness).
     [
       'search: one kind, read only',
-      { vectorSearch: true, lexicalSearch: true, postgresIndex: LEXICAL_PLAN_PG },
+      { vectorSearch: true, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
       () => memories.search(recallQuery()),
     ],
     [

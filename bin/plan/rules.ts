@@ -8,6 +8,8 @@ const USER_TABLES = ['memories', 'journal', 'memory_links', 'memory_terms', 'mem
 export const VECTOR_INDEX = 'memories@memories_embedding';
 /** The lexical arm's postings, read best first (sql/cockroach/0007_term_impact.sql). */
 export const LEXICAL_INDEX = 'memory_terms@memory_terms_impact';
+/** What follows a recalled memory in its origin (sql/cockroach/0008_following.sql). */
+export const FOLLOWING_INDEX = 'memories@memories_origin';
 /** What the lexical arm reads with the (region, user, kind) prefix pinned: kept counts, document frequencies, postings. */
 const LEXICAL_TABLES = ['memory_partitions', 'memory_partition_terms', 'memory_terms'];
 
@@ -82,6 +84,7 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
     problems.push(`no "vector search" on ${VECTOR_INDEX}`);
   }
   if (expect.lexicalSearch && !text.includes(LEXICAL_INDEX)) problems.push(`no read of ${LEXICAL_INDEX}`);
+  if (expect.followingRead && !text.includes(FOLLOWING_INDEX)) problems.push(`no read of ${FOLLOWING_INDEX}`);
   if (expect.vectorMutation && !/vector mutation search/.test(text)) problems.push('no "vector mutation search"');
   if (!expect.fullScanAllowed && /FULL SCAN/.test(text)) problems.push('a FULL SCAN');
   return problems;
@@ -89,7 +92,8 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
 
 function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
   const problems: string[] = [];
-  const wanted = typeof expect.postgresIndex === 'string' ? [expect.postgresIndex] : (expect.postgresIndex ?? []);
+  const named = typeof expect.postgresIndex === 'string' ? [expect.postgresIndex] : (expect.postgresIndex ?? []);
+  const wanted = [...named, ...(expect.followingRead ? ['memories_origin'] : [])];
   for (const index of wanted.filter((i) => !plan.indexes.includes(i))) {
     problems.push(`does not use ${index} (uses ${plan.indexes.join(', ') || 'no index'})`);
   }

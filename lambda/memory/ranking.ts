@@ -3,8 +3,12 @@
  * and a memory scores Σ weight / (k + rank) over the arms that found it. Tuned on the LoCoMo
  * development split only (`npm run bench:locomo -- --split dev`; docs/decisions/0038): the
  * lexical arm is the stronger offline, so it weighs double; a small k lets a first rank count.
+ * Then each hit brings the `following` memories written after it with the same origin (same user
+ * and kind), each scored at `followingShare` of the hit's score (decision 0081): an answer often
+ * sits in what came right after the memory that shares the question's words. `following` 0 turns
+ * this off (the arms alone, for evaluation).
  */
-export const FUSION = { depth: 50, k: 10, vectorWeight: 0.5, lexicalWeight: 1 } as const;
+export const FUSION = { depth: 50, k: 10, vectorWeight: 0.5, lexicalWeight: 1, following: 2, followingShare: 0.6 } as const;
 
 export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 
@@ -40,8 +44,9 @@ export function lengthScaled(scoring: LexicalScoring, average: number): { k1: nu
 }
 
 /**
- * Which arms recall runs: both (the default), or one alone, for evaluation and diagnosis; or both
- * without the relevance floor (decision 0058), to measure what the floor costs.
+ * Which arms recall runs: both with the memories that follow the hits (the default), or one arm
+ * alone, for evaluation and diagnosis; or both without the relevance floor (decision 0058), or
+ * without the following memories (decision 0081), to measure what each adds.
  */
-export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical', 'hybrid-no-floor'] as const;
+export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical', 'hybrid-no-floor', 'hybrid-no-following'] as const;
 export type RecallRanking = (typeof RECALL_RANKINGS)[number];

@@ -263,13 +263,15 @@ export class MemoryService {
     // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
     const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : fusion.vectorWeight;
     // The relevance floor needs the lexical arm's verdict; the vector arm alone (evaluation) has none.
-    const floored = ranking === 'hybrid' || ranking === 'lexical';
+    const floored = ranking === 'hybrid' || ranking === 'lexical' || ranking === 'hybrid-no-following';
     const farthest = floored ? this.deps.embedder.unrelatedBeyond : undefined;
+    // What follows a hit comes with the fused ranking only, not with an arm measured alone.
+    const following = ranking === 'hybrid' || ranking === 'hybrid-no-floor' ? fusion.following : 0;
     return {
       scope: scopeOf(principal),
       embedding,
       terms,
-      fusion: { ...fusion, depth, vectorWeight },
+      fusion: { ...fusion, depth, vectorWeight, following },
       lexical: this.deps.scoring?.lexical ?? LEXICAL,
       farthest,
       kinds: this.searched(kinds, now),

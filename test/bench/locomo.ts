@@ -4,10 +4,11 @@
  * through the real local endpoint and the MCP SDK client. Each LoCoMo conversation gets its own
  * key (its own user); every turn is remembered as an `event` (ceiling raised so nothing is
  * evicted), or, with `--turns-per-memory`, every group of that many consecutive turns of a
- * session (long memories; a question's evidence is then the memories holding its turns); every
- * category 1–4 question is recalled with `limit` k. The same memories are searched three ways
- * (NAABA_RECALL_RANKING = vector, lexical, hybrid, and hybrid-no-floor for what the relevance floor
- * costs) and compared with plain BM25 over the same
+ * session (long memories; a question's evidence is then the memories holding its turns), in
+ * order, with its session as origin; every category 1–4 question is recalled with `limit` k. The
+ * same memories are searched five ways (NAABA_RECALL_RANKING = vector, lexical, hybrid; and
+ * hybrid-no-following and hybrid-no-floor for what the following memories add and the relevance
+ * floor costs) and compared with plain BM25 over the same
  * memories, computed in the same run. recall_all@n: all the evidence is among the first n;
  * recall_any@n: some is. `--nonsense` invented-word queries per conversation (none of their terms
  * stored) measure the relevance floor: how many come back empty. Tune on dev only
@@ -21,7 +22,7 @@ import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { freshDatabase } from '../support/database.js';
 import { call, connect, startTestEndpoint } from '../support/endpoint.js';
 import { Bm25 } from './bm25.js';
-import { type Conversation, loadLocomo, parseTurnsPerMemory } from './locomo-data.js';
+import { type Conversation, loadLocomo, parseTurnsPerMemory, type Turn } from './locomo-data.js';
 import { nonsenseQueries } from './nonsense.js';
 
 const options = parseOptions(process.argv.slice(2), [
@@ -46,7 +47,7 @@ if (k < 5 || k > 50) throw new EvalUsageError('--k must be from 5 to 50 (the rec
 if (!perMemory) throw new EvalUsageError('--turns-per-memory must be N or MIN-MAX, from 1 to 50');
 
 const CURATION = JSON.stringify({ kinds: { event: { ceiling: 100_000, ttl: null } } });
-const METHODS = ['vector', 'lexical', 'hybrid', 'hybrid-no-floor', 'bm25'] as const;
+const METHODS = ['vector', 'lexical', 'hybrid-no-following', 'hybrid', 'hybrid-no-floor', 'bm25'] as const;
 type Method = (typeof METHODS)[number];
 
 /** For each question, in order: the turn ids a method returned, best first. */
@@ -63,16 +64,29 @@ interface Scored {
   n: number;
 }
 
+/** A turn's (or a long memory's) session, as LoCoMo names it: "D3" of "D3:7" and of "D3:7..D3:9". */
+const sessionOf = (id: string) => id.split(':')[0] ?? id;
+
+/**
+ * Every memory of a conversation, its session as origin (as an agent storing a conversation would
+ * pass it), each session in order so that what follows a memory in its origin is the next turn;
+ * sessions are remembered `concurrency` at a time.
+ */
 async function remember(conversation: Conversation, client: Client): Promise<Map<string, string[]>> {
   const turnsOf = new Map<string, string[]>();
   const progress = new Progress(`remember ${conversation.id}`, conversation.turns.length);
+  const sessions = new Map<string, Turn[]>();
+  for (const turn of conversation.turns) sessions.set(sessionOf(turn.id), [...(sessions.get(sessionOf(turn.id)) ?? []), turn]);
   let done = 0;
-  await pool(conversation.turns, concurrency, async (turn) => {
-    const result = await call<{ id: string }>(client, 'remember', { content: turn.content, kind: 'event', origin: turn.id });
-    if (result.isError) throw new Error(`remember failed for ${conversation.id} ${turn.id}`);
-    const id = result.structuredContent.id;
-    turnsOf.set(id, [...(turnsOf.get(id) ?? []), turn.id]);
-    progress.update(++done);
+  await pool([...sessions], concurrency, async ([session, turns]) => {
+    for (const turn of turns) {
+      const origin = `${conversation.id} session ${session}`;
+      const result = await call<{ id: string }>(client, 'remember', { content: turn.content, kind: 'event', origin });
+      if (result.isError) throw new Error(`remember failed for ${conversation.id} ${turn.id}`);
+      const id = result.structuredContent.id;
+      turnsOf.set(id, [...(turnsOf.get(id) ?? []), turn.id]);
+      progress.update(++done);
+    }
   });
   return turnsOf;
 }
@@ -149,7 +163,7 @@ async function main(): Promise<void> {
   } finally {
     await ingest.close();
   }
-  for (const ranking of ['vector', 'lexical', 'hybrid', 'hybrid-no-floor'] as const) {
+  for (const ranking of ['vector', 'lexical', 'hybrid-no-following', 'hybrid', 'hybrid-no-floor'] as const) {
     const endpoint = await startTestEndpoint({ sql, env: env(ranking) });
     try {
       for (const user of users) {
@@ -185,6 +199,7 @@ function report(conversations: readonly Conversation[], answers: Answers, emptie
     vector: 'naaba vector arm only',
     lexical: 'naaba lexical arm only',
     hybrid: 'naaba hybrid (the default ranking)',
+    'hybrid-no-following': 'naaba hybrid without the following memories',
     'hybrid-no-floor': 'naaba hybrid without the relevance floor',
     bm25: 'BM25 baseline (same memories)',
   };

@@ -85,13 +85,13 @@ export class VectorReplica {
 
 /**
  * Reciprocal rank fusion as `recallSql` computes it, with the relevance floor: a memory only the
- * vector arm found is kept only within `farthest` distance of the query.
+ * vector arm found is kept only within `farthest` distance of the query. Best first, with scores.
  */
-export function fuse(
+export function fusedScores(
   vector: readonly { id: string; distance: number }[],
   lexical: readonly string[],
   farthest: number = Number.POSITIVE_INFINITY,
-): string[] {
+): [string, number][] {
   const scores = new Map<string, number>();
   for (const [i, id] of lexical.slice(0, FUSION.depth).entries()) scores.set(id, FUSION.lexicalWeight / (FUSION.k + i + 1));
   for (const [i, hit] of vector.slice(0, FUSION.depth).entries()) {
@@ -99,5 +99,18 @@ export function fuse(
     if (found === undefined && hit.distance > farthest) continue;
     scores.set(hit.id, (found ?? 0) + FUSION.vectorWeight / (FUSION.k + i + 1));
   }
-  return [...scores.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map((e) => e[0]);
+  return best([...scores]);
+}
+
+/** Scored ids best first, ties by id, as the SQL orders them. */
+export const best = (scored: [string, number][]): [string, number][] =>
+  scored.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+
+/** {@link fusedScores}' ids alone. */
+export function fuse(
+  vector: readonly { id: string; distance: number }[],
+  lexical: readonly string[],
+  farthest: number = Number.POSITIVE_INFINITY,
+): string[] {
+  return fusedScores(vector, lexical, farthest).map((e) => e[0]);
 }

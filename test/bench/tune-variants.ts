@@ -8,8 +8,9 @@
  *   its fused rank against its cosine similarity to what is already picked, weight λ);
  * - pseudo-relevance feedback in the lexical arm (the words that at least two of the arm's first
  *   three memories share, not in the query, added to it, the arm run again, then fused);
- * - neighbouring memories (a hit's previous and next turn of the same session, as if the agent
- *   had stored the session as their origin, scored at a share of the hit's score).
+ * - neighbouring memories (turns of a hit's session near it, as if the agent had stored the
+ *   session as their origin, scored at a share of the hit's fused score): the next two at 0.6 is
+ *   what recall now does (decision 0081).
  *
  * Time words are not measured: LoCoMo's turns carry no dates (docs/benchmarks.md).
  */
@@ -20,7 +21,7 @@ import { FUSION } from '../../lambda/memory/ranking.js';
 import { choice, parseOptions } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';
-import { dot, fuse, LexicalReplica, VectorReplica } from './replicas.js';
+import { best, dot, fuse, fusedScores, LexicalReplica, VectorReplica } from './replicas.js';
 
 const options = parseOptions(process.argv.slice(2), ['embedder']);
 const embedder =
@@ -69,18 +70,29 @@ function diversified(ranked: readonly string[], vectors: ReadonlyMap<string, num
   return picked;
 }
 
-/** The ranked list with each of the first ten hits' session neighbours (turn ±1) scored at `share` of the hit. */
-function withNeighbours(ranked: readonly string[], share: number): string[] {
-  const scores = new Map(ranked.map((id, i) => [id, 1 / (FUSION.k + i + 1)]));
-  for (const [i, id] of ranked.slice(0, 10).entries()) {
+/** Which turns of a hit's session come with it, as steps from the hit: recall builds the next two (decision 0081). */
+const NEIGHBOURHOODS: [string, number[]][] = [
+  ['the turns before and after', [-1, 1]],
+  ['the next turn', [1]],
+  ['the next two turns', [1, 2]],
+  ['two turns either side', [-2, -1, 1, 2]],
+];
+
+/**
+ * The fused ranking with the turns `steps` away from each of the first ten hits in its session,
+ * each scored at `share` of the hit's fused score, a memory keeping its best score.
+ */
+function withNeighbours(scored: readonly [string, number][], share: number, steps: readonly number[]): string[] {
+  const scores = new Map(scored);
+  for (const [id, score] of scored.slice(0, 10)) {
     const match = /^D(\d+):(\d+)$/.exec(id);
     if (!match) continue;
-    for (const step of [-1, 1]) {
+    for (const step of steps) {
       const neighbour = `D${match[1]}:${Number(match[2]) + step}`;
-      scores.set(neighbour, Math.max(scores.get(neighbour) ?? 0, (share * 1) / (FUSION.k + i + 1)));
+      scores.set(neighbour, Math.max(scores.get(neighbour) ?? 0, share * score));
     }
   }
-  return [...scores].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([id]) => id);
+  return best([...scores]).map(([id]) => id);
 }
 
 async function main(): Promise<void> {
@@ -111,10 +123,12 @@ async function main(): Promise<void> {
       (a) => diversified(fuse(a.vector, a.lexical, floor), a.vectors, lambda),
     ]),
     ['lexical arm with pseudo-relevance feedback', (a) => fuse(a.vector, a.expanded, floor)],
-    ...[0.3, 0.5, 0.6, 0.8, 1].map((share): [string, (a: Asked) => string[]] => [
-      `session neighbours at ${share} of the hit`,
-      (a) => withNeighbours(fuse(a.vector, a.lexical, floor), share),
-    ]),
+    ...NEIGHBOURHOODS.flatMap(([name, steps]) =>
+      [0.4, 0.5, 0.6, 0.7, 0.8].map((share): [string, (a: Asked) => string[]] => [
+        `${name} at ${share} of the hit`,
+        (a) => withNeighbours(fusedScores(a.vector, a.lexical, floor), share, steps),
+      ]),
+    ),
   ];
   const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
   const multiHop = asked.filter((a) => a.category === 1);

@@ -62,11 +62,18 @@ const HYBRID_READ = cockroach(
   '          table: memory_partition_terms@memory_partition_terms_pkey',
   "          spans: [/'eu-central-1'/'0b0e…'/'fact'/'bread' - /'eu-central-1'/'0b0e…'/'fact'/'bread']",
 );
+/** What follows each hit, read from memories_origin by the user, origin and kind of the hit. */
+const FOLLOWING_READ = [
+  '• lookup join',
+  '│ table: memories@memories_origin',
+  '│ equality: (region, user_id, origin, kind) = (…)',
+];
 /** The same recall whose postings read became a scan of the memories instead. */
 const LEXICAL_ON_BTREE = cockroach(...VECTOR_READ.lines, ...BTREE_INSTEAD.lines);
 
 const read: PlanExpectations = { vectorSearch: true };
 const hybrid: PlanExpectations = { vectorSearch: true, lexicalSearch: true };
+const recalled: PlanExpectations = { ...hybrid, followingRead: true };
 const write: PlanExpectations = { vectorMutation: true };
 
 describe('CockroachDB plan rules', () => {
@@ -98,10 +105,35 @@ describe('CockroachDB plan rules', () => {
       cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
       ['no read of memory_terms@memory_terms_impact', 'a FULL SCAN'],
     ],
+    [
+      'a recall reading what follows each hit from memories_origin',
+      recallSql(1, 0, true),
+      recalled,
+      cockroach(...HYBRID_READ.lines, ...FOLLOWING_READ),
+      [],
+    ],
+    [
+      'a recall reading what follows each hit from the whole user instead',
+      recallSql(1, 0, true),
+      recalled,
+      cockroach(...HYBRID_READ.lines, ...BTREE_INSTEAD.lines),
+      ['no read of memories@memories_origin'],
+    ],
   ])('%s', (_label, sql, expectations, plan, problems) => {
     const found = planProblems(sql, expectations, plan);
     expect(found.length).toBe(problems.length);
     for (const [i, p] of problems.entries()) expect(found[i]).toContain(p);
+  });
+});
+
+describe('PostgreSQL plan rules', () => {
+  const postgres = (...indexes: string[]): Plan => ({ engine: 'postgres', lines: [], seqScans: [], indexes });
+  const following: PlanExpectations = { followingRead: true, postgresIndex: 'memories_user_kind' };
+  test('recall must read what follows its hits through memories_origin', () => {
+    expect(planProblems(recallSql(1, 0, false), following, postgres('memories_user_kind', 'memories_origin'))).toEqual([]);
+    expect(planProblems(recallSql(1, 0, false), following, postgres('memories_user_kind'))).toEqual([
+      'does not use memories_origin (uses memories_user_kind)',
+    ]);
   });
 });
 

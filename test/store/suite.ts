@@ -305,6 +305,69 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(all.map((m) => m.content)).toEqual(['stale pinned', 'other kind', 'fresh']);
     });
 
+    test('recall: each hit brings the next two memories of its origin, user and kind, at a share of its score', async () => {
+      const chat = (content: string, seconds: number, over: Partial<InsertPlan> = {}) =>
+        store.insert(plan({ content, embedding: axis(10 + seconds), source: source('chat 1'), ...over }), at(seconds));
+      await chat('before', 0);
+      await chat('the hit', 1, { embedding: axis(0) });
+      await chat('another origin in between', 2, { source: source('chat 2') });
+      await chat('another kind', 3, { kind: 'event' });
+      await store.insert(plan({ scope: bob, content: 'bob’s', embedding: axis(20), source: source('chat 1') }), at(3));
+      await chat('first after', 4);
+      await chat('second after', 5);
+      await chat('third after', 6);
+      // The relevance floor keeps only the hit among what the arms found: the rest can only follow it.
+      const ask = (over: Partial<RecallQuery> = {}) =>
+        recall({
+          scope: alice,
+          embedding: axis(0),
+          kinds: [{ kind: 'fact', expiredBefore: null }],
+          limit: 10,
+          candidates: 50,
+          now: at(100),
+          farthest: 0.5,
+          ...over,
+        });
+      counted.roundTrips = 0;
+      const found = await ask();
+      expect(counted.roundTrips).toBe(1);
+      expect(found[0]?.content).toBe('the hit');
+      expect(
+        found
+          .slice(1)
+          .map((m) => m.content)
+          .sort(),
+      ).toEqual(['first after', 'second after']);
+      for (const m of found.slice(1)) expect(m.score).toBeCloseTo(FUSION.followingShare * (found[0]?.score ?? 0), 9);
+      // What follows is returned, so it was useful: touched like the hit.
+      expect(found.every((m) => m.recallCount === 1 && m.lastUsefulAt.getTime() === at(100).getTime())).toBe(true);
+      // The limit holds over hits and followers together; with following off, the hit alone.
+      expect((await ask({ limit: 2 })).map((m) => m.content)).toHaveLength(2);
+      const alone = await ask({ fusion: { ...FUSION, following: 0 } });
+      expect(alone.map((m) => m.content)).toEqual(['the hit']);
+    });
+
+    test('recall: what follows a hit is checked for expiry, and a memory without an origin brings nothing', async () => {
+      const kinds = [{ kind: 'session', expiredBefore: at(50) }];
+      const session = (content: string, seconds: number, over: Partial<InsertPlan> = {}) =>
+        store.insert(
+          plan({ content, kind: 'session', embedding: axis(10 + seconds), source: source('chat 1'), ...over }),
+          at(seconds),
+        );
+      await session('the hit', 60, { embedding: axis(0) });
+      await session('stale follower', 61);
+      await session('fresh follower', 62);
+      await harness.sql.query(`UPDATE memories SET last_useful_at = $1 WHERE content = 'stale follower'`, [at(10)]);
+      await store.insert(plan({ content: 'no origin', embedding: axis(1), kind: 'session' }), at(70));
+      await store.insert(plan({ content: 'written later, no origin', embedding: axis(2), kind: 'session' }), at(71));
+      const ask = (embedding: number[]) =>
+        recall({ scope: alice, embedding, kinds, limit: 10, candidates: 50, now: at(100), farthest: 0.5 });
+      expect((await ask(axis(0))).map((m) => m.content)).toEqual(['the hit', 'fresh follower']);
+      expect((await ask(axis(1))).map((m) => m.content)).toEqual(['no origin']);
+      // Nothing found, nothing follows.
+      expect(await ask(axis(100))).toEqual([]);
+    });
+
     test('the page’s reads change nothing: search ranks as recall, browse is newest first, next to go is eviction order', async () => {
       await store.insert(plan({ content: 'oldest useful', embedding: axis(0) }), at(0));
       await store.insert(plan({ content: 'middle', embedding: lean(0, 1, 0.5) }), at(10));

@@ -82,6 +82,25 @@ const lexicalArm = (kinds: number, first: number, live: string, terms: number, p
 )`;
 };
 
+/**
+ * The memories that follow each ranked hit: the next `$8[6]` of the same user, kind and origin by
+ * (created_at, id), scored at `$8[5]` of the hit's score (decision 0081). One read of
+ * `memories_origin` per hit, at most that many rows each; expiry is checked on the rows read. A
+ * memory without an origin has no followers; `origin IS NOT NULL` is written out so that each
+ * engine sees the partial index's predicate in the query.
+ */
+const followingHits = (live: string) => `following AS (
+  SELECT f.id, r.score * ($8::float8[])[5] AS score
+    FROM ranked AS r JOIN memories AS h ON h.region = $1 AND h.id = r.id,
+         LATERAL (SELECT m.id, m.kind, m.pinned, m.last_useful_at
+                    FROM memories AS m
+                   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.origin IS NOT NULL AND m.origin = h.origin
+                     AND m.kind = h.kind AND (m.created_at, m.id) > (h.created_at, h.id)
+                   ORDER BY m.created_at, m.id
+                   LIMIT CAST(($8::float8[])[6] AS INT8)) AS f
+   WHERE ${live}
+)`;
+
 /** Recall's last step: the hits become useful (recall count and last usefulness), a commutative update. */
 const TOUCH_HITS = `UPDATE memories AS m
      SET recall_count = m.recall_count + 1,
@@ -99,7 +118,8 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
 /**
  * The best unexpired memories first, marking each returned one useful: one statement.
  * $1 region, $2 user, $3 embedding, $4 candidates per arm, $5 limit, $6 now, $7 depth of each arm,
- * $8 fusion as FLOAT8[] {k, vector weight, lexical weight, farthest distance}, then the kinds searched ($9…),
+ * $8 fusion as FLOAT8[] {k, vector weight, lexical weight, farthest distance, following share, following count},
+ * then the kinds searched ($9…),
  * then (kind, cutoff) pairs for kinds with a TTL, then, with a lexical arm, the query's terms as
  * TEXT[] and the lexical parameters as FLOAT8[] {k1, b, common least df, common least share, short length, half length}.
  *
@@ -109,7 +129,9 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
  * Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs but counts for
  * nothing, and what only it found is not returned (the lexical arm alone). The relevance floor: a
  * memory the lexical arm did not find is returned only within the farthest distance, so a query
- * that matches no term and lies far from every memory returns nothing. With `touch` false the
+ * that matches no term and lies far from every memory returns nothing. The ranked hits then bring
+ * the memories that follow them in their origin (`followingHits`), and the best `$5` of both are
+ * returned, so nothing follows a query that found nothing. With `touch` false the
  * same ranking is read without the UPDATE: looking is not recalling (the memory page's search);
  * $6 is then only echoed back.
  */
@@ -125,12 +147,20 @@ export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, tou
     parts.push(`SELECT id, ${fusedPart(3)} AS part, TRUE AS related FROM lexical_arm`);
   }
   return `
-WITH ${ctes.join(', ')}, hits AS (
+WITH ${ctes.join(', ')}, ranked AS (
   SELECT arms.id, sum(arms.part) AS score
     FROM (${parts.join(' UNION ALL ')}) AS arms
    GROUP BY arms.id
   HAVING sum(arms.part) > 0 AND bool_or(arms.related)
    ORDER BY score DESC, arms.id
+   LIMIT $5::int4
+), ${followingHits(unexpired(ttlKinds, cutoffs, 'f'))}, hits AS (
+  -- A memory both ranked and following another keeps its better score.
+  SELECT c.id, max(c.score) AS score
+    FROM (SELECT id, score FROM ranked UNION ALL SELECT id, score FROM following) AS c
+   GROUP BY c.id
+  HAVING max(c.score) > 0
+   ORDER BY score DESC, c.id
    LIMIT $5::int4
 ), found AS (
   ${touch ? TOUCH_HITS : READ_HITS}

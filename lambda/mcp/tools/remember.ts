@@ -42,7 +42,13 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
         content: text('the memory, one claim in plain text', LIMITS.contentBytes),
         kind: kindEnum(context.memory.rules).describe('what sort of memory this is; decides ceiling and expiry'),
         pinned: z.boolean().optional().describe('pinned memories never expire and are never evicted (capped per user)'),
-        origin: z.string().max(LIMITS.originChars).optional().describe('where this came from: conversation, URL, turn'),
+        origin: z
+          .string()
+          .max(LIMITS.originChars)
+          .optional()
+          .describe(
+            'where this came from: the conversation, document or URL. Give every memory of one conversation or document the same origin, in the order they happen: recall then also returns what came right after a memory it finds',
+          ),
       },
       outputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
