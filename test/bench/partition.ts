@@ -17,7 +17,7 @@ import { loadLocomo } from './locomo-data.js';
 
 /**
  * Recall cost as one partition grows: one user with N memories of one kind (LoCoMo turns, all ten
- * conversations, read at run time), recalled with LoCoMo questions through the memory service
+ * conversations, read at run time, each with its session as origin), recalled with LoCoMo questions through the memory service
  * (embedding + the one SQL statement), hybrid and vector-only interleaved query by query so that
  * the machine's noise falls on both alike. Prints medians and the two ratios the budget states:
  * hybrid / vector-only at each size, and p50 at the largest size / p50 at the smallest.
@@ -43,7 +43,8 @@ const RULES: CurationRules = {
 };
 
 const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
-const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
+/** Every turn with its session as origin, as bench:locomo stores them, so that recall's following read finds its rows. */
+const turns = conversations.flatMap((c) => c.turns.map((t) => ({ content: t.content, origin: `${c.id} ${t.id.split(':')[0]}` })));
 const questions = conversations.flatMap((c) => c.questions.map((q) => q.text)).slice(0, QUERIES);
 
 async function openEngine(): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
@@ -81,11 +82,11 @@ async function measure(sql: SqlClient, size: number): Promise<{ hybrid: number; 
   const principal: Principal = { userId: randomUUID(), region: 'eu-central-1', agent: 'bench', keyId: randomUUID() };
   const started = Date.now();
   for (let i = 0; i < size; i += 1) {
-    const content = turns[i % turns.length] ?? '';
+    const { content, origin } = turns[i % turns.length] ?? { content: '', origin: '' };
     await writer.remember(
       principal,
       { name: 'bench', version: '1' },
-      { content: i < turns.length ? content : `${content} (${i})`, kind: 'event' },
+      { content: i < turns.length ? content : `${content} (${i})`, kind: 'event', origin },
     );
     if ((i + 1) % 1000 === 0)
       process.stderr.write(`  ${i + 1} of ${size} memories stored (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
-import { call, connect, startTestEndpoint } from '../support/endpoint.js';
+import { call, withUserClient } from '../support/endpoint.js';
 
 jest.setTimeout(HEAVY_STEP_MS);
 
@@ -15,9 +15,7 @@ const QUESTION = 'birthday present for my sister';
 
 /** What recall returns for the question after remembering the chat, with `ranking` (NAABA_RECALL_RANKING). */
 async function recalled(ranking: 'hybrid' | 'hybrid-no-following', origin: string | undefined): Promise<string[]> {
-  const endpoint = await startTestEndpoint({ env: { NAABA_RECALL_RANKING: ranking } });
-  const client = await connect(endpoint.mcpUrl, (await endpoint.issueKey('alice')).token);
-  try {
+  return withUserClient({ NAABA_RECALL_RANKING: ranking }, async (client) => {
     for (const content of CHAT) {
       const args = origin === undefined ? { content, kind: 'event' } : { content, kind: 'event', origin };
       expect((await call(client, 'remember', args)).isError).toBeFalsy();
@@ -27,10 +25,7 @@ async function recalled(ranking: 'hybrid' | 'hybrid-no-following', origin: strin
     const result = await call<{ memories: { content: string }[] }>(client, 'recall', { query: QUESTION });
     expect(result.isError).toBeFalsy();
     return result.structuredContent.memories.map((m) => m.content);
-  } finally {
-    await client.close();
-    await endpoint.close();
-  }
+  });
 }
 
 test('through MCP, a recalled turn brings the next two of its conversation, the answer among them', async () => {

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
-import { call, connect, startTestEndpoint } from '../support/endpoint.js';
+import { call, withUserClient } from '../support/endpoint.js';
 
 // An endpoint per embedder; the sentence encoder loads its model once per process.
 jest.setTimeout(HEAVY_STEP_MS);
@@ -11,19 +11,14 @@ const PARAPHRASE = 'puppy enjoys sprinting along shorelines';
 
 /** What one endpoint with `embedder` recalls for the paraphrase, after remembering the memory and an unrelated one. */
 async function recalled(embedder: 'local' | 'sentence'): Promise<string[]> {
-  const endpoint = await startTestEndpoint({ env: { NAABA_EMBEDDER: embedder } });
-  const client = await connect(endpoint.mcpUrl, (await endpoint.issueKey('alice')).token);
-  try {
+  return withUserClient({ NAABA_EMBEDDER: embedder }, async (client) => {
     for (const content of [MEMORY, 'Quarterly tax return due in April.']) {
       expect((await call(client, 'remember', { content, kind: 'fact' })).isError).toBeFalsy();
     }
     const result = await call<{ memories: { content: string }[] }>(client, 'recall', { query: PARAPHRASE });
     expect(result.isError).toBeFalsy();
     return result.structuredContent.memories.map((m) => m.content);
-  } finally {
-    await client.close();
-    await endpoint.close();
-  }
+  });
 }
 
 test('through MCP, the sentence encoder recalls a paraphrase that shares no word with the memory, and only it', async () => {

@@ -56,6 +56,21 @@ export async function connect(mcpUrl: string, token: string, info = { name: 'naa
   return client;
 }
 
+/**
+ * Runs `use` with a client of one user (key "alice") on a fresh endpoint set up with `env`, then
+ * closes both: for a test that asks one question of one configuration.
+ */
+export async function withUserClient<T>(env: Record<string, string>, use: (client: Client) => Promise<T>): Promise<T> {
+  const endpoint = await startTestEndpoint({ env });
+  const client = await connect(endpoint.mcpUrl, (await endpoint.issueKey('alice')).token);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+    await endpoint.close();
+  }
+}
+
 /** Calls a tool and returns its result with structured content typed as the caller expects. */
 export async function call<T = Record<string, unknown>>(
   client: Client,
