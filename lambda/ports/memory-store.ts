@@ -98,8 +98,9 @@ export interface RecallQuery {
   /** How the lexical arm scores (BM25's k1 and b) and which terms count as very common. */
   readonly lexical: LexicalScoring;
   /**
-   * The relevance floor: a memory the lexical arm did not find is returned only within this cosine
-   * distance of the query (so a query nothing matches returns nothing). Absent: no floor.
+   * The relevance floor: a memory the lexical arm did not find is ranked only within this cosine
+   * distance of the query (so a query nothing matches returns nothing; what follows a ranked memory
+   * in its origin comes with it, decision 0081). Absent: no floor.
    */
   readonly farthest?: number;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */

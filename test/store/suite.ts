@@ -63,8 +63,9 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     }: Omit<RecallQuery, 'terms' | 'fusion' | 'lexical'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
       const terms = ranking === 'vector' ? [] : (q.terms ?? []);
       const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
+      const following = ranking === 'hybrid' || ranking === 'hybrid-no-floor' ? FUSION.following : 0;
       return store.recall({
-        fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight },
+        fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight, following },
         lexical: LEXICAL,
         ...q,
         terms,
@@ -342,7 +343,10 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       // What follows is returned, so it was useful: touched like the hit.
       expect(found.every((m) => m.recallCount === 1 && m.lastUsefulAt.getTime() === at(100).getTime())).toBe(true);
       // The limit holds over hits and followers together; with following off, the hit alone.
-      expect((await ask({ limit: 2 })).map((m) => m.content)).toHaveLength(2);
+      const two = (await ask({ limit: 2 })).map((m) => m.content);
+      expect(two[0]).toBe('the hit');
+      expect(['first after', 'second after']).toContain(two[1]);
+      expect(two).toHaveLength(2);
       const alone = await ask({ fusion: { ...FUSION, following: 0 } });
       expect(alone.map((m) => m.content)).toEqual(['the hit']);
     });
@@ -357,12 +361,17 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await session('the hit', 60, { embedding: axis(0) });
       await session('stale follower', 61);
       await session('fresh follower', 62);
+      await session('second fresh follower', 63);
+      await session('third fresh follower', 64);
       await harness.sql.query(`UPDATE memories SET last_useful_at = $1 WHERE content = 'stale follower'`, [at(10)]);
       await store.insert(plan({ content: 'no origin', embedding: axis(1), kind: 'session' }), at(70));
       await store.insert(plan({ content: 'written later, no origin', embedding: axis(2), kind: 'session' }), at(71));
       const ask = (embedding: number[]) =>
         recall({ scope: alice, embedding, kinds, limit: 10, candidates: 50, now: at(100), farthest: 0.5 });
-      expect((await ask(axis(0))).map((m) => m.content)).toEqual(['the hit', 'fresh follower']);
+      // The next two live ones: an expired memory neither comes back nor takes a follower's place.
+      const found = (await ask(axis(0))).map((m) => m.content);
+      expect(found[0]).toBe('the hit');
+      expect(found.slice(1).sort()).toEqual(['fresh follower', 'second fresh follower']);
       expect((await ask(axis(1))).map((m) => m.content)).toEqual(['no origin']);
       // Nothing found, nothing follows.
       expect(await ask(axis(100))).toEqual([]);

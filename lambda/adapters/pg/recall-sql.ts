@@ -83,22 +83,22 @@ const lexicalArm = (kinds: number, first: number, live: string, terms: number, p
 };
 
 /**
- * The memories that follow each ranked hit: the next `$8[6]` of the same user, kind and origin by
- * (created_at, id), scored at `$8[5]` of the hit's score (decision 0081). One read of
- * `memories_origin` per hit, at most that many rows each; expiry is checked on the rows read. A
- * memory without an origin has no followers; `origin IS NOT NULL` is written out so that each
- * engine sees the partial index's predicate in the query.
+ * The memories that follow each ranked hit: the next `$8[6]` live ones of the same user, origin
+ * and kind by (created_at, id), scored at `$8[5]` of the hit's score (decision 0081). One read of
+ * `memories_origin` per hit. Expiry is checked before the limit, so that every engine returns the
+ * same followers whatever order it applies the two in. A memory without an origin has no
+ * followers; `origin IS NOT NULL` is written out so that each engine sees the partial index's
+ * predicate in the query.
  */
 const followingHits = (live: string) => `following AS (
   SELECT f.id, r.score * ($8::float8[])[5] AS score
     FROM ranked AS r JOIN memories AS h ON h.region = $1 AND h.id = r.id,
-         LATERAL (SELECT m.id, m.kind, m.pinned, m.last_useful_at
+         LATERAL (SELECT m.id
                     FROM memories AS m
                    WHERE m.region = $1 AND m.user_id = $2::uuid AND m.origin IS NOT NULL AND m.origin = h.origin
-                     AND m.kind = h.kind AND (m.created_at, m.id) > (h.created_at, h.id)
+                     AND m.kind = h.kind AND (m.created_at, m.id) > (h.created_at, h.id) AND ${live}
                    ORDER BY m.created_at, m.id
                    LIMIT CAST(($8::float8[])[6] AS INT8)) AS f
-   WHERE ${live}
 )`;
 
 /** Recall's last step: the hits become useful (recall count and last usefulness), a commutative update. */
@@ -154,7 +154,7 @@ WITH ${ctes.join(', ')}, ranked AS (
   HAVING sum(arms.part) > 0 AND bool_or(arms.related)
    ORDER BY score DESC, arms.id
    LIMIT $5::int4
-), ${followingHits(unexpired(ttlKinds, cutoffs, 'f'))}, hits AS (
+), ${followingHits(unexpired(ttlKinds, cutoffs, 'm'))}, hits AS (
   -- A memory both ranked and following another keeps its better score.
   SELECT c.id, max(c.score) AS score
     FROM (SELECT id, score FROM ranked UNION ALL SELECT id, score FROM following) AS c

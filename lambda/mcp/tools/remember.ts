@@ -47,7 +47,7 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
           .max(LIMITS.originChars)
           .optional()
           .describe(
-            'where this came from: the conversation, document or URL. Give every memory of one conversation or document the same origin, in the order they happen: recall then also returns what came right after a memory it finds',
+            'where this came from: the conversation, document or URL. Give every memory of one conversation or document the same origin, in the order they happen: recall then also returns what came right after a memory it finds (of the same kind)',
           ),
       },
       outputSchema,
