@@ -18,7 +18,7 @@ export interface PlanExpectations {
   readonly vectorMutation?: boolean;
   /** A lexical read: CockroachDB must scan the inverted index; SQL must carry only prefix equality and `@@ $n::tsquery`. */
   readonly lexicalSearch?: boolean;
-  /** Recall's read of what follows each hit in its origin: both engines must use `memories_origin` (decision 0081). */
+  /** Recall's read of what follows each hit in its origin: both engines must use `memories_origin_seq` (decisions 0081, 0082). */
   readonly followingRead?: boolean;
   /** PostgreSQL: the index (or every index) the per-user part of the plan must go through. */
   readonly postgresIndex?: string | readonly string[];

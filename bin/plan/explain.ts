@@ -15,6 +15,7 @@ interface PgNode {
   'Node Type'?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   Alias?: string;
   Plans?: PgNode[];
 }
@@ -38,7 +39,10 @@ async function explainPostgres(db: SqlClient, text: string, params: readonly unk
       const relation = node['Relation Name'];
       if (index) indexes.add(index);
       if (type === 'Seq Scan' && relation) seqScans.push(relation);
-      lines.push(`${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}`);
+      const cond = node['Index Cond'];
+      lines.push(
+        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}`,
+      );
     });
   }
   return { engine: 'postgres', lines, seqScans, indexes: [...indexes] };

@@ -8,8 +8,8 @@ const USER_TABLES = ['memories', 'journal', 'memory_links', 'memory_terms', 'mem
 export const VECTOR_INDEX = 'memories@memories_embedding';
 /** The lexical arm's postings, read best first (sql/cockroach/0007_term_impact.sql). */
 export const LEXICAL_INDEX = 'memory_terms@memory_terms_impact';
-/** What follows a recalled memory in its origin (sql/cockroach/0008_following.sql). */
-export const FOLLOWING_INDEX = 'memories@memories_origin';
+/** What follows a recalled memory in its origin, read by place (sql/cockroach/0009_origin_sequence.sql). */
+export const FOLLOWING_INDEX = 'memories@memories_origin_seq';
 /** What the lexical arm reads with the (region, user, kind) prefix pinned: kept counts, document frequencies, postings. */
 const LEXICAL_TABLES = ['memory_partitions', 'memory_partition_terms', 'memory_terms'];
 
@@ -77,6 +77,28 @@ export function lexicalProblems(sql: string): string[] {
   return problems;
 }
 
+/**
+ * What follows a hit must be read by place (decision 0082): a lookup join into
+ * `memories_origin_seq` whose key includes `origin_seq`. Read by (user, origin, kind) alone, a
+ * lookup join cannot stop after a few rows per hit, and each hit would read its whole origin.
+ */
+function followingProblems(lines: readonly string[]): string[] {
+  const at = lines.findIndex((l) => l.includes(`table: ${FOLLOWING_INDEX}`));
+  if (at < 0) return [`no read of ${FOLLOWING_INDEX}`];
+  const node = lines.slice(at + 1);
+  const end = node.findIndex((l) => l.includes('•'));
+  const keyed = (end < 0 ? node : node.slice(0, end)).some((l) => /(equality|lookup condition):.*origin_seq/.test(l));
+  return keyed ? [] : [`${FOLLOWING_INDEX} is not read by place (no lookup on origin_seq)`];
+}
+
+/** The same on PostgreSQL: every scan of `memories_origin_seq` has `origin_seq = …` in its index condition. */
+function postgresFollowingProblems(lines: readonly string[]): string[] {
+  const reads = lines.filter((l) => l.includes(`using ${FOLLOWING_INDEX.split('@')[1]} `));
+  return reads.every((l) => /\(origin_seq = /.test(l))
+    ? []
+    : [`${FOLLOWING_INDEX.split('@')[1]} is not read by place (no origin_seq = … in its index condition)`];
+}
+
 function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
   const text = plan.lines.join('\n');
   const problems: string[] = [];
@@ -84,7 +106,7 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
     problems.push(`no "vector search" on ${VECTOR_INDEX}`);
   }
   if (expect.lexicalSearch && !text.includes(LEXICAL_INDEX)) problems.push(`no read of ${LEXICAL_INDEX}`);
-  if (expect.followingRead && !text.includes(FOLLOWING_INDEX)) problems.push(`no read of ${FOLLOWING_INDEX}`);
+  if (expect.followingRead) problems.push(...followingProblems(plan.lines));
   if (expect.vectorMutation && !/vector mutation search/.test(text)) problems.push('no "vector mutation search"');
   if (!expect.fullScanAllowed && /FULL SCAN/.test(text)) problems.push('a FULL SCAN');
   return problems;
@@ -93,10 +115,12 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
 function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
   const problems: string[] = [];
   const named = typeof expect.postgresIndex === 'string' ? [expect.postgresIndex] : (expect.postgresIndex ?? []);
-  const wanted = [...named, ...(expect.followingRead ? ['memories_origin'] : [])];
+  const wanted = [...named, ...(expect.followingRead ? ['memories_origin_seq'] : [])];
   for (const index of wanted.filter((i) => !plan.indexes.includes(i))) {
     problems.push(`does not use ${index} (uses ${plan.indexes.join(', ') || 'no index'})`);
   }
+  if (expect.followingRead && plan.indexes.includes('memories_origin_seq'))
+    problems.push(...postgresFollowingProblems(plan.lines));
   const userScans = plan.seqScans.filter((t) => USER_TABLES.includes(t));
   if (!expect.fullScanAllowed && !expect.regionBatch && userScans.length > 0) {
     problems.push(`a sequential scan of ${[...new Set(userScans)].join(', ')}`);

@@ -22,16 +22,18 @@ export function seededUsers(rep: Representative, size: SeedSize): string[] {
 
 // Text in the subset both engines accept: no integer division, vectors cast from their text form,
 // four terms per memory (the runtime sends the analyzer's), session memories in the expiry index,
-// four in five memories from a conversation of twenty (their origin), as an agent stores chats.
+// four in five memories from a conversation of twenty (their origin, each at its place in it),
+// as an agent stores chats.
 const MEMORIES = `
 INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
-                      created_at, last_useful_at, agent, client, origin)
+                      created_at, last_useful_at, agent, client, origin, origin_seq)
 SELECT gen_random_uuid(), $1, u.id, (ARRAY['fact', 'preference', 'session'])[1 + r % 3],
        'seeded memory ' || r::text, md5(u.id::text || '-' || r::text),
        ('[' || (SELECT string_agg((random() - 0.5)::text, ',') FROM generate_series(1, $3::int4) AS d WHERE r >= 0) || ']')::vector,
        ARRAY['seeded', 'memory', r::text, (ARRAY['market', 'bread', 'river', 'school', 'tea', 'rain', 'clinic'])[1 + r % 7]], 4,
        r % 17 = 0, r % 3 = 2 AND r % 17 <> 0, $2::timestamptz - r * interval '5 hours', $2::timestamptz - r * interval '5 hours',
-       'naaba-verify-plan', 'naaba/verify-plan', CASE WHEN r % 5 <> 4 THEN 'conversation ' || (r - r % 20)::text END
+       'naaba-verify-plan', 'naaba/verify-plan', CASE WHEN r % 5 <> 4 THEN 'conversation ' || (r - r % 20)::text END,
+       CASE WHEN r % 5 <> 4 THEN r % 20 + 1 END
   FROM unnest($4::uuid[]) AS u (id), generate_series(0, $5::int4 - 1) AS r`;
 
 /** The seeded memories' postings, and their partitions' kept statistics, as the runtime keeps them. */

@@ -5,10 +5,20 @@
  * lexical arm is the stronger offline, so it weighs double; a small k lets a first rank count.
  * Then each hit brings the `following` memories written after it with the same origin (same user
  * and kind), each scored at `followingShare` of the hit's score (decision 0081): an answer often
- * sits in what came right after the memory that shares the question's words. `following` 0 turns
+ * sits in what came right after the memory that shares the question's words. They are the first
+ * live ones among the `followingReach` places after the hit's in its origin, each read by key
+ * (decision 0082), so a hit costs a few point reads however long its origin. `following` 0 turns
  * this off (the arms alone, for evaluation).
  */
-export const FUSION = { depth: 50, k: 10, vectorWeight: 0.5, lexicalWeight: 1, following: 2, followingShare: 0.6 } as const;
+export const FUSION = {
+  depth: 50,
+  k: 10,
+  vectorWeight: 0.5,
+  lexicalWeight: 1,
+  following: 2,
+  followingShare: 0.6,
+  followingReach: 4,
+} as const;
 
 export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 

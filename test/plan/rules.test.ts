@@ -62,11 +62,18 @@ const HYBRID_READ = cockroach(
   '          table: memory_partition_terms@memory_partition_terms_pkey',
   "          spans: [/'eu-central-1'/'0b0e…'/'fact'/'bread' - /'eu-central-1'/'0b0e…'/'fact'/'bread']",
 );
-/** What follows each hit, read from memories_origin by the user, origin and kind of the hit. */
+/** What follows each hit, read from memories_origin_seq by the places after the hit's. */
 const FOLLOWING_READ = [
   '• lookup join',
-  '│ table: memories@memories_origin',
+  '│ table: memories@memories_origin_seq',
+  '│ equality: (region, user_id, origin, kind, origin_seq) = (…)',
+];
+/** The same read by (user, origin, kind) only: every memory of the origin, for each hit. */
+const FOLLOWING_BY_ORIGIN = [
+  '• lookup join',
+  '│ table: memories@memories_origin_seq',
   '│ equality: (region, user_id, origin, kind) = (…)',
+  '• window',
 ];
 /** The same recall whose postings read became a scan of the memories instead. */
 const LEXICAL_ON_BTREE = cockroach(...VECTOR_READ.lines, ...BTREE_INSTEAD.lines);
@@ -106,18 +113,25 @@ describe('CockroachDB plan rules', () => {
       ['no read of memory_terms@memory_terms_impact', 'a FULL SCAN'],
     ],
     [
-      'a recall reading what follows each hit from memories_origin',
+      'a recall reading what follows each hit from memories_origin_seq, by place',
       recallSql(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...FOLLOWING_READ),
       [],
     ],
     [
+      "a recall reading each hit's whole origin",
+      recallSql(1, 0, true),
+      recalled,
+      cockroach(...HYBRID_READ.lines, ...FOLLOWING_BY_ORIGIN),
+      ['memories@memories_origin_seq is not read by place'],
+    ],
+    [
       'a recall reading what follows each hit from the whole user instead',
       recallSql(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...BTREE_INSTEAD.lines),
-      ['no read of memories@memories_origin'],
+      ['no read of memories@memories_origin_seq'],
     ],
   ])('%s', (_label, sql, expectations, plan, problems) => {
     const found = planProblems(sql, expectations, plan);
@@ -129,10 +143,18 @@ describe('CockroachDB plan rules', () => {
 describe('PostgreSQL plan rules', () => {
   const postgres = (...indexes: string[]): Plan => ({ engine: 'postgres', lines: [], seqScans: [], indexes });
   const following: PlanExpectations = { followingRead: true, postgresIndex: 'memories_user_kind' };
-  test('recall must read what follows its hits through memories_origin', () => {
-    expect(planProblems(recallSql(1, 0, false), following, postgres('memories_user_kind', 'memories_origin'))).toEqual([]);
+  const byPlace =
+    'Index Scan using memories_origin_seq on memories by ((region = $1) AND (origin = p.origin) AND (origin_seq = p.place))';
+  const byOrigin =
+    'Index Scan using memories_origin_seq on memories by ((region = $1) AND (origin = h.origin) AND (kind = h.kind))';
+  test('recall must read what follows its hits through memories_origin_seq, by place', () => {
+    const read = (line: string): Plan => ({ ...postgres('memories_user_kind', 'memories_origin_seq'), lines: [line] });
+    expect(planProblems(recallSql(1, 0, false), following, read(byPlace))).toEqual([]);
+    expect(planProblems(recallSql(1, 0, false), following, read(byOrigin))).toEqual([
+      'memories_origin_seq is not read by place (no origin_seq = … in its index condition)',
+    ]);
     expect(planProblems(recallSql(1, 0, false), following, postgres('memories_user_kind'))).toEqual([
-      'does not use memories_origin (uses memories_user_kind)',
+      'does not use memories_origin_seq (uses memories_user_kind)',
     ]);
   });
 });

@@ -211,6 +211,30 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
       ...over,
     });
 
+    test('imported memories take the places after those already in their origin, in the order they were written', async () => {
+      const { store, alice, sql } = context();
+      const chat = { agent: 'old-laptop', client: 'cursor/1.2', origin: 'a chat about ferries' };
+      await insert({ content: 'already here', embedding: axis(0), source: { ...chat, at: T0 } }, at(0));
+      const later = memory({ content: 'written second', createdAt: at(-100) });
+      const earlier = memory({ content: 'written first', createdAt: at(-200) });
+      const elsewhere = memory({ content: 'another origin', source: { ...chat, origin: 'a chat about trains' } });
+      const none = memory({ content: 'no origin', source: { ...chat, origin: null } });
+      const roomy = { kinds: [{ kind: 'fact', ceiling: 10, expiredBefore: null }] };
+      expect(await store.importMemories(importPlan(alice, [later, earlier, elsewhere, none], roomy))).toMatchObject({
+        written: 4,
+      });
+      const places = await sql.query<{ content: string; origin_seq: string | null }>(
+        'SELECT content, origin_seq::text AS origin_seq FROM memories ORDER BY origin, origin_seq, content',
+      );
+      expect(places.map((r) => [r.content, r.origin_seq])).toEqual([
+        ['already here', '1'],
+        ['written first', '2'],
+        ['written second', '3'],
+        ['another origin', '1'],
+        ['no origin', null],
+      ]);
+    });
+
     test('everything a memory had arrives, links and journal lines too; a second import writes nothing new', async () => {
       const { store, alice, counted } = context();
       const x = memory({ content: 'The ferry leaves at nine.', pinned: true });

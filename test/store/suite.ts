@@ -377,6 +377,45 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(await ask(axis(100))).toEqual([]);
     });
 
+    test('recall: what follows a hit is read by place, at most a few places after it; a restatement takes no place', async () => {
+      const kinds = [{ kind: 'session', expiredBefore: at(50) }];
+      const session = (content: string, seconds: number, over: Partial<InsertPlan> = {}) =>
+        store.insert(
+          plan({ content, kind: 'session', embedding: axis(10 + seconds), source: source('chat 3'), ...over }),
+          at(seconds),
+        );
+      await session('the hit', 60, { embedding: axis(0) });
+      await session('the hit', 61, { embedding: axis(0) });
+      await session('another origin', 62, { source: source('chat 4') });
+      for (const n of [1, 2, 3]) await session(`gone ${n}`, 62 + n);
+      await session('last within reach', 66);
+      await session('beyond reach', 67);
+      const places = await harness.sql.query<{ content: string; origin_seq: string }>(
+        `SELECT content, origin_seq::text AS origin_seq FROM memories WHERE origin = 'chat 3' ORDER BY origin_seq`,
+      );
+      expect(places.map((r) => `${r.origin_seq} ${r.content}`)).toEqual([
+        '1 the hit',
+        '2 gone 1',
+        '3 gone 2',
+        '4 gone 3',
+        '5 last within reach',
+        '6 beyond reach',
+      ]);
+      await harness.sql.query(`UPDATE memories SET last_useful_at = $1 WHERE content LIKE 'gone %'`, [at(10)]);
+      const found = await recall({
+        scope: alice,
+        embedding: axis(0),
+        kinds,
+        limit: 10,
+        candidates: 50,
+        now: at(100),
+        farthest: 0.5,
+      });
+      // Places 2 to 5 are looked at (FUSION.followingReach): three expired, so one follower; 6 is never read.
+      expect(FUSION.followingReach).toBe(4);
+      expect(found.map((m) => m.content)).toEqual(['the hit', 'last within reach']);
+    });
+
     test('the page’s reads change nothing: search ranks as recall, browse is newest first, next to go is eviction order', async () => {
       await store.insert(plan({ content: 'oldest useful', embedding: axis(0) }), at(0));
       await store.insert(plan({ content: 'middle', embedding: lean(0, 1, 0.5) }), at(10));

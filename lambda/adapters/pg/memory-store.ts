@@ -289,7 +289,7 @@ export class SqlMemoryStore implements MemoryStore {
   private async ranked(query: RecallQuery, touch: boolean): Promise<RecalledMemory[]> {
     const ttl = query.kinds.filter((k) => k.expiredBefore !== null);
     const lexical = query.terms.length > 0;
-    const { depth, k, vectorWeight, lexicalWeight, following, followingShare } = query.fusion;
+    const { depth, k, vectorWeight, lexicalWeight, following, followingShare, followingReach } = query.fusion;
     const params: unknown[] = [
       query.scope.region,
       query.scope.userId,
@@ -298,7 +298,7 @@ export class SqlMemoryStore implements MemoryStore {
       query.limit,
       query.now,
       depth,
-      [k, vectorWeight, lexicalWeight, query.farthest ?? NO_FLOOR, followingShare, following],
+      [k, vectorWeight, lexicalWeight, query.farthest ?? NO_FLOOR, followingShare, following, followingReach],
       ...query.kinds.map((kind) => kind.kind),
       ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
       ...(lexical ? [checkedTerms(query.terms), lexicalParams(query.lexical)] : []),

@@ -83,22 +83,30 @@ const lexicalArm = (kinds: number, first: number, live: string, terms: number, p
 };
 
 /**
- * The memories that follow each ranked hit: the next `$8[6]` live ones of the same user, origin
- * and kind by (created_at, id), scored at `$8[5]` of the hit's score (decision 0081). One read of
- * `memories_origin` per hit. Expiry is checked before the limit, so that every engine returns the
- * same followers whatever order it applies the two in. A memory without an origin has no
- * followers; `origin IS NOT NULL` is written out so that each engine sees the partial index's
- * predicate in the query.
+ * The memories that follow each ranked hit: the first `$8[6]` live ones among the `$8[7]` places
+ * after the hit's in its (user, origin, kind), in the order they were written, scored at `$8[5]`
+ * of the hit's score (decision 0082). The places are listed first (materialized, so that no
+ * planner reads the origin and filters it instead), then each is read by key, so
+ * a hit costs at most `$8[7]` point reads of `memories_origin_seq` on every engine, however many
+ * memories its origin holds. A memory without an origin (or without a place) has no followers;
+ * `origin IS NOT NULL` is written out so that each engine sees the partial index's predicate.
  */
-const followingHits = (live: string) => `following AS (
-  SELECT f.id, r.score * ($8::float8[])[5] AS score
-    FROM ranked AS r JOIN memories AS h ON h.region = $1 AND h.id = r.id,
-         LATERAL (SELECT m.id
-                    FROM memories AS m
-                   WHERE m.region = $1 AND m.user_id = $2::uuid AND m.origin IS NOT NULL AND m.origin = h.origin
-                     AND m.kind = h.kind AND (m.created_at, m.id) > (h.created_at, h.id) AND ${live}
-                   ORDER BY m.created_at, m.id
-                   LIMIT CAST(($8::float8[])[6] AS INT8)) AS f
+const followingHits = (live: string) => `places AS MATERIALIZED (
+  SELECT r.id AS hit, r.score, h.origin, h.kind, h.origin_seq + g.step AS place
+    FROM ranked AS r
+    JOIN memories AS h ON h.region = $1 AND h.id = r.id
+   CROSS JOIN generate_series(1, CAST(($8::float8[])[7] AS INT8)) AS g(step)
+   WHERE h.origin IS NOT NULL AND h.origin_seq IS NOT NULL
+), following AS (
+  SELECT f.id, f.score
+    FROM (SELECT m.id, p.score * ($8::float8[])[5] AS score,
+                 row_number() OVER (PARTITION BY p.hit ORDER BY m.origin_seq, m.id) AS rank
+            FROM places AS p
+            JOIN memories AS m
+              ON m.region = $1 AND m.user_id = $2::uuid AND m.origin IS NOT NULL AND m.origin = p.origin
+             AND m.kind = p.kind AND m.origin_seq = p.place
+           WHERE ${live}) AS f
+   WHERE f.rank <= CAST(($8::float8[])[6] AS INT8)
 )`;
 
 /** Recall's last step: the hits become useful (recall count and last usefulness), a commutative update. */
@@ -118,7 +126,8 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
 /**
  * The best unexpired memories first, marking each returned one useful: one statement.
  * $1 region, $2 user, $3 embedding, $4 candidates per arm, $5 limit, $6 now, $7 depth of each arm,
- * $8 fusion as FLOAT8[] {k, vector weight, lexical weight, farthest distance, following share, following count},
+ * $8 fusion as FLOAT8[] {k, vector weight, lexical weight, farthest distance, following share, following count,
+ * places looked at after a hit},
  * then the kinds searched ($9…),
  * then (kind, cutoff) pairs for kinds with a TTL, then, with a lexical arm, the query's terms as
  * TEXT[] and the lexical parameters as FLOAT8[] {k1, b, common least df, common least share, short length, half length}.

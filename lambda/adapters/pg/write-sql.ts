@@ -47,6 +47,16 @@ ON CONFLICT (region, user_id, kind) DO UPDATE SET writes = p.writes + 1
 RETURNING p.kind`;
 
 /** Prepends one source to a bounded newest-first JSONB list (`jsonb - int` drops the overflow). */
+/**
+ * The last place taken in a (user, origin, kind): 0 when the origin is new there. A memory written
+ * with an origin takes the next place, so that recall can read what follows a hit by key (decision
+ * 0082). Every writer of a (user, kind) writes its partition's row too, so two that read the same
+ * last place cannot both commit: the second fails and retries behind the first.
+ */
+const LAST_PLACE = (origin: string, kind: string) => `COALESCE((SELECT max(o.origin_seq) FROM memories AS o
+                    WHERE o.region = $1 AND o.user_id = $2::uuid AND o.origin IS NOT NULL AND o.origin = ${origin}
+                      AND o.kind = ${kind}), 0)`;
+
 const RESTATED_BY_PUSH = (target: string, source: string, keep: string) =>
   `(jsonb_build_array(${source}::jsonb) || ${target}.restated_by) - ${keep}::int4`;
 
@@ -88,9 +98,10 @@ WITH kind_rows AS (
          (SELECT count(*) FROM victims) >= (SELECT n FROM excess) AS room_ok
 ), written AS (
   INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned,
-                             expires, created_at, last_useful_at, origin, agent, client)
+                             expires, created_at, last_useful_at, origin, origin_seq, agent, client)
   SELECT $4::uuid, $1, $2::uuid, $3, $5, $6, $7::vector, $18::text[], $21::int4, $8::bool,
-         $19::timestamptz IS NOT NULL AND NOT $8::bool, $9::timestamptz, $9::timestamptz, $10, $11, $12
+         $19::timestamptz IS NOT NULL AND NOT $8::bool, $9::timestamptz, $9::timestamptz, $10,
+         CASE WHEN $10::text IS NOT NULL THEN ${LAST_PLACE('$10::text', '$3')} + 1 END, $11, $12
     FROM allowed WHERE pin_ok AND room_ok
   ON CONFLICT (region, user_id, kind, fingerprint) DO UPDATE
      SET restatements = m.restatements + 1,
@@ -442,11 +453,15 @@ WITH given AS (
      AND (SELECT p.adding = 0 OR p.have + p.adding <= $31::int4 FROM pins AS p) AS ok
 ), written AS (
   INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
-                        created_at, last_useful_at, recall_count, restatements, origin, agent, client, restated_by)
+                        created_at, last_useful_at, recall_count, restatements, origin, origin_seq, agent, client, restated_by)
   SELECT f.id, $1, $2::uuid, f.kind, f.content, f.fingerprint, f.embedding::vector,
          COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = f.id), ARRAY[]::text[]), f.dl, f.pinned, f.expires,
-         f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin, f.agent, f.client, f.restated_by::jsonb
-    FROM fresh AS f WHERE (SELECT ok FROM allowed)
+         f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin,
+         CASE WHEN f.origin IS NOT NULL THEN ${LAST_PLACE('f.origin', 'f.kind')} + f.place END,
+         f.agent, f.client, f.restated_by::jsonb
+    FROM (SELECT f.*, row_number() OVER (PARTITION BY f.origin, f.kind ORDER BY f.created_at, f.id) AS place
+            FROM fresh AS f) AS f
+   WHERE (SELECT ok FROM allowed)
   ON CONFLICT DO NOTHING
   RETURNING id, kind, term_count
 ), posted AS (

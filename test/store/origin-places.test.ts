@@ -1,0 +1,63 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+
+/**
+ * Migration 0010 on a database that already holds memories with origins (decision 0082): each
+ * (user, origin, kind) is numbered 1, 2, 3… in the order its memories were written, memories
+ * without an origin get no place, and what follows is read through the new index.
+ */
+describe('places in an origin, on an upgraded database', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'naaba-places-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  test('the memories already there are numbered in the order they were written', async () => {
+    const shipped = readdirSync('sql/postgres').filter((f) => /^\d{4}_/.test(f));
+    const before = shipped.filter((f) => f < '0010');
+    expect(shipped).toContain('0010_origin_sequence.sql');
+    for (const file of before) cpSync(join('sql/postgres', file), join(folder, 'postgres', file));
+    const db = await PgliteSqlClient.open();
+    try {
+      const source = pathToFileURL(`${folder}/`);
+      await migrate(db, { embeddingDimensions: 3, source });
+      const user = '00000000-0000-4000-8000-000000000001';
+      const other = '00000000-0000-4000-8000-000000000002';
+      const rows: [string, string, string, string | null, number][] = [
+        [user, 'fact', 'third in chat', 'chat', 30],
+        [user, 'fact', 'first in chat', 'chat', 10],
+        [user, 'fact', 'second in chat', 'chat', 20],
+        [user, 'event', 'another kind', 'chat', 15],
+        [other, 'fact', 'another user', 'chat', 5],
+        [user, 'fact', 'no origin', null, 1],
+      ];
+      for (const [owner, kind, content, origin, second] of rows) {
+        await db.query(
+          `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
+           VALUES (gen_random_uuid(), 'eu-central-1', $1, $2, $3, $3, '[1,0,0]', $4, $4, $5, 'a', 'c')`,
+          [owner, kind, content, new Date(Date.UTC(2026, 0, 1, 0, 0, second)), origin],
+        );
+      }
+      cpSync(join('sql/postgres', '0010_origin_sequence.sql'), join(folder, 'postgres', '0010_origin_sequence.sql'));
+      expect(await migrate(db, { embeddingDimensions: 3, source })).toEqual(['0010_origin_sequence.sql']);
+      const places = await db.query<{ content: string; origin_seq: string | null }>(
+        'SELECT content, origin_seq::text AS origin_seq FROM memories ORDER BY user_id, kind, origin_seq, content',
+      );
+      expect(places.map((r) => `${r.content}: ${r.origin_seq}`)).toEqual([
+        'another kind: 1',
+        'first in chat: 1',
+        'second in chat: 2',
+        'third in chat: 3',
+        'no origin: null',
+        'another user: 1',
+      ]);
+      const indexes = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'memories'`);
+      expect(indexes.map((i) => i.indexname)).toContain('memories_origin_seq');
+      expect(indexes.map((i) => i.indexname)).not.toContain('memories_origin');
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+});
