@@ -60,3 +60,19 @@ export function lengthScaled(scoring: LexicalScoring, average: number): { k1: nu
  */
 export const RECALL_RANKINGS = ['hybrid', 'vector', 'lexical', 'hybrid-no-floor', 'hybrid-no-following'] as const;
 export type RecallRanking = (typeof RECALL_RANKINGS)[number];
+
+/** What a ranking turns on: the vector arm's weight, the relevance floor, and the memories that follow the hits. */
+export function rankingParts(
+  ranking: RecallRanking,
+  fusion: Fusion,
+  hasTerms: boolean,
+): { vectorWeight: number; floored: boolean; following: number } {
+  return {
+    // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
+    vectorWeight: ranking === 'lexical' && hasTerms ? 0 : fusion.vectorWeight,
+    // The relevance floor needs the lexical arm's verdict; the vector arm alone (evaluation) has none.
+    floored: ranking === 'hybrid' || ranking === 'lexical' || ranking === 'hybrid-no-following',
+    // What follows a hit comes with the fused ranking only, not with an arm measured alone.
+    following: ranking === 'hybrid' || ranking === 'hybrid-no-floor' ? fusion.following : 0,
+  };
+}

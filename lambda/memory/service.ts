@@ -25,7 +25,7 @@ import { JudgeHealth } from './judge-health.js';
 import { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Memory, Principal, RecalledMemory, Source } from './model.js';
-import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking } from './ranking.js';
+import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking, rankingParts } from './ranking.js';
 import { expiredBefore, expiryCutoffs, kindRule, recallCandidates } from './rules.js';
 import type {
   BrowseInput,
@@ -260,13 +260,8 @@ export class MemoryService {
     const depth = Math.max(limit, fusion.depth);
     const ranking = this.deps.ranking ?? 'hybrid';
     const terms = ranking === 'vector' ? [] : this.analyzer.queryTerms(input.query);
-    // The lexical arm alone: the vector arm still runs, weighing nothing, unless the query has no terms.
-    const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : fusion.vectorWeight;
-    // The relevance floor needs the lexical arm's verdict; the vector arm alone (evaluation) has none.
-    const floored = ranking === 'hybrid' || ranking === 'lexical' || ranking === 'hybrid-no-following';
+    const { vectorWeight, floored, following } = rankingParts(ranking, fusion, terms.length > 0);
     const farthest = floored ? this.deps.embedder.unrelatedBeyond : undefined;
-    // What follows a hit comes with the fused ranking only, not with an arm measured alone.
-    const following = ranking === 'hybrid' || ranking === 'hybrid-no-floor' ? fusion.following : 0;
     return {
       scope: scopeOf(principal),
       embedding,

@@ -79,10 +79,10 @@ const NEIGHBOURHOODS: [string, number[]][] = [
 ];
 
 /**
- * The fused ranking with the turns `steps` away from each of the first ten hits in its session,
+ * The fused scores with the turns `steps` away from each of the first ten hits in its session,
  * each scored at `share` of the hit's fused score, a memory keeping its best score.
  */
-function withNeighbours(scored: readonly [string, number][], share: number, steps: readonly number[]): string[] {
+function neighbourScores(scored: readonly [string, number][], share: number, steps: readonly number[]): Map<string, number> {
   const scores = new Map(scored);
   for (const [id, score] of scored.slice(0, 10)) {
     const match = /^D(\d+):(\d+)$/.exec(id);
@@ -92,7 +92,37 @@ function withNeighbours(scored: readonly [string, number][], share: number, step
       scores.set(neighbour, Math.max(scores.get(neighbour) ?? 0, share * score));
     }
   }
-  return best([...scores]).map(([id]) => id);
+  return scores;
+}
+
+/** The fused ranking with the neighbours of {@link neighbourScores}. */
+const withNeighbours = (scored: readonly [string, number][], share: number, steps: readonly number[]): string[] =>
+  best([...neighbourScores(scored, share, steps)]).map(([id]) => id);
+
+/**
+ * Session diversity over what recall returns now (the next two at 0.6): the first ten picked one
+ * by one, each candidate's score multiplied by `decay` for every memory of its session already
+ * picked, so that hits from other sessions (where a multi-hop question's other evidence lies)
+ * can come up. With `followersExempt`, a turn one or two after a picked one is not decayed.
+ */
+function sessionDiverse(scored: readonly [string, number][], decay: number, followersExempt: boolean): string[] {
+  const turn = (id: string) => /^D(\d+):(\d+)$/.exec(id);
+  const pool = [...neighbourScores(scored, FUSION.followingShare, [1, 2])];
+  const picked: string[] = [];
+  while (picked.length < Math.min(10, pool.length)) {
+    let chosen = '';
+    let chosenScore = Number.NEGATIVE_INFINITY;
+    for (const [id, score] of pool) {
+      if (picked.includes(id)) continue;
+      const at = turn(id);
+      const same = picked.filter((p) => turn(p)?.[1] === at?.[1]);
+      const follows = followersExempt && same.some((p) => [1, 2].includes(Number(at?.[2]) - Number(turn(p)?.[2])));
+      const s = follows ? score : score * decay ** same.length;
+      if (s > chosenScore) [chosen, chosenScore] = [id, s];
+    }
+    picked.push(chosen);
+  }
+  return picked;
 }
 
 async function main(): Promise<void> {
@@ -123,6 +153,16 @@ async function main(): Promise<void> {
       (a) => diversified(fuse(a.vector, a.lexical, floor), a.vectors, lambda),
     ]),
     ['lexical arm with pseudo-relevance feedback', (a) => fuse(a.vector, a.expanded, floor)],
+    ...[0.9, 0.8, 0.6].flatMap((decay): [string, (a: Asked) => string[]][] => [
+      [
+        `next two at 0.6, sessions decayed by ${decay}`,
+        (a) => sessionDiverse(fusedScores(a.vector, a.lexical, floor), decay, false),
+      ],
+      [
+        `next two at 0.6, sessions decayed by ${decay}, followers exempt`,
+        (a) => sessionDiverse(fusedScores(a.vector, a.lexical, floor), decay, true),
+      ],
+    ]),
     ...NEIGHBOURHOODS.flatMap(([name, steps]) =>
       [0.4, 0.5, 0.6, 0.7, 0.8].map((share): [string, (a: Asked) => string[]] => [
         `${name} at ${share} of the hit`,

@@ -5,7 +5,7 @@ import { SqlOAuthStore } from '../../lambda/adapters/pg/oauth-store.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Source } from '../../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/ranking.js';
+import { FUSION, LEXICAL, type RecallRanking, rankingParts } from '../../lambda/memory/ranking.js';
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { PATIENT_RETRY } from '../support/budgets.js';
 import { axis, lean } from '../support/vectors.js';
@@ -62,8 +62,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       ...q
     }: Omit<RecallQuery, 'terms' | 'fusion' | 'lexical'> & Partial<RecallQuery> & { ranking?: RecallRanking }) => {
       const terms = ranking === 'vector' ? [] : (q.terms ?? []);
-      const vectorWeight = ranking === 'lexical' && terms.length > 0 ? 0 : FUSION.vectorWeight;
-      const following = ranking === 'hybrid' || ranking === 'hybrid-no-floor' ? FUSION.following : 0;
+      const { vectorWeight, following } = rankingParts(ranking, FUSION, terms.length > 0);
       return store.recall({
         fusion: { ...FUSION, depth: Math.max(q.limit, FUSION.depth), vectorWeight, following },
         lexical: LEXICAL,

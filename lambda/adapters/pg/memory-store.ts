@@ -298,7 +298,8 @@ export class SqlMemoryStore implements MemoryStore {
       query.limit,
       query.now,
       depth,
-      [k, vectorWeight, lexicalWeight, query.farthest ?? NO_FLOOR, followingShare, following, followingReach],
+      // No places are read when nothing is to follow.
+      [k, vectorWeight, lexicalWeight, query.farthest ?? NO_FLOOR, followingShare, following, following > 0 ? followingReach : 0],
       ...query.kinds.map((kind) => kind.kind),
       ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
       ...(lexical ? [checkedTerms(query.terms), lexicalParams(query.lexical)] : []),
