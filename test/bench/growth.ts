@@ -15,11 +15,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { randomUUID } from 'node:crypto';
 import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { Container } from '../../lambda/composition.js';
-import { fingerprint } from '../../lambda/memory/canonical.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
 import { parseOptions, pool, positiveInteger } from '../eval/cli.js';
 import { call, connect } from '../support/endpoint.js';
+import { loadable } from './loadable.js';
 
 const options = parseOptions(process.argv.slice(2), ['per-user', 'sizes', 'samples']);
 const PER_USER = positiveInteger(options, 'per-user', 500);
@@ -69,17 +69,7 @@ async function main(): Promise<void> {
       while (loaded < size) {
         const u = loaded;
         const memories = [];
-        for (let i = 0; i < PER_USER; i += 1) {
-          const content = sentence(u, i);
-          const frequencies = analyzer.frequencies(content);
-          memories.push({
-            id: randomUUID(),
-            content,
-            fingerprint: fingerprint(content),
-            embedding: await embedder.embed(content),
-            frequencies,
-          });
-        }
+        for (let i = 0; i < PER_USER; i += 1) memories.push(await loadable(sentence(u, i), embedder, analyzer));
         const scope = { region: config.region, userId: randomUUID() };
         await store.load({ scope, kind: 'fact', expires: false, at: new Date(), agent: 'growth', client: 'growth/1', memories });
         loaded += 1;

@@ -350,13 +350,18 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       expect(alone.map((m) => m.content)).toEqual(['the hit']);
     });
 
-    test('recall: what follows a hit is checked for expiry, and a memory without an origin brings nothing', async () => {
-      const kinds = [{ kind: 'session', expiredBefore: at(50) }];
-      const session = (content: string, seconds: number, over: Partial<InsertPlan> = {}) =>
+    /** A session memory written `seconds` in, in `origin`, away from axis 0 unless told otherwise. */
+    const sessionIn =
+      (origin: string) =>
+      (content: string, seconds: number, over: Partial<InsertPlan> = {}) =>
         store.insert(
-          plan({ content, kind: 'session', embedding: axis(10 + seconds), source: source('chat 1'), ...over }),
+          plan({ content, kind: 'session', embedding: axis(10 + seconds), source: source(origin), ...over }),
           at(seconds),
         );
+
+    test('recall: what follows a hit is checked for expiry, and a memory without an origin brings nothing', async () => {
+      const kinds = [{ kind: 'session', expiredBefore: at(50) }];
+      const session = sessionIn('chat 1');
       await session('the hit', 60, { embedding: axis(0) });
       await session('stale follower', 61);
       await session('fresh follower', 62);
@@ -378,11 +383,7 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
 
     test('recall: what follows a hit is read by place, at most a few places after it; a restatement takes no place', async () => {
       const kinds = [{ kind: 'session', expiredBefore: at(50) }];
-      const session = (content: string, seconds: number, over: Partial<InsertPlan> = {}) =>
-        store.insert(
-          plan({ content, kind: 'session', embedding: axis(10 + seconds), source: source('chat 3'), ...over }),
-          at(seconds),
-        );
+      const session = sessionIn('chat 3');
       await session('the hit', 60, { embedding: axis(0) });
       await session('the hit', 61, { embedding: axis(0) });
       await session('another origin', 62, { source: source('chat 4') });
