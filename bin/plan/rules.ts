@@ -83,12 +83,17 @@ export function lexicalProblems(sql: string): string[] {
  * lookup join cannot stop after a few rows per hit, and each hit would read its whole origin.
  */
 function followingProblems(lines: readonly string[]): string[] {
-  const at = lines.findIndex((l) => l.includes(`table: ${FOLLOWING_INDEX}`));
-  if (at < 0) return [`no read of ${FOLLOWING_INDEX}`];
-  const node = lines.slice(at + 1);
-  const end = node.findIndex((l) => l.includes('•'));
-  const keyed = (end < 0 ? node : node.slice(0, end)).some((l) => /(equality|lookup condition):.*origin_seq/.test(l));
-  return keyed ? [] : [`${FOLLOWING_INDEX} is not read by place (no lookup on origin_seq)`];
+  const reads = lines.flatMap((l, at) => (l.includes(`table: ${FOLLOWING_INDEX}`) ? [at] : []));
+  if (reads.length === 0) return [`no read of ${FOLLOWING_INDEX}`];
+  const byPlace = (at: number) => {
+    const node = lines.slice(at + 1);
+    const end = node.findIndex((l) => l.includes('•'));
+    // The key by equality: origin_seq among the equality's columns, or `origin_seq =` in a lookup condition.
+    return (end < 0 ? node : node.slice(0, end)).some(
+      (l) => /equality:.*\borigin_seq\b/.test(l) || /lookup condition:.*\borigin_seq = /.test(l),
+    );
+  };
+  return reads.every(byPlace) ? [] : [`${FOLLOWING_INDEX} is not read by place (no lookup on origin_seq)`];
 }
 
 /** The same on PostgreSQL: every scan of `memories_origin_seq` has `origin_seq = …` in its index condition. */

@@ -75,6 +75,12 @@ const FOLLOWING_BY_ORIGIN = [
   '│ equality: (region, user_id, origin, kind) = (…)',
   '• window',
 ];
+/** A range after the hit's place: still the rest of the origin. */
+const FOLLOWING_BY_RANGE = [
+  '• lookup join',
+  '│ table: memories@memories_origin_seq (partial index)',
+  '│ lookup condition: (((region = …) AND (user_id = …)) AND (origin = …)) AND (origin_seq > …)',
+];
 /** The same recall whose postings read became a scan of the memories instead. */
 const LEXICAL_ON_BTREE = cockroach(...VECTOR_READ.lines, ...BTREE_INSTEAD.lines);
 
@@ -124,6 +130,20 @@ describe('CockroachDB plan rules', () => {
       recallSql(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...FOLLOWING_BY_ORIGIN),
+      ['memories@memories_origin_seq is not read by place'],
+    ],
+    [
+      "a recall reading the rest of each hit's origin as a range",
+      recallSql(1, 0, true),
+      recalled,
+      cockroach(...HYBRID_READ.lines, ...FOLLOWING_BY_RANGE),
+      ['memories@memories_origin_seq is not read by place'],
+    ],
+    [
+      'a recall reading by place once and by origin once',
+      recallSql(1, 0, true),
+      recalled,
+      cockroach(...HYBRID_READ.lines, ...FOLLOWING_READ, ...FOLLOWING_BY_ORIGIN),
       ['memories@memories_origin_seq is not read by place'],
     ],
     [

@@ -1,14 +1,15 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate, splitStatements } from '../../lambda/adapters/pg/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 
 /**
  * Migration 0010 on a database that already holds memories with origins (decision 0082): each
  * (user, origin, kind) is numbered 1, 2, 3… in the order its memories were written, memories
- * without an origin get no place, and what follows is read through the new index.
+ * without an origin get no place; run again, it numbers only what has no place yet, after the
+ * last place of each origin.
  */
 describe('places in an origin, on an upgraded database', () => {
   const folder = mkdtempSync(join(tmpdir(), 'naaba-places-'));
@@ -54,8 +55,29 @@ describe('places in an origin, on an upgraded database', () => {
         'another user: 1',
       ]);
       const indexes = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'memories'`);
-      expect(indexes.map((i) => i.indexname)).toContain('memories_origin_seq');
-      expect(indexes.map((i) => i.indexname)).not.toContain('memories_origin');
+      // The old index stays for code older than 0010 during a deploy; a later contract drops it.
+      expect(indexes.map((i) => i.indexname)).toEqual(expect.arrayContaining(['memories_origin_seq', 'memories_origin']));
+
+      // Run again after a gap and a memory written by older code (no place): it comes after the last place.
+      await db.query(`DELETE FROM memories WHERE content = 'second in chat'`);
+      await db.query(
+        `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
+         VALUES (gen_random_uuid(), 'eu-central-1', $1, 'fact', 'written by older code', 'older', '[1,0,0]', now(), now(), 'chat', 'a', 'c')`,
+        [user],
+      );
+      const backfill = splitStatements(readFileSync('sql/postgres/0010_origin_sequence.sql', 'utf8')).find((s) =>
+        s.startsWith('UPDATE memories'),
+      );
+      await db.query(backfill ?? 'missing backfill');
+      const again = await db.query<{ content: string; origin_seq: string }>(
+        `SELECT content, origin_seq::text AS origin_seq FROM memories WHERE user_id = $1 AND kind = 'fact' AND origin = 'chat' ORDER BY origin_seq`,
+        [user],
+      );
+      expect(again.map((r) => `${r.content}: ${r.origin_seq}`)).toEqual([
+        'first in chat: 1',
+        'third in chat: 3',
+        'written by older code: 4',
+      ]);
     } finally {
       await db.close();
     }

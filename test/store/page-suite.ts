@@ -215,8 +215,9 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
       const { store, alice, sql } = context();
       const chat = { agent: 'old-laptop', client: 'cursor/1.2', origin: 'a chat about ferries' };
       await insert({ content: 'already here', embedding: axis(0), source: { ...chat, at: T0 } }, at(0));
-      const later = memory({ content: 'written second', createdAt: at(-100) });
-      const earlier = memory({ content: 'written first', createdAt: at(-200) });
+      // Ids in the opposite order to the times, and the later one first in the file: only time decides.
+      const later = memory({ content: 'written second', createdAt: at(-100), id: '00000000-0000-4000-8000-000000000001' });
+      const earlier = memory({ content: 'written first', createdAt: at(-200), id: 'ffffffff-ffff-4fff-bfff-ffffffffffff' });
       const elsewhere = memory({ content: 'another origin', source: { ...chat, origin: 'a chat about trains' } });
       const none = memory({ content: 'no origin', source: { ...chat, origin: null } });
       const roomy = { kinds: [{ kind: 'fact', ceiling: 10, expiredBefore: null }] };

@@ -387,12 +387,24 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
       await session('the hit', 60, { embedding: axis(0) });
       await session('the hit', 61, { embedding: axis(0) });
       await session('another origin', 62, { source: source('chat 4') });
+      await session('another kind, same origin', 62, { kind: 'fact' });
+      await session('another user, same origin', 62, { scope: bob });
       for (const n of [1, 2, 3]) await session(`gone ${n}`, 62 + n);
       await session('last within reach', 66);
       await session('beyond reach', 67);
       const places = await harness.sql.query<{ content: string; origin_seq: string }>(
-        `SELECT content, origin_seq::text AS origin_seq FROM memories WHERE origin = 'chat 3' ORDER BY origin_seq`,
+        `SELECT content, origin_seq::text AS origin_seq FROM memories
+          WHERE origin = 'chat 3' AND kind = 'session' AND user_id = $1 ORDER BY origin_seq`,
+        [alice.userId],
       );
+      // Places are counted per user, origin and kind: the others' first memory in 'chat 3' took place 1 of theirs.
+      const others = await harness.sql.query<{ content: string; origin_seq: string }>(
+        `SELECT content, origin_seq::text AS origin_seq FROM memories WHERE content LIKE 'another %, same origin' ORDER BY content`,
+      );
+      expect(others.map((r) => `${r.origin_seq} ${r.content}`)).toEqual([
+        '1 another kind, same origin',
+        '1 another user, same origin',
+      ]);
       expect(places.map((r) => `${r.origin_seq} ${r.content}`)).toEqual([
         '1 the hit',
         '2 gone 1',

@@ -46,7 +46,6 @@ SELECT $1, $2::uuid, $3::text, 1 WHERE $3::text IS NOT NULL
 ON CONFLICT (region, user_id, kind) DO UPDATE SET writes = p.writes + 1
 RETURNING p.kind`;
 
-/** Prepends one source to a bounded newest-first JSONB list (`jsonb - int` drops the overflow). */
 /**
  * The last place taken in a (user, origin, kind): 0 when the origin is new there. A memory written
  * with an origin takes the next place, so that recall can read what follows a hit by key (decision
@@ -57,6 +56,7 @@ const LAST_PLACE = (origin: string, kind: string) => `COALESCE((SELECT max(o.ori
                     WHERE o.region = $1 AND o.user_id = $2::uuid AND o.origin IS NOT NULL AND o.origin = ${origin}
                       AND o.kind = ${kind}), 0)`;
 
+/** Prepends one source to a bounded newest-first JSONB list (`jsonb - int` drops the overflow). */
 const RESTATED_BY_PUSH = (target: string, source: string, keep: string) =>
   `(jsonb_build_array(${source}::jsonb) || ${target}.restated_by) - ${keep}::int4`;
 
