@@ -10,6 +10,8 @@ export const VECTOR_INDEX = 'memories@memories_embedding';
 export const LEXICAL_INDEX = 'memory_terms@memory_terms_impact';
 /** What follows a recalled memory in its origin, read by place (sql/cockroach/0009_origin_sequence.sql). */
 export const FOLLOWING_INDEX = 'memories@memories_origin_seq';
+/** The same index by its PostgreSQL name. */
+const FOLLOWING_PG_INDEX = 'memories_origin_seq';
 /** What the lexical arm reads with the (region, user, kind) prefix pinned: kept counts, document frequencies, postings. */
 const LEXICAL_TABLES = ['memory_partitions', 'memory_partition_terms', 'memory_terms'];
 
@@ -98,10 +100,10 @@ function followingProblems(lines: readonly string[]): string[] {
 
 /** The same on PostgreSQL: every scan of `memories_origin_seq` has `origin_seq = …` in its index condition. */
 function postgresFollowingProblems(lines: readonly string[]): string[] {
-  const reads = lines.filter((l) => l.includes(`using ${FOLLOWING_INDEX.split('@')[1]} `));
+  const reads = lines.filter((l) => l.includes(`using ${FOLLOWING_PG_INDEX} `));
   return reads.every((l) => /\(origin_seq = /.test(l))
     ? []
-    : [`${FOLLOWING_INDEX.split('@')[1]} is not read by place (no origin_seq = … in its index condition)`];
+    : [`${FOLLOWING_PG_INDEX} is not read by place (no origin_seq = … in its index condition)`];
 }
 
 function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
@@ -120,12 +122,11 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
 function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
   const problems: string[] = [];
   const named = typeof expect.postgresIndex === 'string' ? [expect.postgresIndex] : (expect.postgresIndex ?? []);
-  const wanted = [...named, ...(expect.followingRead ? ['memories_origin_seq'] : [])];
+  const wanted = [...named, ...(expect.followingRead ? [FOLLOWING_PG_INDEX] : [])];
   for (const index of wanted.filter((i) => !plan.indexes.includes(i))) {
     problems.push(`does not use ${index} (uses ${plan.indexes.join(', ') || 'no index'})`);
   }
-  if (expect.followingRead && plan.indexes.includes('memories_origin_seq'))
-    problems.push(...postgresFollowingProblems(plan.lines));
+  if (expect.followingRead && plan.indexes.includes(FOLLOWING_PG_INDEX)) problems.push(...postgresFollowingProblems(plan.lines));
   const userScans = plan.seqScans.filter((t) => USER_TABLES.includes(t));
   if (!expect.fullScanAllowed && !expect.regionBatch && userScans.length > 0) {
     problems.push(`a sequential scan of ${[...new Set(userScans)].join(', ')}`);
