@@ -67,7 +67,12 @@ export function sweepSummary(report: SweepReport): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || 'no kind has a TTL';
   const more = report.incomplete ? ' (stopped at the batch bound; run again to continue)' : '';
-  return `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${more}`;
+  const { built, dropped, placed } = report.cells;
+  const cells =
+    built + dropped + placed > 0
+      ? `; vector cells: ${built} partitions built, ${dropped} dropped, ${placed} new memories placed`
+      : '';
+  return `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${cells}${more}`;
 }
 
 /**
@@ -84,7 +89,8 @@ export async function sweepCommand(config: RuntimeConfig): Promise<void> {
   }
   await withContainer(config, async (container) => {
     const report = await sweepRegion(container, (step) => {
-      if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} deleted`);
+      const done = step.phase === 'cells' ? 'put in cells' : 'deleted';
+      if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} ${done}`);
     });
     console.log(sweepSummary(report));
   });

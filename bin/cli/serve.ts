@@ -22,8 +22,9 @@ export async function serve(config: RuntimeConfig): Promise<void> {
     const adminSecret = newAdminSecret();
     // The scheduled Lambda's sweep, on a timer: expired memories leave while the server runs.
     const sweeps = startSweepTimer(container, config.sweep.everySeconds, (report) => {
-      const removed = Object.values(report.expired).some((n) => n > 0) || report.trimmed > 0;
-      if (removed) console.log(`naaba: ${sweepSummary(report)}`);
+      const changed =
+        Object.values(report.expired).some((n) => n > 0) || report.trimmed > 0 || report.cells.built + report.cells.dropped > 0;
+      if (changed) console.log(`naaba: ${sweepSummary(report)}`);
     });
     const server = await startLocalServer({
       host: config.listen.host,

@@ -5,7 +5,7 @@ import { oauthSql } from '../../lambda/adapters/pg/oauth-store.js';
 import * as reembedSql from '../../lambda/adapters/pg/reembed.js';
 import { ANY_MEMORY, RECORD_SETTING, schemaFacts } from '../../lambda/adapters/pg/schema.js';
 import { APPLIED_MIGRATIONS } from '../../lambda/adapters/pg/schema-version.js';
-import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL } from '../../lambda/memory/ranking.js';
 import type { RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
@@ -20,12 +20,53 @@ export interface PlanExpectations {
   readonly lexicalSearch?: boolean;
   /** Recall's read of what follows each hit in its origin: both engines must use `memories_origin_seq` (decisions 0081, 0082). */
   readonly followingRead?: boolean;
+  /**
+   * PostgreSQL: the vector arm reads partitions by their cells (decision 0083): `memory_cells` by
+   * its key, and `memories_cell` with the cell (or its absence) in every index condition.
+   */
+  readonly cellsRead?: boolean;
   /** PostgreSQL: the index (or every index) the per-user part of the plan must go through. */
   readonly postgresIndex?: string | readonly string[];
   /** Admin listing of every key (`naaba list-keys`): a full scan is the point. */
   readonly fullScanAllowed?: boolean;
   /** PostgreSQL: a region-wide batch (sweeper); only its batch index is required. */
   readonly regionBatch?: boolean;
+}
+
+/**
+ * What the sweeper sends to keep the vector arm's cells on PostgreSQL and PGlite (decision 0083),
+ * several statements per build, so listed here rather than recorded; and `naaba reembed`'s clearing
+ * of them all.
+ */
+function cellStatements(rep: Representative): [string, PlanExpectations, string, readonly unknown[]][] {
+  const partition = [rep.region, rep.userId, 'fact'];
+  const build = { postgresIndex: ['memories_user_kind', 'memory_cells_pkey'] };
+  return [
+    [
+      // Which partitions have grown or shrunk is in their rows only: each sweep reads the region's.
+      'cells: partitions to keep',
+      { regionBatch: true, fullScanAllowed: true },
+      memorySql.CELL_PARTITIONS,
+      [rep.region, 2000, '00000000-0000-0000-0000-000000000000', '', 500],
+    ],
+    ['cells: seed a build', build, memorySql.SEED_CELLS, [...partition, 30]],
+    ['cells: refine a build', build, memorySql.REFINE_CELLS, partition],
+    ['cells: swap a build in', build, memorySql.SWAP_CELLS, [...partition, 30, null]],
+    ['cells: drop', { postgresIndex: ['memories_cell', 'memory_cells_pkey'] }, memorySql.DROP_CELLS, [...partition, 30]],
+    [
+      'cells: place new memories',
+      { postgresIndex: ['memories_uncelled', 'memory_cells_pkey'] },
+      memorySql.ASSIGN_CELLS,
+      [...partition, 500],
+    ],
+    [
+      'cells: refresh the centroids',
+      { postgresIndex: ['memories_cell', 'memory_cells_pkey'] },
+      memorySql.REFRESH_CELLS,
+      partition,
+    ],
+    ['reembed: clear every cell', { fullScanAllowed: true }, reembedSql.CLEAR_ALL_CELLS, []],
+  ];
 }
 
 /** One runtime statement exactly as the store sends it: its text and representative parameters. */
@@ -44,10 +85,11 @@ export interface Representative {
   readonly now: Date;
 }
 
-/** A SqlClient that runs nothing: it records what the real stores would send. */
+/** A SqlClient that runs nothing: it records what the real stores would send to an engine. */
 class RecordingSqlClient implements SqlClient {
-  readonly engine = 'postgres' as const;
   sent: { text: string; params: readonly unknown[] }[] = [];
+
+  constructor(readonly engine: SqlEngine) {}
 
   async query<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
     this.sent.push({ text, params });
@@ -69,10 +111,12 @@ export function representativeVector(dimensions: number, seed = 1): number[] {
 /** A recall query whose terms the seed's memories hold (bin/plan/seed.ts). */
 const REPRESENTATIVE_QUERY = 'which market sells bread near the river?';
 /**
- * PostgreSQL: the vector arm reads the caller's partition through the (region, user_id, kind)
- * btree, the lexical arm the postings of the query's terms by their key (decision 0056).
+ * PostgreSQL: the vector arm reads the caller's partitions by their cells, and those without a
+ * cell through the (region, user_id, kind, cell) btree (decision 0083); the lexical arm the
+ * postings of the query's terms by their key (decision 0056).
  */
-const LEXICAL_PLAN_PG = ['memories_user_kind', 'memory_terms_impact'];
+const CELLS_PLAN_PG = ['memories_cell', 'memories_uncelled', 'memory_cells_pkey'];
+const LEXICAL_PLAN_PG = [...CELLS_PLAN_PG, 'memory_terms_impact'];
 
 const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
 const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';
@@ -82,8 +126,10 @@ const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';
  * the schema check) against a recorder: the texts come from memory-sql.ts, key-store.ts and
  * schema.ts, never from a copy, with parameters shaped exactly as the stores shape them.
  */
-export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[]> {
-  const recorder = new RecordingSqlClient();
+export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'postgres'): Promise<RuntimeQuery[]> {
+  const recorder = new RecordingSqlClient(engine);
+  // The vector arm: CockroachDB's vector index, or the cells of PostgreSQL and PGlite (decision 0083).
+  const vectorArm: PlanExpectations = engine === 'cockroach' ? { vectorSearch: true } : { cellsRead: true };
   const memories = new SqlMemoryStore(recorder);
   const keys = new SqlKeyStore(recorder);
   const scope: Scope = { region: rep.region, userId: rep.userId };
@@ -148,17 +194,17 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ],
     [
       'recall: one kind, vector alone',
-      { vectorSearch: true, followingRead: true, postgresIndex: 'memories_user_kind' },
+      { ...vectorArm, followingRead: true, postgresIndex: CELLS_PLAN_PG },
       () => recall({ terms: [] }),
     ],
     [
       'recall: one kind',
-      { vectorSearch: true, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
+      { ...vectorArm, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
       () => recall({}),
     ],
     [
       'recall: kinds with and without expiry',
-      { vectorSearch: true, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
+      { ...vectorArm, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
       () =>
         recall({
           kinds: [
@@ -171,7 +217,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     // The memory page's search: recall's ranking, read only (no UPDATE of usefulness).
     [
       'search: one kind, read only',
-      { vectorSearch: true, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
+      { ...vectorArm, lexicalSearch: true, followingRead: true, postgresIndex: LEXICAL_PLAN_PG },
       () => memories.search(recallQuery()),
     ],
     [
@@ -460,6 +506,7 @@ export async function runtimeQueries(rep: Representative): Promise<RuntimeQuery[
     ],
     // A queued write's first statement, sent only after a serialization failure (decision 0056).
     ['queue on a partition', {}, memorySql.LOCK_PARTITION, [rep.region, rep.userId, 'fact', true]],
+    ...(engine === 'cockroach' ? [] : cellStatements(rep)),
   ];
   const queries: RuntimeQuery[] = direct.map(([name, expect, text, params]) => ({ name, expect, text, params }));
   for (const [name, expect, call] of cases) {

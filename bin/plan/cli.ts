@@ -66,7 +66,7 @@ async function local(extra: readonly RuntimeQuery[]): Promise<PlanReport> {
     await migrate(db, { embeddingDimensions: dimensions });
     const rep: Representative = { region: 'local', userId: randomUUID(), dimensions, now: new Date() };
     await seedRepresentative(db, rep);
-    return await verifyPlans(db, [...(await runtimeQueries(rep)), ...extra]);
+    return await verifyPlans(db, [...(await runtimeQueries(rep, db.engine)), ...extra]);
   } finally {
     await db.close();
   }
@@ -83,7 +83,7 @@ async function remote(options: Options & { url: string }, extra: readonly Runtim
     };
     const cleanup = options.seed ? await seedRepresentative(db, rep) : undefined;
     try {
-      return await verifyPlans(db, [...(await runtimeQueries(rep)), ...extra]);
+      return await verifyPlans(db, [...(await runtimeQueries(rep, db.engine)), ...extra]);
     } finally {
       await cleanup?.();
     }

@@ -2,7 +2,15 @@ import type { PlanExpectations } from './catalogue.js';
 import type { Plan } from './explain.js';
 
 /** Tables holding per-user data: a sequential scan of one of them reads every user's rows. */
-const USER_TABLES = ['memories', 'journal', 'memory_links', 'memory_terms', 'memory_partition_terms', 'memory_partitions'];
+const USER_TABLES = [
+  'memories',
+  'journal',
+  'memory_links',
+  'memory_terms',
+  'memory_partition_terms',
+  'memory_partitions',
+  'memory_cells',
+];
 
 /** The vector index of the CockroachDB DDL (sql/cockroach/0001_init.sql). */
 export const VECTOR_INDEX = 'memories@memories_embedding';
@@ -12,6 +20,8 @@ export const LEXICAL_INDEX = 'memory_terms@memory_terms_impact';
 export const FOLLOWING_INDEX = 'memories@memories_origin_seq';
 /** The same index by its PostgreSQL name. */
 const FOLLOWING_PG_INDEX = 'memories_origin_seq';
+/** PostgreSQL's vector arm: a partition's memories by cell, and those without one (sql/postgres/0011_vector_cells.sql). */
+const CELLS_INDEX = 'memories_cell';
 /** What the lexical arm reads with the (region, user, kind) prefix pinned: kept counts, document frequencies, postings. */
 const LEXICAL_TABLES = ['memory_partitions', 'memory_partition_terms', 'memory_terms'];
 
@@ -106,6 +116,20 @@ function postgresFollowingProblems(lines: readonly string[]): string[] {
     : [`${FOLLOWING_PG_INDEX} is not read by place (no origin_seq = … in its index condition)`];
 }
 
+/**
+ * The vector arm by cells on PostgreSQL (decision 0083): every scan of `memories_cell` has the
+ * cell in its index condition, so that a partition with cells is read a few cells at a time; and
+ * no read of `memories_user_kind`, which would bring the whole partition.
+ */
+function postgresCellsProblems(plan: Plan): string[] {
+  const reads = plan.lines.filter((l) => l.includes(`using ${CELLS_INDEX} `));
+  const problems = reads.every((l) => /\(cell = /.test(l))
+    ? []
+    : [`${CELLS_INDEX} is not read by cell (no cell = … in its index condition)`];
+  if (plan.indexes.includes('memories_user_kind')) problems.push('the vector arm reads memories_user_kind: the whole partition');
+  return problems;
+}
+
 function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
   const text = plan.lines.join('\n');
   const problems: string[] = [];
@@ -127,6 +151,7 @@ function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
     problems.push(`does not use ${index} (uses ${plan.indexes.join(', ') || 'no index'})`);
   }
   if (expect.followingRead && plan.indexes.includes(FOLLOWING_PG_INDEX)) problems.push(...postgresFollowingProblems(plan.lines));
+  if (expect.cellsRead) problems.push(...postgresCellsProblems(plan));
   const userScans = plan.seqScans.filter((t) => USER_TABLES.includes(t));
   if (!expect.fullScanAllowed && !expect.regionBatch && userScans.length > 0) {
     problems.push(`a sequential scan of ${[...new Set(userScans)].join(', ')}`);

@@ -1,3 +1,4 @@
+import { SEED_CELLS, REFINE_CELLS, SWAP_CELLS } from '../../lambda/adapters/pg/memory-sql.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Representative } from './catalogue.js';
 
@@ -74,6 +75,23 @@ const otherUsers = (size: SeedSize) =>
 
 /** The tables the seed writes, in the order its rows can be removed. */
 const SEEDED = ['memory_links', 'memory_terms', 'memory_partition_terms', 'memory_partitions', 'memories', 'journal'];
+/** PostgreSQL and PGlite also keep large partitions' vector cells (decision 0083). */
+const SEEDED_CELLS = ['memory_cells'];
+
+/**
+ * On PostgreSQL and PGlite, the `fact` partitions of the first fifth of the users (the
+ * representative one first) get their vector cells, as the sweeper builds them for large
+ * partitions: recall's plan must read a partition with cells by them, and one without exactly.
+ */
+async function seedCells(db: SqlClient, rep: Representative, users: readonly string[], size: SeedSize): Promise<void> {
+  const cells = Math.max(2, Math.round(Math.sqrt(size.memoriesPerUser / 3)));
+  for (const user of users.slice(0, Math.max(1, Math.ceil(users.length / 5)))) {
+    const partition = [rep.region, user, 'fact'];
+    await db.query(SEED_CELLS, [...partition, cells]);
+    await db.query(REFINE_CELLS, partition);
+    await db.query(SWAP_CELLS, [...partition, Math.ceil(size.memoriesPerUser / 3), null]);
+  }
+}
 
 /**
  * Writes representative rows (memories with embeddings, journal lines, a few links) and refreshes
@@ -95,9 +113,11 @@ export async function seedRepresentative(
   for (const statement of [POSTINGS, FREQUENCIES, PARTITIONS]) await db.query(statement, [rep.region, users]);
   const others = otherUsers(size);
   await db.query(OTHER_PARTITIONS, [rep.region, others]);
-  for (const table of SEEDED) await db.exec(`ANALYZE ${table}`);
+  const cells = db.engine === 'cockroach' ? [] : SEEDED_CELLS;
+  if (cells.length > 0) await seedCells(db, rep, users, size);
+  for (const table of [...SEEDED, ...cells]) await db.exec(`ANALYZE ${table}`);
   return async () => {
-    for (const table of SEEDED) {
+    for (const table of [...cells, ...SEEDED]) {
       await db.query(`DELETE FROM ${table} WHERE region = $1 AND user_id = ANY($2::uuid[])`, [rep.region, [...users, ...others]]);
     }
   };

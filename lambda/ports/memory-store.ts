@@ -111,6 +111,26 @@ export interface RecallQuery {
   readonly now: Date;
 }
 
+/** A partition whose vectors are in cells, or should be (decision 0083). */
+export interface CellPartition {
+  readonly userId: string;
+  readonly kind: string;
+  /** Memories it holds now, by its kept count. */
+  readonly memories: number;
+  /** How many it held when its cells were built; null when it has none. */
+  readonly cellsFor: number | null;
+}
+
+/** What a build of a partition's cells is given: how many, how refined, and what the sweeper saw. */
+export interface CellBuild {
+  readonly cells: number;
+  readonly rounds: number;
+  /** The partition's size the cells are built for. */
+  readonly memories: number;
+  /** The size its cells were for when the sweeper looked (null: none); a build finding otherwise does nothing. */
+  readonly cellsFor: number | null;
+}
+
 export interface JournalPage {
   readonly lines: readonly JournalLine[];
   readonly nextCursor: string | undefined;
@@ -315,4 +335,21 @@ export interface MemoryStore {
   recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void>;
   /** Clears one bounded batch of a region's term statistics that came down to zero. */
   clearEmptyTerms(region: string, batch: number): Promise<number>;
+  /**
+   * One page of a region's partitions that have cells or hold at least `from` memories, after
+   * `after` in (user, kind) order. None on an engine whose vector index already reads by prefix
+   * (CockroachDB): there the vector arm has no cells.
+   */
+  cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]>;
+  /**
+   * Builds a partition's cells anew and puts every memory of it in one, in one transaction; false
+   * when another sweeper changed its cells since `build.cellsFor` was read (nothing is changed).
+   */
+  buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean>;
+  /** Removes a partition's cells, unless they changed since `cellsFor` was read; true when removed. */
+  dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean>;
+  /** Puts one bounded batch of a partition's memories that have no cell yet in their nearest cell. */
+  assignCells(scope: Scope, kind: string, batch: number): Promise<number>;
+  /** Makes each of a partition's centroids the mean of what its cell holds now; empty cells go. */
+  refreshCells(scope: Scope, kind: string): Promise<void>;
 }

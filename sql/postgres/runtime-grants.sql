@@ -25,6 +25,7 @@ GRANT SELECT, INSERT, DELETE ON TABLE journal TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE ON TABLE memory_partitions TO {{runtime_role}};
 GRANT SELECT, INSERT, DELETE ON TABLE memory_terms TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_partition_terms TO {{runtime_role}};
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_cells TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_clients TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_codes TO {{runtime_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_tokens TO {{runtime_role}};

@@ -106,6 +106,30 @@ export function fusedScores(
 export const best = (scored: [string, number][]): [string, number][] =>
   scored.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
 
+/**
+ * The fused scores with the memories `steps` places away from each of the first ten hits in its
+ * origin, each scored at `share` of the hit's score, a memory keeping its best score (what recall
+ * does with `steps` [1, 2] and the share in force, decision 0081). A memory's place is the number
+ * after the last colon of its id, its origin what comes before (`D3:7` is place 7 of `D3`); an id
+ * of another shape has no followers.
+ */
+export function followingScores(
+  scored: readonly [string, number][],
+  share: number,
+  steps: readonly number[],
+): Map<string, number> {
+  const scores = new Map(scored);
+  for (const [id, score] of scored.slice(0, 10)) {
+    const place = /^(.+):(\d+)$/.exec(id);
+    if (!place) continue;
+    for (const step of steps) {
+      const next = `${place[1]}:${Number(place[2]) + step}`;
+      scores.set(next, Math.max(scores.get(next) ?? 0, share * score));
+    }
+  }
+  return scores;
+}
+
 /** {@link fusedScores}' ids alone. */
 export function fuse(
   vector: readonly { id: string; distance: number }[],

@@ -5,15 +5,18 @@
  * bench:partition fills it) is split into √size cells by k-means (centroids seeded with random
  * turns, three refinements); a query then reads only the turns of its `probes` nearest cells. For
  * each number of probes it prints the share of the partition read and how many of the exact 50
- * nearest (the arm's depth) and exact 10 nearest the probed cells still hold. Deterministic: the
- * seed is fixed.
+ * nearest (the arm's depth) and exact 10 nearest the probed cells still hold, and what recall
+ * would return: hybrid recall_all@10 of the development split's questions over the same partition
+ * (the lexical arm, fusion with the floor and the following memories as recall computes them, in
+ * memory), the vector arm exact or reading only the probed cells. Deterministic: the seed is fixed.
  */
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.js';
 import { choice, parseOptions, positiveInteger } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';
-import { dot } from './replicas.js';
+import { dot, followingScores, fusedScores, LexicalReplica, best } from './replicas.js';
+import { FUSION } from '../../lambda/memory/ranking.js';
 
 const options = parseOptions(process.argv.slice(2), ['size', 'questions', 'embedder']);
 const size = positiveInteger(options, 'size', 5000);
@@ -23,8 +26,10 @@ const embedder =
     ? new SentenceEmbedder()
     : new LocalEmbedder(256);
 
-const conversations = [...loadLocomo(DEFAULT_DATA_DIR, 'dev'), ...loadLocomo(DEFAULT_DATA_DIR, 'heldout')];
-const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
+const development = loadLocomo(DEFAULT_DATA_DIR, 'dev');
+const conversations = [...development, ...loadLocomo(DEFAULT_DATA_DIR, 'heldout')];
+// A turn's id names its conversation and session, so that what follows it stays in its session.
+const turns = conversations.flatMap((c) => c.turns.map((t) => ({ id: `${c.id}:${t.id}`, content: t.content })));
 const questions = conversations.flatMap((c) => c.questions.map((q) => q.text));
 const picked = Array.from({ length: asked }, (_, i) => questions[Math.floor((i * questions.length) / asked)] ?? '');
 
@@ -45,9 +50,13 @@ const nearest = (centroids: readonly number[][], v: readonly number[]) =>
 async function main(): Promise<void> {
   const started = Date.now();
   const vectors: number[][] = [];
+  const memories: { id: string; content: string }[] = [];
   for (let i = 0; i < size; i += 1) {
-    const content = turns[i % turns.length] ?? '';
-    vectors.push(await embedder.embed(i < turns.length ? content : `${content} (${i})`));
+    const turn = turns[i % turns.length] ?? { id: '', content: '' };
+    // Past the corpus, turns come again as fillers: never evidence, followed by nothing.
+    const memory = i < turns.length ? turn : { id: `filler-${i}`, content: `${turn.content} (${i})` };
+    memories.push(memory);
+    vectors.push(await embedder.embed(memory.content));
     if ((i + 1) % 1000 === 0)
       process.stderr.write(`  ${i + 1} of ${size} turns embedded (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
@@ -69,9 +78,13 @@ async function main(): Promise<void> {
   console.log(
     `tune:cells  ${embedder.name}  ${size} turns in one partition, ${cells} cells (smallest ${Math.min(...counts)}, largest ${Math.max(...counts)}), ${asked} LoCoMo questions`,
   );
-  console.log('\n| cells probed | share of the partition read | exact 50 nearest kept | exact 10 nearest kept |');
-  console.log('| ---: | ---: | ---: | ---: |');
   const queries = await Promise.all(picked.map((q) => embedder.embed(q)));
+  const recalls = await hybridRecalls(memories, vectors, centroids, cellOf);
+  console.log(
+    `\n| cells probed | share of the partition read | exact 50 nearest kept | exact 10 nearest kept | hybrid recall_all@10, ${recalls.asked} dev questions |`,
+  );
+  console.log('| ---: | ---: | ---: | ---: | ---: |');
+  console.log(`| all (the exact arm) | 100.0 % | 100.0 % | 100.0 % | ${recalls.at(centroids.length)} |`);
   for (const probes of [4, 8, 12, 16, 24, 32]) {
     let read = 0;
     let kept50 = 0;
@@ -93,8 +106,51 @@ async function main(): Promise<void> {
       kept10 += exact.slice(0, 10).filter((i) => probed.has(cellOf[i] ?? -1)).length / 10;
     }
     const pct = (x: number) => `${((100 * x) / queries.length).toFixed(1)} %`;
-    console.log(`| ${probes} | ${pct(read)} | ${pct(kept50)} | ${pct(kept10)} |`);
+    console.log(`| ${probes} | ${pct(read)} | ${pct(kept50)} | ${pct(kept10)} | ${recalls.at(probes)} |`);
   }
+}
+
+/**
+ * Hybrid recall over the partition for the development questions whose evidence it holds: per
+ * number of probes, the share of them with all their evidence among the first ten.
+ */
+async function hybridRecalls(
+  memories: readonly { id: string; content: string }[],
+  vectors: readonly number[][],
+  centroids: readonly number[][],
+  cellOf: readonly number[],
+): Promise<{ asked: number; at: (probes: number) => string }> {
+  const held = new Set(memories.map((m) => m.id));
+  const lexical = new LexicalReplica(memories);
+  const asked: { evidence: string[]; similarity: number[]; cells: number[]; lexical: string[] }[] = [];
+  for (const c of development)
+    for (const q of c.questions) {
+      const evidence = q.evidence.map((e) => `${c.id}:${e}`);
+      if (!evidence.every((e) => held.has(e))) continue;
+      const v = await embedder.embed(q.text);
+      const cells = centroids
+        .map((centroid, i) => ({ i, s: dot(centroid, v) }))
+        .sort((a, b) => b.s - a.s)
+        .map((x) => x.i);
+      asked.push({ evidence, similarity: vectors.map((m) => dot(m, v)), cells, lexical: lexical.search(q.text) });
+    }
+  return {
+    asked: asked.length,
+    at(probes) {
+      const found = asked.filter((a) => {
+        const probed = new Set(a.cells.slice(0, probes));
+        const vector = memories
+          .map((m, i) => ({ id: m.id, distance: 1 - (a.similarity[i] ?? 0), cell: cellOf[i] ?? -1 }))
+          .filter((m) => probed.has(m.cell))
+          .sort((x, y) => x.distance - y.distance || (x.id < y.id ? -1 : 1))
+          .slice(0, FUSION.depth);
+        const fused = fusedScores(vector, a.lexical, embedder.unrelatedBeyond);
+        const top = best([...followingScores(fused, FUSION.followingShare, [1, 2])]).slice(0, 10);
+        return a.evidence.every((e) => top.some(([id]) => id === e));
+      });
+      return `${((100 * found.length) / Math.max(asked.length, 1)).toFixed(1)} %`;
+    },
+  };
 }
 
 main().catch((error) => {

@@ -21,7 +21,7 @@ import { FUSION } from '../../lambda/memory/ranking.js';
 import { choice, parseOptions } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';
-import { best, dot, fuse, fusedScores, LexicalReplica, VectorReplica } from './replicas.js';
+import { best, dot, followingScores, fuse, fusedScores, LexicalReplica, VectorReplica } from './replicas.js';
 
 const options = parseOptions(process.argv.slice(2), ['embedder']);
 const embedder =
@@ -78,26 +78,9 @@ const NEIGHBOURHOODS: [string, number[]][] = [
   ['two turns either side', [-2, -1, 1, 2]],
 ];
 
-/**
- * The fused scores with the turns `steps` away from each of the first ten hits in its session,
- * each scored at `share` of the hit's fused score, a memory keeping its best score.
- */
-function neighbourScores(scored: readonly [string, number][], share: number, steps: readonly number[]): Map<string, number> {
-  const scores = new Map(scored);
-  for (const [id, score] of scored.slice(0, 10)) {
-    const match = /^D(\d+):(\d+)$/.exec(id);
-    if (!match) continue;
-    for (const step of steps) {
-      const neighbour = `D${match[1]}:${Number(match[2]) + step}`;
-      scores.set(neighbour, Math.max(scores.get(neighbour) ?? 0, share * score));
-    }
-  }
-  return scores;
-}
-
-/** The fused ranking with the neighbours of {@link neighbourScores}. */
+/** The fused ranking with the neighbours of {@link followingScores}. */
 const withNeighbours = (scored: readonly [string, number][], share: number, steps: readonly number[]): string[] =>
-  best([...neighbourScores(scored, share, steps)]).map(([id]) => id);
+  best([...followingScores(scored, share, steps)]).map(([id]) => id);
 
 /**
  * Session diversity over what recall returns now (the next two at 0.6): the first ten picked one
@@ -107,7 +90,7 @@ const withNeighbours = (scored: readonly [string, number][], share: number, step
  */
 function sessionDiverse(scored: readonly [string, number][], decay: number, followersExempt: boolean): string[] {
   const turn = (id: string) => /^D(\d+):(\d+)$/.exec(id);
-  const pool = [...neighbourScores(scored, FUSION.followingShare, [1, 2])];
+  const pool = [...followingScores(scored, FUSION.followingShare, [1, 2])];
   const picked: string[] = [];
   while (picked.length < Math.min(10, pool.length)) {
     let chosen = '';

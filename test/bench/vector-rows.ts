@@ -79,7 +79,7 @@ const READS: Record<string, string> = {
 const engine = await open();
 const { sql } = engine;
 await migrate(sql, { embeddingDimensions: DIMENSIONS });
-await sql.exec('TRUNCATE memory_links, memories, memory_terms, memory_partition_terms, memory_partitions, journal');
+await sql.exec('TRUNCATE memory_links, memories, memory_terms, memory_partition_terms, memory_partitions, memory_cells, journal');
 const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
 const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
 const embedder = new LocalEmbedder(DIMENSIONS);

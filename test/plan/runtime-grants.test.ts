@@ -52,9 +52,14 @@ test("least privilege: PostgreSQL grants exactly what the runtime's statements n
   expect(granted.length).toBeGreaterThan(15);
 });
 
+/** Tables PostgreSQL has and CockroachDB does not: the vector arm's cells, which its vector index makes needless (decision 0083). */
+const POSTGRES_ONLY = ['memory_cells'];
+
 test('CockroachDB grants the same, plus DELETE on a table its cascades empty (cascades run as the deleting user there)', async () => {
   const [postgres, cockroach] = await Promise.all([grantsOf('postgres'), grantsOf('cockroach')]);
-  const expected = new Map([...postgres].map(([table, privileges]) => [table, [...privileges]]));
+  const expected = new Map(
+    [...postgres].filter(([table]) => !POSTGRES_ONLY.includes(table)).map(([table, privileges]) => [table, [...privileges]]),
+  );
   for (const [child, parent] of cascades('cockroach')) {
     const privileges = expected.get(child) ?? [];
     if (postgres.get(parent)?.includes('DELETE') && !privileges.includes('DELETE'))

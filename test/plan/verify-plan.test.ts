@@ -8,21 +8,30 @@ import * as memorySql from '../../lambda/adapters/pg/memory-sql.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 
-test('the catalogue holds every statement of memory-sql.ts, as the store sends it', async () => {
-  const texts = (await runtimeQueries({ region: 'r', userId: randomUUID(), dimensions: 4, now: new Date() })).map((q) => q.text);
+test('the catalogue holds every statement of memory-sql.ts, as the store sends it to each engine', async () => {
+  const rep = { region: 'r', userId: randomUUID(), dimensions: 4, now: new Date() };
+  const texts = (await runtimeQueries(rep)).map((q) => q.text);
   const constants = Object.entries(memorySql).filter((e): e is [string, string] => typeof e[1] === 'string');
   expect(constants.length).toBeGreaterThanOrEqual(8);
   for (const [name, text] of constants) expect([name, texts.includes(text)]).toEqual([name, true]);
+  // PostgreSQL and PGlite read partitions by cells (decision 0083); CockroachDB by its vector index.
+  const recalls = (cells: boolean) => [
+    memorySql.recallSql(1, 0, true, true, cells),
+    memorySql.recallSql(1, 0, false, true, cells),
+    memorySql.recallSql(2, 1, true, true, cells),
+    memorySql.recallSql(1, 0, true, false, cells),
+  ];
   for (const text of [
-    memorySql.recallSql(1, 0, true),
-    memorySql.recallSql(1, 0, false),
-    memorySql.recallSql(2, 1, true),
-    memorySql.recallSql(1, 0, true, false),
+    ...recalls(true),
+    memorySql.forgetAllSql(1, true),
     memorySql.countsSql(1),
     memorySql.browseSql(2, 1),
     memorySql.nextToGoSql(2, 1),
   ])
     expect(texts).toContain(text);
+  const cockroach = (await runtimeQueries(rep, 'cockroach')).map((q) => q.text);
+  for (const text of [...recalls(false), memorySql.forgetAllSql(1, false)]) expect(cockroach).toContain(text);
+  expect(cockroach.filter((t) => t.includes('memory_cells'))).toEqual([]);
 });
 
 test(

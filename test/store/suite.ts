@@ -9,6 +9,7 @@ import { FUSION, LEXICAL, type RecallRanking, rankingParts } from '../../lambda/
 import type { InsertPlan, RecallQuery, Scope } from '../../lambda/ports/memory-store.js';
 import { PATIENT_RETRY } from '../support/budgets.js';
 import { axis, lean } from '../support/vectors.js';
+import { cellsStoreTests } from './cells-suite.js';
 import { pageStoreTests } from './page-suite.js';
 
 /**
@@ -758,6 +759,8 @@ export function storeSuite(name: string, open: () => Promise<StoreHarness>): voi
     });
 
     describe('the memory page’s calls', () => pageStoreTests(() => ({ sql: harness.sql, counted, store, alice, bob })));
+
+    describe('the vector arm’s cells', () => cellsStoreTests(() => ({ sql: harness.sql, counted, store, alice })));
 
     describe('OAuth sign-in', () => {
       const hash = (c: string) => c.repeat(64).slice(0, 64);

@@ -74,6 +74,8 @@ export async function openUrl(target: string): Promise<StoreHarness> {
         'oauth_codes',
         'oauth_tokens',
         'oauth_rate_limits',
+        // PostgreSQL only (decision 0083): CockroachDB's vector index needs no cells.
+        ...(sql.engine === 'cockroach' ? [] : ['memory_cells']),
       ])
         await sql.exec(`DELETE FROM ${table}`);
     },

@@ -11,6 +11,6 @@ export async function freshDatabase(embeddingDimensions = 256): Promise<PgliteSq
 /** Empties every naaba table between tests, keeping the schema. */
 export async function truncateAll(db: PgliteSqlClient): Promise<void> {
   await db.exec(
-    'TRUNCATE memory_links, memories, memory_terms, memory_partition_terms, memory_partitions, journal, api_keys, oauth_clients, oauth_codes, oauth_tokens, oauth_rate_limits',
+    'TRUNCATE memory_links, memories, memory_terms, memory_partition_terms, memory_partitions, memory_cells, journal, api_keys, oauth_clients, oauth_codes, oauth_tokens, oauth_rate_limits',
   );
 }

@@ -9,3 +9,4 @@ export * from './page-sql.js';
 export * from './recall-sql.js';
 export { unexpired } from './sql-parts.js';
 export * from './write-sql.js';
+export * from './cells-sql.js';

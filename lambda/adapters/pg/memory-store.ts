@@ -2,6 +2,8 @@ import { InvalidInputError } from '../../memory/errors.js';
 import type { JournalRule, Memory, RecalledMemory, Source } from '../../memory/model.js';
 import type {
   BrowseQuery,
+  CellBuild,
+  CellPartition,
   ExpiryCutoff,
   ImportPlan,
   ImportResult,
@@ -89,6 +91,12 @@ function kindParams(kinds: BrowseQuery['kinds']): { names: string[]; cutoffs: un
   return { names: kinds.map((k) => k.kind), cutoffs: ttl.flatMap((k) => [k.kind, k.expiredBefore]), ttl: ttl.length };
 }
 
+/** Below every user id: where a walk of the partitions in key order starts. */
+const NO_USER = '00000000-0000-0000-0000-000000000000';
+
+/** What a second sweeper seeding one partition's cells meets: the first one's rows. */
+const UNIQUE_VIOLATION = '23505';
+
 /** Cosine distance never exceeds 2: a floor there keeps every neighbour. */
 const NO_FLOOR = 2;
 
@@ -128,6 +136,14 @@ export class SqlMemoryStore implements MemoryStore {
     private readonly db: SqlClient,
     private readonly retry?: RetryPolicy,
   ) {}
+
+  /**
+   * Whether the vector arm reads partitions by cells (decision 0083): on PostgreSQL and PGlite,
+   * whose vector arm is otherwise exact; CockroachDB's vector index already reads by prefix.
+   */
+  private get hasCells(): boolean {
+    return this.db.engine !== 'cockroach';
+  }
 
   /** A read, or a write that only removes or adds commutatively: READ COMMITTED where the engine has it. */
   private run<R>(text: string, params: readonly unknown[]): Promise<R[]> {
@@ -289,7 +305,7 @@ export class SqlMemoryStore implements MemoryStore {
   private async ranked(query: RecallQuery, touch: boolean): Promise<RecalledMemory[]> {
     const ttl = query.kinds.filter((k) => k.expiredBefore !== null);
     const lexical = query.terms.length > 0;
-    const { depth, k, vectorWeight, lexicalWeight, following, followingShare, followingReach } = query.fusion;
+    const { depth, k, vectorWeight, lexicalWeight, following, followingShare, followingReach, cellsProbed } = query.fusion;
     const params: unknown[] = [
       query.scope.region,
       query.scope.userId,
@@ -299,12 +315,21 @@ export class SqlMemoryStore implements MemoryStore {
       query.now,
       depth,
       // No places are read when nothing is to follow.
-      [k, vectorWeight, lexicalWeight, query.farthest ?? NO_FLOOR, followingShare, following, following > 0 ? followingReach : 0],
+      [
+        k,
+        vectorWeight,
+        lexicalWeight,
+        query.farthest ?? NO_FLOOR,
+        followingShare,
+        following,
+        following > 0 ? followingReach : 0,
+        cellsProbed,
+      ],
       ...query.kinds.map((kind) => kind.kind),
       ...ttl.flatMap((kind) => [kind.kind, kind.expiredBefore]),
       ...(lexical ? [checkedTerms(query.terms), lexicalParams(query.lexical)] : []),
     ];
-    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length, lexical, touch), params);
+    const rows = await this.run<MemoryRow>(sql.recallSql(query.kinds.length, ttl.length, lexical, touch, this.hasCells), params);
     return rows.map(toRecalled);
   }
 
@@ -430,7 +455,7 @@ export class SqlMemoryStore implements MemoryStore {
     kind: string | undefined,
     expiry: readonly ExpiryCutoff[],
   ): Promise<{ memories: number; journalLines: number }> {
-    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.forgetAllSql(expiry.length), [
+    const [row] = await this.run<{ memories: number; journal_lines: number }>(sql.forgetAllSql(expiry.length, this.hasCells), [
       scope.region,
       scope.userId,
       kind ?? null,
@@ -507,5 +532,51 @@ export class SqlMemoryStore implements MemoryStore {
 
   async clearEmptyTerms(region: string, batch: number): Promise<number> {
     return (await this.run<{ '?column?': number }>(sql.CLEAR_EMPTY_TERMS, [region, batch])).length;
+  }
+
+  async cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]> {
+    if (!this.hasCells) return [];
+    const rows = await this.run<{ user_id: string; kind: string; memories: number; cells_for: number | null }>(
+      sql.CELL_PARTITIONS,
+      [region, from, after?.userId ?? NO_USER, after?.kind ?? '', batch],
+    );
+    return rows.map((r) => ({
+      userId: r.user_id,
+      kind: r.kind,
+      memories: Number(r.memories),
+      cellsFor: r.cells_for === null ? null : Number(r.cells_for),
+    }));
+  }
+
+  /**
+   * Seeds and refines cells recall does not read yet, then swaps them in with every memory's place
+   * in one statement (`SWAP_CELLS`): recalls meanwhile read the old cells, and what is written
+   * meanwhile has no cell, so is read exactly until the next sweep.
+   */
+  async buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean> {
+    const partition = [scope.region, scope.userId, kind];
+    try {
+      await this.run(sql.SEED_CELLS, [...partition, build.cells]);
+    } catch (error) {
+      // Another sweeper seeded the same cells first: it builds them.
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+    for (let round = 0; round < build.rounds; round += 1) await this.run(sql.REFINE_CELLS, partition);
+    const [row] = await this.run<{ built: number }>(sql.SWAP_CELLS, [...partition, build.memories, build.cellsFor]);
+    return (row?.built ?? 0) > 0;
+  }
+
+  async dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean> {
+    const [row] = await this.run<{ dropped: number }>(sql.DROP_CELLS, [scope.region, scope.userId, kind, cellsFor]);
+    return (row?.dropped ?? 0) > 0;
+  }
+
+  async assignCells(scope: Scope, kind: string, batch: number): Promise<number> {
+    return (await this.run<{ '?column?': number }>(sql.ASSIGN_CELLS, [scope.region, scope.userId, kind, batch])).length;
+  }
+
+  async refreshCells(scope: Scope, kind: string): Promise<void> {
+    await this.run(sql.REFRESH_CELLS, [scope.region, scope.userId, kind]);
   }
 }

@@ -3,20 +3,55 @@ import { CONFLICTS, MEMORY_COLUMNS, prefixList, unexpired } from './sql-parts.js
 /** One arm's part of a fused score: its weight (the fusion array's `at`-th element) over k + rank. */
 const fusedPart = (at: number) => `($8::float8[])[${at}] / (($8::float8[])[1] + CAST(rank AS FLOAT8))`;
 
-/** The vector arm: nearest first over the vector index, then the live ones ranked. */
-const vectorArm = (prefixes: string, live: string) => `vector_rows AS (
-  SELECT id, kind, pinned, last_useful_at, embedding <=> $3::vector AS distance
-    FROM memories
-   WHERE (region, user_id, kind) IN (${prefixes})
-   ORDER BY embedding <=> $3::vector
-   LIMIT $4::int4
-), vector_arm AS (
+/** The vector arm's last step: the live ones among the nearest rows, ranked. */
+const liveRanked = (live: string) => `vector_arm AS (
   SELECT v.id, v.distance, row_number() OVER (ORDER BY v.distance, v.id) AS rank
     FROM vector_rows AS v
    WHERE ${live}
    ORDER BY v.distance, v.id
    LIMIT $7::int4
 )`;
+
+/** The vector arm on CockroachDB: nearest first over the vector index, whose prefix is (region, user, kind). */
+const vectorArm = (prefixes: string, live: string) => `vector_rows AS (
+  SELECT id, kind, pinned, last_useful_at, embedding <=> $3::vector AS distance
+    FROM memories
+   WHERE (region, user_id, kind) IN (${prefixes})
+   ORDER BY embedding <=> $3::vector
+   LIMIT $4::int4
+), ${liveRanked(live)}`;
+
+/**
+ * The vector arm on PostgreSQL and PGlite, exact over what it reads (decision 0083): in each
+ * partition that has cells, the `$8[8]` share of them nearest the query (materialized: a few rows
+ * per kind), then each cell's memories by key of `memories_cell` (`OFFSET 0` keeps the read
+ * per cell: pulled up into a plain join, PostgreSQL may read all the user's cells and merge);
+ * and every memory of the partitions without a cell (`memories_uncelled`), which is all of a
+ * partition that has none (a small one) and, in one that has, what was written since the sweeper
+ * last assigned cells.
+ */
+const cellsVectorArm = (prefixes: string, live: string) => `near_cells AS MATERIALIZED (
+  SELECT c.kind, c.cell
+    FROM (SELECT c.kind, c.cell, count(*) OVER (PARTITION BY c.kind) AS cells,
+                 row_number() OVER (PARTITION BY c.kind ORDER BY c.centroid <=> $3::vector, c.cell) AS nearness
+            FROM memory_cells AS c
+           WHERE (c.region, c.user_id, c.kind) IN (${prefixes}) AND c.ready) AS c
+   WHERE c.nearness <= ceil(c.cells * ($8::float8[])[8])
+), vector_rows AS (
+  SELECT v.id, v.kind, v.pinned, v.last_useful_at, v.distance
+    FROM (SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.embedding <=> $3::vector AS distance
+            FROM memories AS m
+           WHERE (m.region, m.user_id, m.kind) IN (${prefixes}) AND m.cell IS NULL
+          UNION ALL
+          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.distance
+            FROM near_cells AS n,
+                 LATERAL (SELECT c.id, c.kind, c.pinned, c.last_useful_at, c.embedding <=> $3::vector AS distance
+                            FROM memories AS c
+                           WHERE c.region = $1 AND c.user_id = $2::uuid AND c.kind = n.kind AND c.cell = n.cell
+                          OFFSET 0) AS m) AS v
+   ORDER BY v.distance
+   LIMIT $4::int4
+), ${liveRanked(live)}`;
 
 /** The lexical parameters' array (`$at`): {k1, b, a common term's least df, its least share of the partition, short length, half length, postings read per term}. */
 const lex = (at: number, i: number) => `($${at}::float8[])[${i}]`;
@@ -127,13 +162,14 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
  * The best unexpired memories first, marking each returned one useful: one statement.
  * $1 region, $2 user, $3 embedding, $4 candidates per arm, $5 limit, $6 now, $7 depth of each arm,
  * $8 fusion as FLOAT8[] {k, vector weight, lexical weight, farthest distance, following share, following count,
- * places looked at after a hit},
+ * places looked at after a hit, share of a partition's cells read},
  * then the kinds searched ($9…),
  * then (kind, cutoff) pairs for kinds with a TTL, then, with a lexical arm, the query's terms as
  * TEXT[] and the lexical parameters as FLOAT8[] {k1, b, common least df, common least share, short length, half length}.
  *
  * The vector arm reads the vector index with the (region, user, kind) prefix pinned and nothing
- * else; the lexical arm reads the postings and kept statistics of the same partitions (see
+ * else on CockroachDB; with `cells` (PostgreSQL and PGlite, which have no such index) it reads the
+ * nearest cells of each partition that has them, and the rest exactly (`cellsVectorArm`); the lexical arm reads the postings and kept statistics of the same partitions (see
  * `lexicalArm`); expiry is checked on the rows each returns. The ranks are fused: score =
  * Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs but counts for
  * nothing, and what only it found is not returned (the lexical arm alone). The relevance floor: a
@@ -144,10 +180,10 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
  * same ranking is read without the UPDATE: looking is not recalling (the memory page's search);
  * $6 is then only echoed back.
  */
-export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, touch = true): string {
+export function recallSql(kinds: number, ttlKinds: number, lexical: boolean, touch = true, cells = false): string {
   const prefixes = prefixList(kinds, 9);
   const cutoffs = 9 + kinds;
-  const ctes = [vectorArm(prefixes, unexpired(ttlKinds, cutoffs, 'v'))];
+  const ctes = [(cells ? cellsVectorArm : vectorArm)(prefixes, unexpired(ttlKinds, cutoffs, 'v'))];
   // The relevance floor: what only the vector arm found counts as found within the distance bound ($8[4]).
   const parts = [`SELECT id, ${fusedPart(2)} AS part, distance <= ($8::float8[])[4] AS related FROM vector_arm`];
   if (lexical) {

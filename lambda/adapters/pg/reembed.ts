@@ -38,6 +38,14 @@ export const MISSING_NEXT = `SELECT region::text AS region, id::text AS id, cont
  WHERE ${NEXT_COLUMN} IS NULL ORDER BY region, id LIMIT $1::int4`;
 
 /** The statements of a re-embedding, exported for the plan verifier (bin/plan/catalogue.ts). */
+/**
+ * Every partition's vector cells removed (decision 0083), on PostgreSQL and PGlite: a re-embed
+ * makes their centroids meaningless. Safe to run again.
+ */
+export const CLEAR_ALL_CELLS = `
+WITH gone AS (DELETE FROM memory_cells RETURNING 1),
+     unplaced AS (UPDATE memories SET cell = NULL WHERE cell IS NOT NULL RETURNING 1)
+UPDATE memory_partitions SET cells_for = NULL WHERE cells_for IS NOT NULL`;
 export const FIRST = 'SELECT region::text AS region, id::text AS id, content FROM memories ORDER BY region, id LIMIT $1::int4';
 export const NEXT = `
 SELECT region::text AS region, id::text AS id, content FROM memories
@@ -198,6 +206,8 @@ export async function reembed(
   const facts = await schemaFacts(db);
   const resize = facts.dimensions !== embedder.dimensions;
   if (resize) await prepareResize(db, facts.dimensions, embedder.dimensions);
+  // Cells are means of the old vectors: recall reads every memory exactly until the sweeper builds them again.
+  if (db.engine !== 'cockroach') await db.query(CLEAR_ALL_CELLS);
   const rewrite = rewriteSql(resize ? NEXT_COLUMN : 'embedding');
   const current: IndexedWith = { embedder: embedder.name, lexical: analyzer.name };
   const target = `${current.embedder} + ${current.lexical}`;

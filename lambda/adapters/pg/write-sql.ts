@@ -257,14 +257,20 @@ SELECT id::text AS id FROM gone`;
 /**
  * Every memory of the caller (of one kind, or all) and the matching journal lines: $1 region,
  * $2 user, $3 kind or null for every kind, then (kind, cutoff) pairs. Expired rows go too, but only
- * live ones are counted as forgotten.
+ * live ones are counted as forgotten. With `cells` (PostgreSQL, PGlite), the partitions' cells too.
  */
-export function forgetAllSql(ttlKinds: number): string {
+export function forgetAllSql(ttlKinds: number, cells = false): string {
+  // The cells' centroids are means of the memories' vectors (decision 0083): they go with them.
+  const centroids = cells
+    ? `), centroids AS (
+  DELETE FROM memory_cells WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
+  RETURNING 1`
+    : '';
   return `
 WITH gone AS (
   DELETE FROM memories WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
   RETURNING id, user_id, kind, pinned, last_useful_at, terms, term_count
-), lines AS (
+${centroids}), lines AS (
   DELETE FROM journal WHERE region = $1 AND user_id = $2::uuid AND ($3::text IS NULL OR kind = $3::text)
   RETURNING 1
 ), ${forgottenTerms('gone', '$1', '$2::uuid')}
