@@ -118,7 +118,8 @@ RETURNING 1`;
 /**
  * A partition's ready cells brought up to date with what they hold now: each centroid becomes the
  * mean of its memories' vectors, and a cell left without any goes. So a forgotten, evicted or
- * expired memory's vector is in no centroid after the next sweep.
+ * expired memory's vector is in no centroid after the next sweep. A centroid that is already the
+ * mean is not written (the local server sweeps every 30 s, and PGlite has no autovacuum).
  */
 export const REFRESH_CELLS = `
 WITH means AS (
@@ -133,4 +134,4 @@ WITH means AS (
 UPDATE memory_cells AS c
    SET centroid = means.mean
   FROM means
- WHERE ${PARTITION('c')} AND c.ready AND c.cell = means.cell`;
+ WHERE ${PARTITION('c')} AND c.ready AND c.cell = means.cell AND c.centroid IS DISTINCT FROM means.mean`;

@@ -8,7 +8,7 @@ const STALE_STATISTICS = `
 SELECT c.relname AS table
   FROM pg_class AS c
  WHERE c.relkind = 'r'
-   AND c.relname IN ('memories', 'journal', 'memory_links', 'api_keys', 'memory_terms', 'memory_partition_terms', 'memory_partitions')
+   AND c.relname IN ('memories', 'journal', 'memory_links', 'api_keys', 'memory_terms', 'memory_partition_terms', 'memory_partitions', 'memory_cells')
    AND pg_relation_size(c.oid) / current_setting('block_size')::int > 1.2 * GREATEST(c.relpages, 0) + 8
  ORDER BY c.relname`;
 
