@@ -177,6 +177,36 @@ describe('PostgreSQL plan rules', () => {
       'does not use memories_origin_seq (uses memories_user_kind)',
     ]);
   });
+
+  const cells: PlanExpectations = { cellsRead: true, postgresIndex: ['memories_cell', 'memories_uncelled', 'memory_cells_pkey'] };
+  const cellsSql = recallSql(1, 0, false, true, true);
+  const byCell =
+    'Index Scan using memories_cell on memories by ((region = $1) AND (user_id = $2) AND (kind = n.kind) AND (cell = n.cell))';
+  const byUser = 'Index Scan using memories_cell on memories by ((region = $1) AND (user_id = $2))';
+  const cellsPlan = (...lines: string[]): Plan => ({
+    ...postgres('memory_cells_pkey', 'memories_uncelled', 'memories_cell'),
+    lines,
+  });
+  test('recall must read a partition with cells a cell at a time, and never the whole partition (decision 0083)', () => {
+    expect(planProblems(cellsSql, cells, cellsPlan(byCell))).toEqual([]);
+    // Merged over all the user's cells: what PostgreSQL chose before the per-cell LATERAL.
+    expect(planProblems(cellsSql, cells, cellsPlan(byUser))).toEqual([
+      'memories_cell is not read by cell (no cell = … in its index condition)',
+    ]);
+    expect(
+      planProblems(cellsSql, cells, {
+        ...cellsPlan(byCell),
+        indexes: ['memory_cells_pkey', 'memories_cell', 'memories_user_kind'],
+      }),
+    ).toEqual([
+      'does not use memories_uncelled (uses memory_cells_pkey, memories_cell, memories_user_kind)',
+      'the vector arm reads memories_user_kind: the whole partition',
+    ]);
+    // The SQL text carries no ANN read to hold to CockroachDB's prefix rule: on these engines it has none.
+    expect(prefixProblems(cellsSql)).toEqual([
+      'no ANN read of memories (FROM memories WHERE … ORDER BY embedding <=> $n::vector LIMIT …)',
+    ]);
+  });
 });
 
 describe('the prefix rule on the SQL text', () => {

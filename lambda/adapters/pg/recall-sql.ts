@@ -169,8 +169,9 @@ const READ_HITS = `SELECT ${MEMORY_COLUMNS('m')}, hits.score, m.embedding <=> $3
  *
  * The vector arm reads the vector index with the (region, user, kind) prefix pinned and nothing
  * else on CockroachDB; with `cells` (PostgreSQL and PGlite, which have no such index) it reads the
- * nearest cells of each partition that has them, and the rest exactly (`cellsVectorArm`); the lexical arm reads the postings and kept statistics of the same partitions (see
- * `lexicalArm`); expiry is checked on the rows each returns. The ranks are fused: score =
+ * nearest cells of each partition that has them, and the rest exactly (`cellsVectorArm`). The
+ * lexical arm reads the postings and kept statistics of the same partitions (see `lexicalArm`);
+ * expiry is checked on the rows each returns. The ranks are fused: score =
  * Σ weight / (k + rank), reciprocal rank fusion. An arm of weight 0 still runs but counts for
  * nothing, and what only it found is not returned (the lexical arm alone). The relevance floor: a
  * memory the lexical arm did not find is returned only within the farthest distance, so a query
