@@ -55,6 +55,27 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
     });
     return memories.map((m) => m.id);
   };
+  /** One memory remembered as a call does: with no cell until a sweep places it. */
+  const remember = (content: string, embedding: number[]) =>
+    context().store.insert(
+      {
+        scope: context().alice,
+        id: randomUUID(),
+        kind: 'fact',
+        content,
+        fingerprint: content,
+        embedding,
+        terms: analyzer.terms(content),
+        pinned: false,
+        source: { agent: 'agent-a', client: 'tests/1', origin: null, at: T0 },
+        conflictsWith: undefined,
+        ceiling: 100,
+        pinLimit: 10,
+        sourcesKept: 3,
+        expiredBefore: null,
+      },
+      T0,
+    );
   /** A vector-only recall reading `share` of the partition's cells. */
   const nearest = (embedding: number[], share: number, limit = 10): Promise<RecalledMemory[]> =>
     context().store.recall({
@@ -137,25 +158,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       if (onCockroach()) return;
       await load(16);
       await sweep();
-      const late = await context().store.insert(
-        {
-          scope: context().alice,
-          id: randomUUID(),
-          kind: 'fact',
-          content: 'written after the cells',
-          fingerprint: 'written after the cells',
-          embedding: axis(9),
-          terms: analyzer.terms('written after the cells'),
-          pinned: false,
-          source: { agent: 'agent-a', client: 'tests/1', origin: null, at: T0 },
-          conflictsWith: undefined,
-          ceiling: 100,
-          pinLimit: 10,
-          sourcesKept: 3,
-          expiredBefore: null,
-        },
-        T0,
-      );
+      const late = await remember('written after the cells', axis(9));
       expect(late.status).toBe('inserted');
       expect((await cellsOf()).placed.filter((c) => c === null)).toHaveLength(1);
       const [first] = await nearest(axis(9), 1 / 8);
@@ -245,26 +248,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       const [report] = await Promise.all([
         sweep(),
         ...Array.from({ length: 12 }, (_, i) => nearest(axis(i % 4), 1 / 8)),
-        ...writes.map((w) =>
-          context().store.insert(
-            {
-              scope: context().alice,
-              id: randomUUID(),
-              kind: 'fact',
-              ...w,
-              fingerprint: w.content,
-              terms: analyzer.terms(w.content),
-              pinned: false,
-              source: { agent: 'agent-a', client: 'tests/1', origin: null, at: T0 },
-              conflictsWith: undefined,
-              ceiling: 100,
-              pinLimit: 10,
-              sourcesKept: 3,
-              expiredBefore: null,
-            },
-            T0,
-          ),
-        ),
+        ...writes.map((w) => remember(w.content, w.embedding)),
       ]);
 
       expect(report.cells.built).toBe(1);
