@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { SqlKeyStore } from './adapters/pg/key-store.js';
-import { SqlMemoryStore } from './adapters/pg/memory-store.js';
-import { SqlOAuthStore } from './adapters/pg/oauth-store.js';
-import { requireIndexedWith, SchemaError, schemaFacts } from './adapters/pg/schema.js';
-import { requireKnownSchema } from './adapters/pg/schema-version.js';
+import { SqlKeyStore } from './adapters/pg/stores/sql-key-store.js';
+import { sqlMemoryStores } from './adapters/pg/stores/sql-memory-stores.js';
+import { SqlOAuthStore } from './adapters/pg/stores/sql-oauth-store.js';
+import { requireIndexedWith, SchemaError, schemaFacts } from './adapters/pg/schema/facts.js';
+import { requireKnownSchema } from './adapters/pg/schema/version.js';
 import { PgSqlClient } from './adapters/pg/pg-client.js';
 import type { RetryPolicy } from './adapters/pg/retry.js';
 import type { SqlClient } from './adapters/pg/sql-client.js';
@@ -13,8 +13,8 @@ import { type RuntimeConfig, loadConfig } from './config/env.js';
 import { readDatabaseSecret } from './config/secrets.js';
 import { makeEmbedder, makeJudge, secretsManagerClient } from './providers.js';
 import { LexicalAnalyzer } from './memory/lexical.js';
-import { MemoryService } from './memory/service.js';
-import { Sweeper } from './memory/sweeper.js';
+import { Sweeper } from './memory/maintenance/sweeper.js';
+import { type MemoryServices, memoryServices } from './memory/services.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { Embedder } from './ports/embedder.js';
 import type { Judge } from './ports/judge.js';
@@ -43,7 +43,7 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
     // Imported on demand: the Lambda bundle never carries PGlite.
     const [{ PgliteSqlClient }, { migrate }, { makePrivate }] = await Promise.all([
       import('./adapters/pg/pglite-client.js'),
-      import('./adapters/pg/migrate.js'),
+      import('./adapters/pg/schema/migrate.js'),
       import('./dev/data-dir.js'),
     ]);
     const client = await PgliteSqlClient.open(pgliteDir(db.dataDir));
@@ -151,10 +151,10 @@ export class Container {
   }
 
   /**
-   * The memory service, after checking the schema against the embedder's dimension and the
+   * The memory's services, after checking the schema against the embedder's dimension and the
    * stored vectors and terms against the embedder and analyzer in force.
    */
-  memory(): Promise<MemoryService> {
+  memory(): Promise<MemoryServices> {
     return this.once('memory', async () => {
       const [sql, embedder] = await Promise.all([this.knownSql(), this.embedder()]);
       const schema = await schemaFacts(sql);
@@ -165,8 +165,8 @@ export class Container {
       }
       const analyzer = this.analyzer;
       await requireIndexedWith(sql, schema, { embedder: embedder.name, lexical: analyzer.name });
-      return new MemoryService({
-        store: new SqlMemoryStore(sql, this.supplied.retry),
+      return memoryServices({
+        stores: sqlMemoryStores(sql, this.supplied.retry),
         embedder,
         analyzer,
         ranking: this.config.recall.ranking,
@@ -180,7 +180,8 @@ export class Container {
   sweeper(): Promise<Sweeper> {
     return this.once(
       'sweeper',
-      async () => new Sweeper(new SqlMemoryStore(await this.knownSql(), this.supplied.retry), this.config.rules, this.clock),
+      async () =>
+        new Sweeper(sqlMemoryStores(await this.knownSql(), this.supplied.retry).maintenance, this.config.rules, this.clock),
     );
   }
 

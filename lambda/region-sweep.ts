@@ -1,5 +1,5 @@
 import type { Container } from './composition.js';
-import type { SweepOptions, SweepReport } from './memory/sweeper.js';
+import type { SweepOptions, SweepReport } from './memory/maintenance/sweeper.js';
 
 /** OAuth codes and tokens are kept a day past their expiry, then go (decision 0054). */
 const OAUTH_GRACE_MS = 24 * 3_600_000;

@@ -1,9 +1,9 @@
 import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
 import { Settings } from '../../lambda/config/settings.js';
-import { grantRuntimeRole, migrate } from '../../lambda/adapters/pg/migrate.js';
-import { reembed } from '../../lambda/adapters/pg/reembed.js';
+import { grantRuntimeRole, migrate } from '../../lambda/adapters/pg/schema/migrate.js';
+import { reembed } from '../../lambda/adapters/pg/schema/reembed.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
-import type { SweepReport } from '../../lambda/memory/sweeper.js';
+import type { SweepReport } from '../../lambda/memory/maintenance/sweeper.js';
 import { type RegionSweepReport, sweepRegion } from '../../lambda/region-sweep.js';
 import { schemaReport } from './schema-check.js';
 import { UsageError } from './args.js';

@@ -5,8 +5,8 @@ import {
   knownMigrations,
   type SchemaStanding,
   appliedMigrations,
-} from '../../lambda/adapters/pg/schema-version.js';
-import { SchemaError } from '../../lambda/adapters/pg/schema.js';
+} from '../../lambda/adapters/pg/schema/version.js';
+import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 
 /** What `naaba migrate --check` prints: lines for a person, and the same facts as JSON. */

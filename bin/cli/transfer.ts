@@ -4,7 +4,7 @@ import type { Container } from '../../lambda/composition.js';
 import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import { MAX_BODY_BYTES } from '../../lambda/mcp/serve.js';
-import type { ImportReport } from '../../lambda/memory/importer.js';
+import type { ImportReport } from '../../lambda/memory/transfer/importer.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import {
   lineOut,
@@ -14,7 +14,7 @@ import {
   type TransferDocument,
   type TransferLine,
   type TransferMemory,
-} from '../../lambda/memory/transfer.js';
+} from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
 import { withContainer } from './open.js';
 
@@ -101,7 +101,7 @@ function inDatabase(container: Container, principal: Principal, where: string): 
   return {
     where,
     async exportPage(part, cursor) {
-      const service = await container.memory();
+      const service = (await container.memory()).transfer;
       if (part === 'memories') {
         const page = await service.exportMemories(principal, cursor ?? undefined);
         return { items: page.memories.map(memoryOut), next: page.nextCursor ?? null };
@@ -109,7 +109,7 @@ function inDatabase(container: Container, principal: Principal, where: string): 
       const page = await service.exportJournal(principal, cursor ?? undefined);
       return { items: page.lines.map(lineOut), next: page.nextCursor ?? null };
     },
-    importFile: async (file) => (await container.memory()).importMemories(principal, file),
+    importFile: async (file) => (await container.memory()).transfer.importMemories(principal, file),
   };
 }
 

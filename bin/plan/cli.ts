@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
+import { schemaDimensions } from '../../lambda/adapters/pg/schema/facts.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { type Representative, type RuntimeQuery, runtimeQueries } from './catalogue.js';
 import { seedRepresentative } from './seed.js';
 import { type PlanReport, renderReport, verifyPlans } from './verify.js';
@@ -52,7 +53,7 @@ function parse(argv: readonly string[]): Options | string {
 
 async function primaryRegion(db: SqlClient): Promise<string> {
   if (db.engine !== 'cockroach') return 'verify-plan';
-  const rows = await db.query<{ region: string }>('SELECT region FROM [SHOW REGIONS FROM DATABASE] WHERE "primary"');
+  const rows = await db.query<{ region: string }>(sql`SELECT region FROM [SHOW REGIONS FROM DATABASE] WHERE "primary"`);
   const region = rows[0]?.region;
   if (!region) throw new Error('the database has no primary region: is it migrated (npm run test:store -- --url …)?');
   return region;

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+import type { Query, SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
 
 /** A plan reduced to what the rules look at, plus a printable rendering. */
 export interface Plan {
@@ -25,8 +25,8 @@ function walk(node: PgNode, depth: number, visit: (node: PgNode, depth: number) 
   for (const child of node.Plans ?? []) walk(child, depth + 1, visit);
 }
 
-async function explainPostgres(db: SqlClient, text: string, params: readonly unknown[]): Promise<Plan> {
-  const [row] = await db.query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+async function explainPostgres(db: SqlClient, query: Query): Promise<Plan> {
+  const [row] = await db.query<Record<string, unknown>>({ text: `EXPLAIN (FORMAT JSON) ${query.text}`, values: query.values });
   const raw = row ? Object.values(row)[0] : undefined;
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PgNode }[];
   const lines: string[] = [];
@@ -48,13 +48,13 @@ async function explainPostgres(db: SqlClient, text: string, params: readonly unk
   return { engine: 'postgres', lines, seqScans, indexes: [...indexes] };
 }
 
-async function explainCockroach(db: SqlClient, text: string, params: readonly unknown[]): Promise<Plan> {
-  const rows = await db.query<Record<string, unknown>>(`EXPLAIN ${text}`, params);
+async function explainCockroach(db: SqlClient, query: Query): Promise<Plan> {
+  const rows = await db.query<Record<string, unknown>>({ text: `EXPLAIN ${query.text}`, values: query.values });
   const lines = rows.map((r) => String(Object.values(r)[0] ?? ''));
   return { engine: 'cockroach', lines, seqScans: [], indexes: [] };
 }
 
 /** EXPLAIN (never ANALYZE: nothing runs) of one statement with its parameters, on the client's engine. */
-export function explain(db: SqlClient, text: string, params: readonly unknown[]): Promise<Plan> {
-  return db.engine === 'cockroach' ? explainCockroach(db, text, params) : explainPostgres(db, text, params);
+export function explain(db: SqlClient, query: Query): Promise<Plan> {
+  return db.engine === 'cockroach' ? explainCockroach(db, query) : explainPostgres(db, query);
 }

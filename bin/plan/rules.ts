@@ -1,4 +1,4 @@
-import type { PlanExpectations } from './catalogue.js';
+import type { PlanExpectations } from '../../lambda/adapters/pg/sql/statement.js';
 import type { Plan } from './explain.js';
 
 /** Tables holding per-user data: a sequential scan of one of them reads every user's rows. */

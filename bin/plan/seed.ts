@@ -1,5 +1,9 @@
-import { SEED_CELLS, REFINE_CELLS, SWAP_CELLS } from '../../lambda/adapters/pg/memory-sql.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { send } from '../../lambda/adapters/pg/sql/statement.js';
+import { params, sql, verbatim } from '../../lambda/adapters/pg/sql/template.js';
+import { REFINE_CELLS } from '../../lambda/adapters/pg/statements/maintenance/cells-refine.js';
+import { SEED_CELLS } from '../../lambda/adapters/pg/statements/maintenance/cells-seed.js';
+import { SWAP_CELLS } from '../../lambda/adapters/pg/statements/maintenance/cells-swap.js';
 import type { Representative } from './catalogue.js';
 
 /** How much representative data to write: enough rows that a planner sees per-user selectivity. */
@@ -25,49 +29,70 @@ export function seededUsers(rep: Representative, size: SeedSize): string[] {
 // four terms per memory (the runtime sends the analyzer's), session memories in the expiry index,
 // four in five memories from a conversation of twenty (their origin, each at its place in it),
 // as an agent stores chats.
-const MEMORIES = `
+const MEMORIES = (inputs: { region: string; now: Date; dimensions: number; users: string[]; perUser: number }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
                       created_at, last_useful_at, agent, client, origin, origin_seq)
-SELECT gen_random_uuid(), $1, u.id, (ARRAY['fact', 'preference', 'session'])[1 + r % 3],
+SELECT gen_random_uuid(), ${p.region}, u.id, (ARRAY['fact', 'preference', 'session'])[1 + r % 3],
        'seeded memory ' || r::text, md5(u.id::text || '-' || r::text),
-       ('[' || (SELECT string_agg((random() - 0.5)::text, ',') FROM generate_series(1, $3::int4) AS d WHERE r >= 0) || ']')::vector,
+       ('[' || (SELECT string_agg((random() - 0.5)::text, ',') FROM generate_series(1, ${p.dimensions}::int4) AS d WHERE r >= 0) || ']')::vector,
        ARRAY['seeded', 'memory', r::text, (ARRAY['market', 'bread', 'river', 'school', 'tea', 'rain', 'clinic'])[1 + r % 7]], 4,
-       r % 17 = 0, r % 3 = 2 AND r % 17 <> 0, $2::timestamptz - r * interval '5 hours', $2::timestamptz - r * interval '5 hours',
+       r % 17 = 0, r % 3 = 2 AND r % 17 <> 0, ${p.now}::timestamptz - r * interval '5 hours', ${p.now}::timestamptz - r * interval '5 hours',
        'naaba-verify-plan', 'naaba/verify-plan', CASE WHEN r % 5 <> 4 THEN 'conversation ' || (r - r % 20)::text END,
        CASE WHEN r % 5 <> 4 THEN r % 20 + 1 END
-  FROM unnest($4::uuid[]) AS u (id), generate_series(0, $5::int4 - 1) AS r`;
+  FROM unnest(${p.users}::uuid[]) AS u (id), generate_series(0, ${p.perUser}::int4 - 1) AS r`;
+};
 
 /** The seeded memories' postings, and their partitions' kept statistics, as the runtime keeps them. */
-const POSTINGS = `
+const POSTINGS = (inputs: { region: string; users: string[] }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
 SELECT m.region, m.user_id, m.kind, t.term, m.id, 1, m.term_count
-  FROM memories AS m, unnest(m.terms) AS t(term) WHERE m.region = $1 AND m.user_id = ANY($2::uuid[])`;
-const FREQUENCIES = `
+  FROM memories AS m, unnest(m.terms) AS t(term) WHERE m.region = ${p.region} AND m.user_id = ANY(${p.users}::uuid[])`;
+};
+const FREQUENCIES = (inputs: { region: string; users: string[] }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO memory_partition_terms (region, user_id, kind, term, df)
 SELECT region, user_id, kind, term, CAST(count(*) AS INT4) FROM memory_terms
- WHERE region = $1 AND user_id = ANY($2::uuid[]) GROUP BY region, user_id, kind, term`;
-const PARTITIONS = `
+ WHERE region = ${p.region} AND user_id = ANY(${p.users}::uuid[]) GROUP BY region, user_id, kind, term`;
+};
+const PARTITIONS = (inputs: { region: string; users: string[] }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO memory_partitions (region, user_id, kind, memories, term_total)
 SELECT region, user_id, kind, count(*), sum(term_count) FROM memories
- WHERE region = $1 AND user_id = ANY($2::uuid[]) GROUP BY region, user_id, kind`;
+ WHERE region = ${p.region} AND user_id = ANY(${p.users}::uuid[]) GROUP BY region, user_id, kind`;
+};
 /**
  * Partition rows of users beyond the seeded ones (a partition row outlives its memories): in
  * production the table holds a row per user and kind, so that a plan reading one is an index
  * read, never a scan of a table small enough to read whole.
  */
-const OTHER_PARTITIONS = `
+const OTHER_PARTITIONS = (inputs: { region: string; users: string[] }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO memory_partitions (region, user_id, kind)
-SELECT $1, u.id, k.kind FROM unnest($2::uuid[]) AS u (id), unnest(ARRAY['', 'fact', 'preference', 'session']) AS k (kind)`;
+SELECT ${p.region}, u.id, k.kind FROM unnest(${p.users}::uuid[]) AS u (id), unnest(ARRAY['', 'fact', 'preference', 'session']) AS k (kind)`;
+};
 
-const JOURNAL = `
+const JOURNAL = (inputs: { region: string; now: Date; users: string[]; perUser: number }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
-SELECT gen_random_uuid(), $1, u.id, $2::timestamptz - r * interval '2 days', 'fact', 'ceiling', 3600, 0
-  FROM unnest($3::uuid[]) AS u (id), generate_series(0, $4::int4 - 1) AS r`;
+SELECT gen_random_uuid(), ${p.region}, u.id, ${p.now}::timestamptz - r * interval '2 days', 'fact', 'ceiling', 3600, 0
+  FROM unnest(${p.users}::uuid[]) AS u (id), generate_series(0, ${p.perUser}::int4 - 1) AS r`;
+};
 
-const LINKS = `
+const LINKS = (inputs: { region: string; users: string[] }) => {
+  const p = params(inputs);
+  return sql`
 INSERT INTO memory_links (region, memory_id, linked_id, user_id)
 SELECT region, id, id, user_id FROM memories
- WHERE region = $1 AND user_id = ANY($2::uuid[]) AND fingerprint LIKE '0%'`;
+ WHERE region = ${p.region} AND user_id = ANY(${p.users}::uuid[]) AND fingerprint LIKE '0%'`;
+};
 
 /** Users who have only partition rows: twenty for each seeded user. */
 const otherUsers = (size: SeedSize) =>
@@ -86,10 +111,10 @@ const SEEDED_CELLS = ['memory_cells'];
 async function seedCells(db: SqlClient, rep: Representative, users: readonly string[], size: SeedSize): Promise<void> {
   const cells = Math.max(2, Math.round(Math.sqrt(size.memoriesPerUser / 3)));
   for (const user of users.slice(0, Math.max(1, Math.ceil(users.length / 5)))) {
-    const partition = [rep.region, user, 'fact'];
-    await db.query(SEED_CELLS, [...partition, cells]);
-    await db.query(REFINE_CELLS, partition);
-    await db.query(SWAP_CELLS, [...partition, Math.ceil(size.memoriesPerUser / 3), null]);
+    const partition = { scope: { region: rep.region, userId: user }, kind: 'fact' };
+    await send(db, SEED_CELLS, { ...partition, cells });
+    await send(db, REFINE_CELLS, partition);
+    await send(db, SWAP_CELLS, { ...partition, memories: Math.ceil(size.memoriesPerUser / 3), cellsFor: null });
   }
 }
 
@@ -106,19 +131,22 @@ export async function seedRepresentative(
   const users = seededUsers(rep, size);
   for (let i = 0; i < users.length; i += size.usersPerStatement) {
     const batch = users.slice(i, i + size.usersPerStatement);
-    await db.query(MEMORIES, [rep.region, rep.now, rep.dimensions, batch, size.memoriesPerUser]);
-    await db.query(JOURNAL, [rep.region, rep.now, batch, size.journalPerUser]);
+    await db.query(
+      MEMORIES({ region: rep.region, now: rep.now, dimensions: rep.dimensions, users: batch, perUser: size.memoriesPerUser }),
+    );
+    await db.query(JOURNAL({ region: rep.region, now: rep.now, users: batch, perUser: size.journalPerUser }));
   }
-  await db.query(LINKS, [rep.region, users]);
-  for (const statement of [POSTINGS, FREQUENCIES, PARTITIONS]) await db.query(statement, [rep.region, users]);
+  await db.query(LINKS({ region: rep.region, users }));
+  for (const statement of [POSTINGS, FREQUENCIES, PARTITIONS]) await db.query(statement({ region: rep.region, users }));
   const others = otherUsers(size);
-  await db.query(OTHER_PARTITIONS, [rep.region, others]);
+  await db.query(OTHER_PARTITIONS({ region: rep.region, users: others }));
   const cells = db.engine === 'cockroach' ? [] : SEEDED_CELLS;
   if (cells.length > 0) await seedCells(db, rep, users, size);
   for (const table of [...SEEDED, ...cells]) await db.exec(`ANALYZE ${table}`);
   return async () => {
     for (const table of [...cells, ...SEEDED]) {
-      await db.query(`DELETE FROM ${table} WHERE region = $1 AND user_id = ANY($2::uuid[])`, [rep.region, [...users, ...others]]);
+      const p = params({ region: rep.region, users: [...users, ...others] });
+      await db.query(sql`DELETE FROM ${verbatim(table)} WHERE region = ${p.region} AND user_id = ANY(${p.users}::uuid[])`);
     }
   };
 }

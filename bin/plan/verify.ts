@@ -21,7 +21,7 @@ export async function verifyPlans(db: SqlClient, queries: readonly RuntimeQuery[
   const verdicts: PlanVerdict[] = [];
   for (const query of queries) {
     try {
-      const plan = await explain(db, query.text, query.params);
+      const plan = await explain(db, { text: query.text, values: query.params });
       verdicts.push({ name: query.name, problems: planProblems(query.text, query.expect, plan), plan });
     } catch (error) {
       verdicts.push({ name: query.name, problems: [`EXPLAIN failed: ${(error as Error).message}`], plan: undefined });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import type { CurationRules, KindRule } from '../memory/model.js';
-import { DEFAULT_RULES } from '../memory/rules.js';
+import { DEFAULT_RULES } from '../memory/policy/kinds.js';
 import { ConfigError } from './errors.js';
 import { parseDuration } from './duration.js';
 

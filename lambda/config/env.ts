@@ -1,10 +1,10 @@
-import type { DatabaseRegions } from '../adapters/pg/migrate.js';
+import type { DatabaseRegions } from '../adapters/pg/schema/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
 import { certificateFile, tlsConnection } from '../adapters/pg/tls.js';
 import type { CurationRules } from '../memory/model.js';
 import { TEXT_LANGUAGES, type TextLanguage } from '../memory/lexical.js';
-import { RECALL_RANKINGS, type RecallRanking } from '../memory/ranking.js';
-import { DEFAULT_RULES } from '../memory/rules.js';
+import { RECALL_RANKINGS, type RecallRanking } from '../memory/policy/ranking.js';
+import { DEFAULT_RULES } from '../memory/policy/kinds.js';
 import { LOOPBACK_HOSTS, type OriginPolicy } from '../http/origin.js';
 import type { OAuthRateLimits } from '../auth/oauth-limits.js';
 import { parseCuration, readCurationFile } from './curation-file.js';

@@ -16,7 +16,7 @@ import { reachable, StoreUnavailableError, storeUnavailable } from '../http/unav
 import { isApiPath, type WebApiDeps, webApi } from '../http/web-api.js';
 import { webPage } from '../http/web-page.js';
 import type { Principal } from '../memory/model.js';
-import type { MemoryService } from '../memory/service.js';
+import type { MemoryServices } from '../memory/services.js';
 import { count, logger, observed, type TracerModules, traced } from '../observability.js';
 
 /** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first request, not at load (decision 0051). */
@@ -26,7 +26,7 @@ const oauthRoutes = () => import('../http/oauth.js');
 const isOAuthPath = (path: string) => path.startsWith('/.well-known/') || path.startsWith('/oauth/');
 
 /** The judge's calls of this invocation: the judge-unavailable rate is `judge_unavailable / judge_asked`. */
-function countJudge(memory: MemoryService | undefined): void {
+function countJudge(memory: MemoryServices | undefined): void {
   const judged = memory?.judgeHealth.takeCounts();
   if (!judged || judged.asked === 0) return;
   count('judge_asked', judged.asked);
@@ -64,7 +64,7 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
   const principal = principalOf(event);
   if (principal) logger.appendKeys({ userId: principal.userId, keyId: principal.keyId });
   const runtime = container();
-  let memory: MemoryService | undefined;
+  let memory: MemoryServices | undefined;
   const deps = {
     memory: reachable(async () => {
       memory = await runtime.memory();

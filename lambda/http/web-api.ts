@@ -3,22 +3,22 @@ import type { ToolLog } from '../mcp/context.js';
 import { loggable, outcomeOf } from '../mcp/tool-result.js';
 import { InvalidInputError } from '../memory/errors.js';
 import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
-import type { MemoryService } from '../memory/service.js';
-import { lineOut, memoryOut } from '../memory/transfer.js';
-import type { MemoryFilters, MemoryOrder } from '../ports/memory-store.js';
+import type { MemoryServices } from '../memory/services.js';
+import { lineOut, memoryOut } from '../memory/transfer/transfer-file.js';
+import type { MemoryFilters, MemoryOrder } from '../ports/page-store.js';
 import { MAX_BODY_BYTES } from '../mcp/serve.js';
 import { CLIENTS, clientConfig } from './client-config.js';
 import { type OriginPolicy, originProblem } from './origin.js';
 import { StoreUnavailableError } from './unavailable.js';
 
 /**
- * The memory page's data API under `/api/`: JSON in web terms over the same MemoryService the MCP
+ * The memory page's data API under `/api/`: JSON in web terms over the same MemoryServices the MCP
  * tools use, for a principal the authorizer already checked. Every read is read only: looking is
  * not recalling (docs/decisions/0053).
  */
 
 export interface WebApiDeps {
-  readonly memory: () => Promise<MemoryService>;
+  readonly memory: () => Promise<MemoryServices>;
   readonly log: ToolLog;
   readonly origins: OriginPolicy;
 }
@@ -101,7 +101,7 @@ async function jsonBody(request: Request): Promise<unknown> {
 const notFound = () => json(404, { error: 'no such memory: it was forgotten, evicted or expired, or it is not yours' });
 
 type Route = (
-  service: MemoryService,
+  service: MemoryServices,
   principal: Principal,
   params: URLSearchParams,
   id: string | undefined,
@@ -110,12 +110,12 @@ type Route = (
 
 const ROUTES: Record<string, Route> = {
   'GET overview': async (s, p) => {
-    const o = await s.overview(p);
+    const o = await s.page.overview(p);
     return { ...o, judge: { name: o.judge.provider, lastCallOk: o.judge.lastCallOk } };
   },
   'GET memories': async (s, p, q) => {
     const order = text(q, 'order') as MemoryOrder | undefined;
-    const page = await s.browse(p, {
+    const page = await s.page.browse(p, {
       kind: text(q, 'kind'),
       cursor: text(q, 'cursor'),
       limit: integer(q, 'limit'),
@@ -125,18 +125,18 @@ const ROUTES: Record<string, Route> = {
     return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null, total: page.total ?? null };
   },
   'GET memories/{id}': async (s, p, _q, id) => {
-    const memory = await s.memory(p, id ?? '');
+    const memory = await s.page.memory(p, id ?? '');
     return memory ? { memory: memoryJson(memory) } : notFound();
   },
   'PUT memories/{id}/pin': async (s, p, _q, id) => {
-    const pinned = await s.setPinned(p, id ?? '', true);
+    const pinned = await s.page.setPinned(p, id ?? '', true);
     return pinned ? { id, ...pinned } : notFound();
   },
   'DELETE memories/{id}/pin': async (s, p, _q, id) => {
-    const pinned = await s.setPinned(p, id ?? '', false);
+    const pinned = await s.page.setPinned(p, id ?? '', false);
     return pinned ? { id, ...pinned } : notFound();
   },
-  'GET writers': async (s, p) => ({ writers: await s.writers(p) }),
+  'GET writers': async (s, p) => ({ writers: await s.page.writers(p) }),
   // How to connect each client to the MCP URL the page names (its own): never with the key, which the page adds itself.
   'GET connect': async (_s, _p, q) => {
     const url = q.get('url') ?? '';
@@ -146,34 +146,34 @@ const ROUTES: Record<string, Route> = {
     return { clients: CLIENTS.map((c) => clientConfig(c, parsed.href)) };
   },
   'GET export/memories': async (s, p, q) => {
-    const page = await s.exportMemories(p, text(q, 'cursor'));
+    const page = await s.transfer.exportMemories(p, text(q, 'cursor'));
     return { memories: page.memories.map(memoryOut), nextCursor: page.nextCursor ?? null };
   },
   'GET export/journal': async (s, p, q) => {
-    const page = await s.exportJournal(p, text(q, 'cursor'));
+    const page = await s.transfer.exportJournal(p, text(q, 'cursor'));
     return { lines: page.lines.map(lineOut), nextCursor: page.nextCursor ?? null };
   },
-  'POST import': async (s, p, _q, _id, request) => ({ imported: await s.importMemories(p, await jsonBody(request)) }),
+  'POST import': async (s, p, _q, _id, request) => ({ imported: await s.transfer.importMemories(p, await jsonBody(request)) }),
   'GET search': async (s, p, q) => {
     const kinds = text(q, 'kinds')
       ?.split(',')
       .filter((k) => k !== '');
-    const found = await s.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit') });
+    const found = await s.page.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit') });
     return { memories: found.map(scoredJson) };
   },
   'DELETE memories/{id}': async (s, p, _q, id) => {
-    const gone = await s.forget(p, { ids: [id ?? ''] });
+    const gone = await s.curation.forget(p, { ids: [id ?? ''] });
     return { deleted: gone.deleted, count: gone.count };
   },
   'DELETE memories': async (s, p, q) => {
     const kind = text(q, 'kind');
     if (kind === undefined && q.get('all') !== 'true')
       throw new InvalidInputError('name a memory id, a kind (?kind=) or all (?all=true)');
-    const gone = await s.forget(p, { all: true, kind });
+    const gone = await s.curation.forget(p, { all: true, kind });
     return { count: gone.count, journalLinesRemoved: gone.journalLinesRemoved };
   },
   'GET journal': async (s, p, q) => {
-    const page = await s.journal(p, text(q, 'cursor'));
+    const page = await s.page.journal(p, text(q, 'cursor'));
     return {
       lines: page.lines.map((l) => ({
         at: iso(l.at),
@@ -185,10 +185,10 @@ const ROUTES: Record<string, Route> = {
       nextCursor: page.nextCursor ?? null,
     };
   },
-  'GET journal/daily': async (s, p, q) => ({ days: await s.journalByDay(p, integer(q, 'days')) }),
-  'GET journal/hourly': async (s, p, q) => ({ hours: await s.journalByHour(p, integer(q, 'hours')) }),
+  'GET journal/daily': async (s, p, q) => ({ days: await s.page.journalByDay(p, integer(q, 'days')) }),
+  'GET journal/hourly': async (s, p, q) => ({ hours: await s.page.journalByHour(p, integer(q, 'hours')) }),
   'GET next': async (s, p, q) => ({
-    kinds: (await s.nextToGo(p, integer(q, 'limit'))).map((k) => ({
+    kinds: (await s.page.nextToGo(p, integer(q, 'limit'))).map((k) => ({
       ...k,
       evictNext: k.evictNext.map((m) => ({ ...m, lastUsefulAt: iso(m.lastUsefulAt) })),
       expiringNext: k.expiringNext.map((m) => ({ ...m, expiresAt: iso(m.expiresAt) })),

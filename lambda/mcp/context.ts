@@ -1,4 +1,4 @@
-import type { MemoryService } from '../memory/service.js';
+import type { CurationService } from '../memory/curation/curation-service.js';
 import type { ClientInfo, Principal } from '../memory/model.js';
 
 /** The structured log a tool writes to: ids, names and timings only, never content or tokens. */
@@ -28,7 +28,7 @@ export class ResponseBudget {
 
 /** Everything a tool call may use. The principal comes from the authorizer, never from tool input. */
 export interface ToolContext {
-  readonly memory: MemoryService;
+  readonly memory: CurationService;
   readonly principal: Principal;
   readonly client: ClientInfo;
   readonly log: ToolLog;

@@ -1,4 +1,4 @@
-import type { MemoryService } from '../memory/service.js';
+import type { MemoryServices } from '../memory/services.js';
 import type { Principal } from '../memory/model.js';
 import { type OriginPolicy, originProblem } from '../http/origin.js';
 import type { ToolLog } from './context.js';
@@ -10,7 +10,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 export interface EndpointDeps {
   readonly region: string;
   /** Built on first use: /healthz must answer without touching the database or a model. */
-  readonly memory: () => Promise<MemoryService>;
+  readonly memory: () => Promise<MemoryServices>;
   readonly log: ToolLog;
   readonly origins: OriginPolicy;
 }
@@ -38,5 +38,5 @@ export async function endpoint(request: Request, principal: Principal | undefine
   if (refused) return json(403, { message: refused });
   // API Gateway's authorizer stands in front; without its context, refuse rather than run anonymous.
   if (!principal) return json(401, { message: 'no authorized principal' }, { 'www-authenticate': 'Bearer' });
-  return serveMcp(request, principal, await deps.memory(), deps.log);
+  return serveMcp(request, principal, (await deps.memory()).curation, deps.log);
 }

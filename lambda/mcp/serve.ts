@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LIMITS } from '../memory/limits.js';
-import type { MemoryService } from '../memory/service.js';
+import type { CurationService } from '../memory/curation/curation-service.js';
 import type { ClientInfo, Principal } from '../memory/model.js';
 import { clientFromSessionId, clientInfoFrom, sessionIdFor, UNKNOWN_CLIENT } from './client-info.js';
 import { ResponseBudget, type ToolLog } from './context.js';
@@ -98,7 +98,7 @@ function initializeClient(body: unknown): ClientInfo | undefined {
  * Serves one MCP request statelessly: a fresh server and transport, JSON responses. The
  * client's name travels in the session id it echoes back (see client-info.ts).
  */
-export async function serveMcp(request: Request, principal: Principal, memory: MemoryService, log: ToolLog): Promise<Response> {
+export async function serveMcp(request: Request, principal: Principal, memory: CurationService, log: ToolLog): Promise<Response> {
   const raw = await request.text();
   if (Buffer.byteLength(raw) > MAX_BODY_BYTES) return jsonRpcError(413, -32000, `request body over ${MAX_BODY_BYTES} bytes`);
   let body: unknown;
@@ -151,7 +151,7 @@ async function answer(
   request: Request,
   body: unknown,
   principal: Principal,
-  memory: MemoryService,
+  memory: CurationService,
   log: ToolLog,
 ): Promise<Response> {
   const initializing = initializeClient(body);

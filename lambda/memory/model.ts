@@ -75,3 +75,6 @@ export interface JournalLine {
   readonly ageSeconds: number;
   readonly recallCount: number;
 }
+
+/** The (region, user) partition every store call is confined to: the caller's, from the token. */
+export type Scope = Pick<Principal, 'region' | 'userId'>;

@@ -1,4 +1,5 @@
-import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import { SqlKeyStore } from '../../lambda/adapters/pg/stores/sql-key-store.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { KeyService } from '../../lambda/auth/keys.js';
 import { handleAdmin } from '../../lambda/dev/admin.js';
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => db.close());
 
 const SECRET = 'the-admin-secret';
-const keyCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int4 AS n FROM api_keys'))[0]?.n;
+const keyCount = async () => (await db.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM api_keys`))[0]?.n;
 
 test.each<[string, string, string, string]>([
   ['a null body', 'POST', '/admin/keys', 'null'],

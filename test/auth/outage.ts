@@ -1,4 +1,4 @@
-import type { SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+import type { Query, SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
 
 /** What a driver's connection error looks like: a code, and a message that must never reach a log. */
 export const OUTAGE_MESSAGE = 'connect ECONNREFUSED 10.0.0.7:26257 (password=sw0rdfish)';
@@ -21,9 +21,9 @@ export class OutageSqlClient implements SqlClient {
     return Promise.resolve();
   }
 
-  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  async query<R>(query: Query): Promise<R[]> {
     await this.gate();
-    return this.inner.query<R>(text, params);
+    return this.inner.query<R>(query);
   }
 
   async exec(script: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
+import { SqlKeyStore } from '../../lambda/adapters/pg/stores/sql-key-store.js';
 import { CountingSqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { authorize } from '../../lambda/auth/authorize.js';
 import { KeyService } from '../../lambda/auth/keys.js';

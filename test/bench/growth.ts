@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { randomUUID } from 'node:crypto';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { Container } from '../../lambda/composition.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const rows: { users: number; remember: number; recall: number }[] = [];
   try {
     const keys = await container.keys();
-    const store = new SqlMemoryStore(await container.sql());
+    const store = sqlMemoryStores(await container.sql()).transfer;
     const [embedder, analyzer] = [await container.embedder(), container.analyzer];
     // The measured user, through MCP as an agent would fill it.
     probe = await connect(`${server.url}/mcp`, (await keys.issue('growth-0', config.region)).token);

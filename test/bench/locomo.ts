@@ -16,7 +16,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
-import type { RecallRanking } from '../../lambda/memory/ranking.js';
+import type { RecallRanking } from '../../lambda/memory/policy/ranking.js';
 import { choice, EvalUsageError, parseOptions, pool, positiveInteger, Progress } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { freshDatabase } from '../support/database.js';

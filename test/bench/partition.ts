@@ -2,15 +2,17 @@
 import { randomUUID } from 'node:crypto';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
+import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
-import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/ranking.js';
-import { MemoryService } from '../../lambda/memory/service.js';
-import { Sweeper } from '../../lambda/memory/sweeper.js';
+import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/policy/ranking.js';
+import type { PageService } from '../../lambda/memory/page/page-service.js';
+import { memoryServices } from '../../lambda/memory/services.js';
+import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
 import { startPostgres } from '../support/pg-server.js';
@@ -81,14 +83,14 @@ const median = (xs: number[]) => {
 type Arm = 'hybrid' | 'vector' | 'exact';
 
 /** One user per size, in one database: each user's `event` partition holds that many LoCoMo turns. */
-async function load(store: SqlMemoryStore, sizes: readonly number[]): Promise<Principal[]> {
-  const writer = new MemoryService({
-    store,
+async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Principal[]> {
+  const writer = memoryServices({
+    stores,
     embedder: new LocalEmbedder(DIMENSIONS),
     judge: new ExactOnlyJudge(),
     clock: systemClock,
     rules: RULES,
-  });
+  }).curation;
   const users: Principal[] = [];
   for (const size of sizes) {
     const principal: Principal = { userId: randomUUID(), region: 'eu-central-1', agent: 'bench', keyId: randomUUID() };
@@ -115,24 +117,24 @@ async function load(store: SqlMemoryStore, sizes: readonly number[]): Promise<Pr
  * run falls on all alike.
  */
 async function measure(sql: SqlClient): Promise<Record<Arm, number>[]> {
-  const store = new SqlMemoryStore(sql);
-  const users = await load(store, SIZES);
+  const stores = sqlMemoryStores(sql);
+  const users = await load(stores, SIZES);
   // The sweep the server runs on a timer: a partition past VECTOR_CELLS.from gets its cells (decision 0083).
-  const swept = await new Sweeper(store, RULES, systemClock).run('eu-central-1', { batchSize: 500, maxBatches: 10 });
+  const swept = await new Sweeper(stores.maintenance, RULES, systemClock).run('eu-central-1', { batchSize: 500, maxBatches: 10 });
   process.stderr.write(`  the sweep built the vector cells of ${swept.cells.built} partitions\n`);
   // As a running server's tables are: vacuumed and analysed (PGlite's statistics timer, PostgreSQL's autovacuum).
   if (sql.engine === 'postgres') await sql.exec('VACUUM ANALYZE');
   const service = (ranking: RecallRanking, cellsProbed = FUSION.cellsProbed) =>
-    new MemoryService({
-      store,
+    memoryServices({
+      stores,
       embedder: new LocalEmbedder(DIMENSIONS),
       judge: new ExactOnlyJudge(),
       clock: systemClock,
       rules: RULES,
       ranking,
       scoring: { fusion: { ...FUSION, cellsProbed }, lexical: LEXICAL },
-    });
-  const arms: Record<Arm, MemoryService> = { hybrid: service('hybrid'), vector: service('vector'), exact: service('hybrid', 1) };
+    }).page;
+  const arms: Record<Arm, PageService> = { hybrid: service('hybrid'), vector: service('vector'), exact: service('hybrid', 1) };
   const runs = users.flatMap((principal, size) => (Object.keys(arms) as Arm[]).map((arm) => ({ principal, size, arm })));
   const times = SIZES.map(() => ({ hybrid: [] as number[], vector: [] as number[], exact: [] as number[] }));
   for (const [i, query] of [...questions.slice(0, 20), ...questions].entries()) {

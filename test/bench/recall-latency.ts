@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
-import { MemoryService } from '../../lambda/memory/service.js';
+import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
+import type { CurationService } from '../../lambda/memory/curation/curation-service.js';
+import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { ScriptedJudge } from '../support/judges.js';
 
@@ -39,7 +40,7 @@ const embedder = new LocalEmbedder(256);
 const analyzer = new LexicalAnalyzer();
 
 async function seedUsers(db: PgliteSqlClient, users: string[], offset: number): Promise<void> {
-  const store = new SqlMemoryStore(db);
+  const store = sqlMemoryStores(db).transfer;
   const at = new Date();
   for (const [n, user] of users.entries()) {
     const memories = [];
@@ -85,14 +86,14 @@ const percentiles = (times: number[]) => {
   return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) };
 };
 
-async function timedRecall(service: MemoryService, user: string, q: number): Promise<number> {
+async function timedRecall(service: CurationService, user: string, q: number): Promise<number> {
   const principal = { userId: user, region: 'local', agent: 'bench', keyId: 'bench' };
   const started = performance.now();
   await service.recall(principal, { query: `${TOPICS[q % TOPICS.length]} in ${PLACES[q % PLACES.length]}`, limit: 10 });
   return performance.now() - started;
 }
 
-async function measure(service: MemoryService, users: string[]): Promise<Phase> {
+async function measure(service: CurationService, users: string[]): Promise<Phase> {
   const first: number[] = [];
   for (const [u, user] of users.entries()) first.push(await timedRecall(service, user, u));
   const warm: number[] = [];
@@ -103,14 +104,14 @@ async function measure(service: MemoryService, users: string[]): Promise<Phase> 
 const dir = mkdtempSync(join(tmpdir(), 'naaba-bench-'));
 const db = await PgliteSqlClient.open(dir);
 await migrate(db, { embeddingDimensions: 256 });
-const service = new MemoryService({
-  store: new SqlMemoryStore(db),
+const service = memoryServices({
+  stores: sqlMemoryStores(db),
   embedder,
   judge: new ScriptedJudge(() => 'different'),
   clock: systemClock,
   rules: DEFAULT_RULES,
   analyzer,
-});
+}).curation;
 const probeUsers = Array.from({ length: SMALL }, () => randomUUID());
 console.error(`seeding ${SMALL} users x ${PER_USER} memories`);
 await seedUsers(db, probeUsers, 0);

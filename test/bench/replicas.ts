@@ -6,7 +6,7 @@
  * embedder's exact cosine ranking, and reciprocal rank fusion with the relevance floor.
  */
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION, LEXICAL, type LexicalScoring, lengthScaled } from '../../lambda/memory/ranking.js';
+import { FUSION, LEXICAL, type LexicalScoring, lengthScaled } from '../../lambda/memory/policy/ranking.js';
 import type { Embedder } from '../../lambda/ports/embedder.js';
 
 const analyzer = new LexicalAnalyzer('neutral');

@@ -1,9 +1,9 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { JudgeOutcome } from '../../lambda/memory/model.js';
-import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
-import { MemoryService } from '../../lambda/memory/service.js';
+import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
+import { memoryServices } from '../../lambda/memory/services.js';
 import { ManualClock } from '../support/clock.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal } from '../support/memory.js';
@@ -22,13 +22,14 @@ export async function measureRoundTrips(sql: SqlClient): Promise<RoundTripRow[]>
   const counted = new CountingSqlClient(sql);
   let verdict: JudgeOutcome = 'different';
   const rules = { ...DEFAULT_RULES, kinds: { ...DEFAULT_RULES.kinds, note: { ceiling: 2, ttlSeconds: null } } };
-  const service = new MemoryService({
-    store: new SqlMemoryStore(counted),
+  const memory = memoryServices({
+    stores: sqlMemoryStores(counted),
     embedder: new LocalEmbedder(256),
     judge: new ScriptedJudge(() => verdict),
     clock: new ManualClock(),
     rules,
   });
+  const service = memory.curation;
   const me = principal();
   const rows: RoundTripRow[] = [];
   const measure = async (call: string, budget: number, run: () => Promise<unknown>) => {

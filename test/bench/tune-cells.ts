@@ -16,7 +16,7 @@ import { choice, parseOptions, positiveInteger } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';
 import { dot, followingScores, fusedScores, LexicalReplica, best } from './replicas.js';
-import { FUSION } from '../../lambda/memory/ranking.js';
+import { FUSION } from '../../lambda/memory/policy/ranking.js';
 
 const options = parseOptions(process.argv.slice(2), ['size', 'questions', 'embedder']);
 const size = positiveInteger(options, 'size', 5000);

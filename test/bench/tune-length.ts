@@ -8,7 +8,7 @@
  * setting through the real endpoint; held-out data is never used to choose (../shared/README.md).
  */
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { LEXICAL, type LexicalScoring } from '../../lambda/memory/ranking.js';
+import { LEXICAL, type LexicalScoring } from '../../lambda/memory/policy/ranking.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { Bm25 } from './bm25.js';
 import { type Conversation, loadLocomo, parseTurnsPerMemory } from './locomo-data.js';

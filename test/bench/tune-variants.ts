@@ -17,7 +17,7 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.js';
 import { canonicalText } from '../../lambda/memory/canonical.js';
-import { FUSION } from '../../lambda/memory/ranking.js';
+import { FUSION } from '../../lambda/memory/policy/ranking.js';
 import { choice, parseOptions } from '../eval/cli.js';
 import { DEFAULT_DATA_DIR } from '../eval/data.js';
 import { loadLocomo } from './locomo-data.js';

@@ -1,10 +1,11 @@
 // `npm run bench:vector-rows -- [--engine pglite|postgres] [--url URL] [--queries 200]`
 import { randomUUID } from 'node:crypto';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { type Param, params, type SqlFragment, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
@@ -36,7 +37,8 @@ const flags = parsed;
 const QUERIES = Number(flags.queries ?? 200);
 const DIMENSIONS = 256;
 const SIZES = [500, 5000] as const;
-const KEY = `(region, user_id, kind) IN (('eu-central-1', $1::uuid, 'event'))`;
+/** One user's `event` partition, by its key. */
+const key = (p: ReadParams) => sqlText`(region, user_id, kind) IN (('eu-central-1', ${p.user}::uuid, 'event'))`;
 
 async function open(): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
   if (flags.url) {
@@ -58,21 +60,31 @@ async function open(): Promise<{ sql: SqlClient; label: string; stop: () => Prom
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
-/** The layouts measured: each a read of one user's 50 nearest ($1 user, $2 query vector). */
-const READS: Record<string, string> = {
-  'exact cosine (the arm as it is)': `SELECT id, kind, pinned, last_useful_at, embedding <=> $2::vector AS distance
-      FROM memories WHERE ${KEY} ORDER BY embedding <=> $2::vector LIMIT 50`,
-  'the same rows, no distance': `SELECT id, kind, pinned, last_useful_at, length($2::text) AS distance
-      FROM memories WHERE ${KEY} ORDER BY created_at LIMIT 50`,
-  'inner product instead of cosine': `SELECT id, kind, pinned, last_useful_at, 1 + (embedding <#> $2::vector) AS distance
-      FROM memories WHERE ${KEY} ORDER BY embedding <#> $2::vector LIMIT 50`,
-  'narrow side table, full vectors': `SELECT id, embedding <=> $2::vector AS distance
-      FROM bench_vectors WHERE ${KEY} ORDER BY embedding <=> $2::vector LIMIT 50`,
-  'narrow side table, half precision': `SELECT id, half <=> $2::halfvec AS distance
-      FROM bench_vectors WHERE ${KEY} ORDER BY half <=> $2::halfvec LIMIT 50`,
-  'binary first pass (200), exact rerank': `WITH first AS (
-        SELECT id FROM bench_vectors WHERE ${KEY} ORDER BY bits <~> binary_quantize($2::vector) LIMIT 200)
-      SELECT m.id, m.embedding <=> $2::vector AS distance
+/** The parameters of every read: the user and the query's vector. */
+interface ReadParams {
+  readonly user: Param<string | undefined>;
+  readonly vector: Param<string>;
+}
+
+/** The layouts measured: each a read of one user's 50 nearest. */
+const READS: Record<string, (p: ReadParams) => SqlFragment> = {
+  'exact cosine (the arm as it is)': (
+    p,
+  ) => sqlText`SELECT id, kind, pinned, last_useful_at, embedding <=> ${p.vector}::vector AS distance
+      FROM memories WHERE ${key(p)} ORDER BY embedding <=> ${p.vector}::vector LIMIT 50`,
+  'the same rows, no distance': (p) => sqlText`SELECT id, kind, pinned, last_useful_at, length(${p.vector}::text) AS distance
+      FROM memories WHERE ${key(p)} ORDER BY created_at LIMIT 50`,
+  'inner product instead of cosine': (
+    p,
+  ) => sqlText`SELECT id, kind, pinned, last_useful_at, 1 + (embedding <#> ${p.vector}::vector) AS distance
+      FROM memories WHERE ${key(p)} ORDER BY embedding <#> ${p.vector}::vector LIMIT 50`,
+  'narrow side table, full vectors': (p) => sqlText`SELECT id, embedding <=> ${p.vector}::vector AS distance
+      FROM bench_vectors WHERE ${key(p)} ORDER BY embedding <=> ${p.vector}::vector LIMIT 50`,
+  'narrow side table, half precision': (p) => sqlText`SELECT id, half <=> ${p.vector}::halfvec AS distance
+      FROM bench_vectors WHERE ${key(p)} ORDER BY half <=> ${p.vector}::halfvec LIMIT 50`,
+  'binary first pass (200), exact rerank': (p) => sqlText`WITH first AS (
+        SELECT id FROM bench_vectors WHERE ${key(p)} ORDER BY bits <~> binary_quantize(${p.vector}::vector) LIMIT 200)
+      SELECT m.id, m.embedding <=> ${p.vector}::vector AS distance
         FROM first JOIN memories AS m ON m.region = 'eu-central-1' AND m.id = first.id ORDER BY 2 LIMIT 50`,
 };
 
@@ -84,7 +96,7 @@ const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('..
 const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
 const embedder = new LocalEmbedder(DIMENSIONS);
 const analyzer = new LexicalAnalyzer();
-const store = new SqlMemoryStore(sql);
+const store = sqlMemoryStores(sql).transfer;
 const users = new Map<number, string>();
 for (const size of SIZES) {
   const userId = randomUUID();
@@ -115,7 +127,7 @@ for (const [name, text] of Object.entries(READS)) {
     for (const [i, vector] of vectors.entries()) {
       for (const size of i % 2 === 0 ? SIZES : [...SIZES].reverse()) {
         const started = performance.now();
-        await sql.query(text, [users.get(size), vector]);
+        await sql.query(text(params({ user: users.get(size), vector })));
         // The first round warms caches and plans; only the second is kept.
         if (round === 1) times.get(size)?.push(performance.now() - started);
       }
@@ -127,11 +139,14 @@ for (const [name, text] of Object.entries(READS)) {
 let kept50 = 0;
 let kept10 = 0;
 for (const vector of vectors) {
-  const params = [users.get(5000), vector];
-  const exact = (await sql.query<{ id: string }>(READS['exact cosine (the arm as it is)'] ?? '', params)).map((r) => r.id);
-  const first = new Set(
-    (await sql.query<{ id: string }>(READS['binary first pass (200), exact rerank'] ?? '', params)).map((r) => r.id),
-  );
+  const inputs = params({ user: users.get(5000), vector });
+  const read = (name: string) => {
+    const text = READS[name];
+    if (!text) throw new Error(`no read named ${name}`);
+    return sql.query<{ id: string }>(text(inputs));
+  };
+  const exact = (await read('exact cosine (the arm as it is)')).map((r) => r.id);
+  const first = new Set((await read('binary first pass (200), exact rerank')).map((r) => r.id));
   kept50 += exact.filter((id) => first.has(id)).length / Math.max(exact.length, 1);
   kept10 += exact.slice(0, 10).filter((id) => first.has(id)).length / Math.max(Math.min(exact.length, 10), 1);
 }

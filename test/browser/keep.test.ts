@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
@@ -43,11 +44,8 @@ if (browser) {
   const ids = new Map<string, string>();
 
   const rows = () =>
-    endpoint.sql.query<Row>(
-      `SELECT id::text AS id, content, pinned, expires, recall_count, last_useful_at::text AS last_useful_at
-         FROM memories WHERE user_id = $1 ORDER BY content`,
-      [owner.userId],
-    );
+    endpoint.sql.query<Row>(sql`SELECT id::text AS id, content, pinned, expires, recall_count, last_useful_at::text AS last_useful_at
+         FROM memories WHERE user_id = ${param('owner.userId', owner.userId)} ORDER BY content`);
   const row = async (content: string) => (await rows()).find((r) => r.content === content);
   const card = (content: string) => page.locator('#memories li.memory', { hasText: content });
 

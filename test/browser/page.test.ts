@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { jest } from '@jest/globals';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -55,8 +56,7 @@ if (browser) {
 
   async function usefulness(): Promise<Usefulness[]> {
     return endpoint.sql.query<Usefulness>(
-      `SELECT id::text AS id, recall_count, last_useful_at::text AS last_useful_at FROM memories WHERE user_id = $1 ORDER BY id`,
-      [owner.userId],
+      sql`SELECT id::text AS id, recall_count, last_useful_at::text AS last_useful_at FROM memories WHERE user_id = ${param('owner.userId', owner.userId)} ORDER BY id`,
     );
   }
 

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ if (browser) {
   });
 
   test('the page downloads the file naaba export writes, and exporting changes no usefulness', async () => {
-    const before = await laptop.sql.query('SELECT id, recall_count, last_useful_at FROM memories ORDER BY id');
+    const before = await laptop.sql.query(sql`SELECT id, recall_count, last_useful_at FROM memories ORDER BY id`);
     const opened = await openPage(browser, laptop.url, { acceptDownloads: true });
     await signIn(opened.page, week.laptop.token);
     const [download] = await Promise.all([
@@ -58,7 +59,7 @@ if (browser) {
     expect({ ...fromPage, exportedAt: '' }).toEqual({ ...fromCli, exportedAt: '' });
     expect(fromPage.memories.length).toBeGreaterThan(20);
     expect(fromPage.journal.length).toBeGreaterThan(5);
-    expect(await laptop.sql.query('SELECT id, recall_count, last_useful_at FROM memories ORDER BY id')).toEqual(before);
+    expect(await laptop.sql.query(sql`SELECT id, recall_count, last_useful_at FROM memories ORDER BY id`)).toEqual(before);
     expect(opened.errors).toEqual([]);
     await opened.close();
   });

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -39,7 +40,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const keyCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys'))[0]?.n;
+const keyCount = async () => (await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM api_keys`))[0]?.n;
 
 test('against a cluster without an endpoint setting: the stack output McpUrl and the command that reads it, no local address', async () => {
   const result = await runCli(['issue-key', 'cluster agent', ...cluster]);

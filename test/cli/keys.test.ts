@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,7 +84,7 @@ test('list-keys never prints a secret, with or without a server', async () => {
 
 test('only the SHA-256 of each token is stored', async () => {
   const db = await PgliteSqlClient.open(pgliteDir(dataDir));
-  const rows = await db.query<Record<string, unknown>>('SELECT * FROM api_keys');
+  const rows = await db.query<Record<string, unknown>>(sql`SELECT * FROM api_keys`);
   await db.close();
   const stored = JSON.stringify(rows);
   for (const key of issued) {

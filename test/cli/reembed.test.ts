@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -5,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { SentenceEmbedder } from '../../lambda/adapters/local/sentence-embedder.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { reembed } from '../../lambda/adapters/pg/reembed.js';
-import { requireIndexedWith, SchemaError, schemaFacts } from '../../lambda/adapters/pg/schema.js';
+import { reembed } from '../../lambda/adapters/pg/schema/reembed.js';
+import { requireIndexedWith, SchemaError, schemaFacts } from '../../lambda/adapters/pg/schema/facts.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { pgliteDir } from '../../lambda/composition.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
@@ -45,7 +46,7 @@ async function insertAsEarlier(
   row: { userId: string; id: string; content: string; fingerprint: string; axisAt: number },
 ): Promise<void> {
   const at = new Date('2026-06-01T00:00:00Z');
-  await new SqlMemoryStore(db).insert(
+  await sqlMemoryStores(db).curation.insert(
     {
       scope: { region: 'local', userId: row.userId },
       id: row.id,
@@ -74,23 +75,20 @@ async function staleRows(db: PgliteSqlClient, embedder: Embedder = current): Pro
   let stale = 0;
   for (const content of CONTENTS) {
     const counts = analyzer.frequencies(content);
-    const [row] = await db.query<{ ok: boolean }>(
-      `SELECT (m.embedding <=> $2::vector) < 1e-6 AND m.terms @> $3::text[] AND m.terms <@ $3::text[] AND m.term_count = $4
-              AND (SELECT count(*) FROM memory_terms AS p WHERE p.memory_id = m.id) = cardinality($3::text[]) AS ok
-         FROM memories AS m WHERE m.content = $1`,
-      [
-        content,
-        toVectorLiteral(await embedder.embed(content)),
-        [...counts.keys()],
-        [...counts.values()].reduce((a, b) => a + b, 0),
-      ],
-    );
+    const [row] = await db.query<{
+      ok: boolean;
+    }>(sql`SELECT (m.embedding <=> ${param('value', toVectorLiteral(await embedder.embed(content)))}::vector) < 1e-6 AND m.terms @> ${param('value', [...counts.keys()])}::text[] AND m.terms <@ ${param('value', [...counts.keys()])}::text[] AND m.term_count = ${param(
+      'value',
+      [...counts.values()].reduce((a, b) => a + b, 0),
+    )}
+              AND (SELECT count(*) FROM memory_terms AS p WHERE p.memory_id = m.id) = cardinality(${param('value', [...counts.keys()])}::text[]) AS ok
+         FROM memories AS m WHERE m.content = ${param('content', content)}`);
     if (!row?.ok) stale += 1;
   }
-  const [kept] = await db.query<{ ok: boolean }>(
-    `SELECT (SELECT COALESCE(sum(df), 0) FROM memory_partition_terms) = (SELECT count(*) FROM memory_terms)
-        AND (SELECT COALESCE(sum(term_total), 0) FROM memory_partitions) = (SELECT COALESCE(sum(term_count), 0) FROM memories) AS ok`,
-  );
+  const [kept] = await db.query<{
+    ok: boolean;
+  }>(sql`SELECT (SELECT COALESCE(sum(df), 0) FROM memory_partition_terms) = (SELECT count(*) FROM memory_terms)
+        AND (SELECT COALESCE(sum(term_total), 0) FROM memory_partitions) = (SELECT COALESCE(sum(term_count), 0) FROM memories) AS ok`);
   return kept?.ok ? stale : stale + 1_000;
 }
 
@@ -194,7 +192,7 @@ test('an interrupted reembed continues where it stopped; the database is refused
   expect(progress).toEqual([4, 5]);
   expect(await staleRows(db)).toBe(0);
   await expect(requireIndexedWith(db, await schemaFacts(db), wanted)).resolves.toBeUndefined();
-  expect(await db.query("SELECT * FROM naaba_settings WHERE name = 'reembed_cursor'")).toEqual([]);
+  expect(await db.query(sql`SELECT * FROM naaba_settings WHERE name = 'reembed_cursor'`)).toEqual([]);
 
   // Run again: nothing is left to continue, so it simply rewrites everything once more.
   expect(await reembed(db, current, analyzer, { batch: 10 })).toEqual({ done: 5, total: 5 });
@@ -203,10 +201,12 @@ test('an interrupted reembed continues where it stopped; the database is refused
 
 /** The type the embedding columns have now, e.g. {embedding: 'vector(256)'}: what the schema really holds. */
 async function embeddingColumns(db: PgliteSqlClient): Promise<Record<string, string>> {
-  const rows = await db.query<{ name: string; type: string; nullable: boolean }>(
-    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable
-       FROM pg_attribute AS a WHERE a.attrelid = 'memories'::regclass AND a.attname LIKE 'embedding%' AND NOT a.attisdropped`,
-  );
+  const rows = await db.query<{
+    name: string;
+    type: string;
+    nullable: boolean;
+  }>(sql`SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable
+       FROM pg_attribute AS a WHERE a.attrelid = 'memories'::regclass AND a.attname LIKE 'embedding%' AND NOT a.attisdropped`);
   return Object.fromEntries(rows.map((r) => [r.name, `${r.type}${r.nullable ? ' null' : ''}`]));
 }
 
@@ -235,8 +235,7 @@ test('reembed moves a database to another dimension: vectors, schema and recorde
   expect(await staleRows(db, smaller)).toBe(0);
   // The moved rows are recalled by the new embedder's vectors.
   const [nearest] = await db.query<{ content: string }>(
-    'SELECT content FROM memories ORDER BY embedding <=> $1::vector LIMIT 1',
-    [toVectorLiteral(await smaller.embed('the bakery in Koudougou'))],
+    sql`SELECT content FROM memories ORDER BY embedding <=> ${param('value', toVectorLiteral(await smaller.embed('the bakery in Koudougou')))}::vector LIMIT 1`,
   );
   expect(nearest?.content).toBe(CONTENTS[0]);
   await db.close();
@@ -265,7 +264,7 @@ test('an interrupted change of dimension leaves the old schema usable, catches u
   await expect(reembed(db, new InterruptedAt128(3), analyzer, { batch: 2 })).rejects.toThrow('interrupted');
   expect(await embeddingColumns(db)).toEqual({ embedding: 'vector(256)', embedding_next: 'vector(128) null' });
   expect((await schemaFacts(db)).dimensions).toBe(256);
-  expect(await db.query('SELECT count(*)::int4 AS n FROM memories WHERE embedding_next IS NOT NULL')).toEqual([{ n: 2 }]);
+  expect(await db.query(sql`SELECT count(*)::int4 AS n FROM memories WHERE embedding_next IS NOT NULL`)).toEqual([{ n: 2 }]);
 
   // A writer the operator forgot to stop adds a row at the old dimension, before the cursor or after it.
   const late = 'Written while the reembed was stopped.';
@@ -285,11 +284,10 @@ test('an interrupted change of dimension leaves the old schema usable, catches u
   expect((await schemaFacts(db)).dimensions).toBe(128);
   expect(await staleRows(db, new LocalEmbedder(128))).toBe(0);
   const [moved] = await db.query<{ ok: boolean }>(
-    'SELECT (embedding <=> $1::vector) < 1e-6 AS ok FROM memories WHERE content = $2',
-    [toVectorLiteral(await new LocalEmbedder(128).embed(late)), late],
+    sql`SELECT (embedding <=> ${param('value', toVectorLiteral(await new LocalEmbedder(128).embed(late)))}::vector) < 1e-6 AS ok FROM memories WHERE content = ${param('late', late)}`,
   );
   expect(moved?.ok).toBe(true);
-  expect(await db.query("SELECT * FROM naaba_settings WHERE name = 'reembed_cursor'")).toEqual([]);
+  expect(await db.query(sql`SELECT * FROM naaba_settings WHERE name = 'reembed_cursor'`)).toEqual([]);
   await db.close();
 });
 

@@ -1,8 +1,9 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
-import type { TransferDocument, TransferMemory } from '../../lambda/memory/transfer.js';
+import type { TransferDocument, TransferMemory } from '../../lambda/memory/transfer/transfer-file.js';
 import { ManualClock } from '../support/clock.js';
 import { runCli } from '../support/cli.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -67,14 +68,14 @@ afterAll(async () => {
 });
 
 test('export through an endpoint writes every memory and journal line to an owner-only file, changing no usefulness', async () => {
-  const before = await source.sql.query('SELECT id, recall_count, last_useful_at FROM memories ORDER BY id');
+  const before = await source.sql.query(sql`SELECT id, recall_count, last_useful_at FROM memories ORDER BY id`);
   const result = await cli(['export', file('alice.json'), ...endpointFlag()], alice.token);
   expect(result.stderr).toContain('exported 6 memories and 2 journal lines');
   expect(result.code).toBe(0);
   expect(statSync(file('alice.json')).mode & 0o777).toBe(0o600);
   exported = JSON.parse(readFileSync(file('alice.json'), 'utf8'));
   expect(exported).toMatchObject({ format: 'naaba-memories', version: 1 });
-  expect(await source.sql.query('SELECT id, recall_count, last_useful_at FROM memories ORDER BY id')).toEqual(before);
+  expect(await source.sql.query(sql`SELECT id, recall_count, last_useful_at FROM memories ORDER BY id`)).toEqual(before);
   const ferry = exported.memories.find((m) => m.content.startsWith('The ferry')) as TransferMemory;
   expect(ferry).toMatchObject({
     kind: 'fact',
@@ -113,14 +114,14 @@ test('import into a local data folder (no server): the same memories, links and 
 
 test('import through an endpoint goes to the key’s own user; the exporter’s memory is untouched', async () => {
   const carol = await source.issueKey('carol');
-  const before = await source.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories WHERE user_id = $1', [
-    alice.userId,
-  ]);
+  const before = await source.sql.query<{ n: number }>(
+    sql`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${param('alice.userId', alice.userId)}`,
+  );
   const answer = await cli(['import', file('alice.json'), ...endpointFlag()], carol.token);
   expect(answer.stderr).toBe('');
   expect(answer.stdout).toContain('6 memories written');
   const counts = await source.sql.query<{ user_id: string; n: number }>(
-    'SELECT user_id::text AS user_id, count(*)::int4 AS n FROM memories GROUP BY 1 ORDER BY 1',
+    sql`SELECT user_id::text AS user_id, count(*)::int4 AS n FROM memories GROUP BY 1 ORDER BY 1`,
   );
   expect(counts.find((c) => c.user_id === alice.userId)?.n).toBe(before[0]?.n);
   expect(counts.find((c) => c.user_id === carol.userId)?.n).toBe(6);
@@ -132,7 +133,11 @@ test('an import that would pass a ceiling or the pin limit writes nothing and sa
   await call(mcp, 'remember', { content: 'Dave already keeps this fact.', kind: 'fact' });
   await mcp.close();
   const count = async () =>
-    (await source.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories WHERE user_id = $1', [dave.userId]))[0]?.n;
+    (
+      await source.sql.query<{ n: number }>(
+        sql`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${param('dave.userId', dave.userId)}`,
+      )
+    )[0]?.n;
   const refused = await cli(['import', file('alice.json'), ...endpointFlag()], dave.token);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('nothing was imported');
@@ -158,7 +163,7 @@ test('a bad file is refused whole, naming where it is wrong', async () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(message);
   }
-  expect((await source.sql.query('SELECT 1 FROM memories WHERE user_id = $1', [eve.userId])).length).toBe(0);
+  expect((await source.sql.query(sql`SELECT 1 FROM memories WHERE user_id = ${param('eve.userId', eve.userId)}`)).length).toBe(0);
   const unknown = await cli(['export', '-', ...endpointFlag()], 'nb_0000000000000000000000000000000000000000000');
   expect(unknown.stderr).toContain('does not know this key');
   const none = await runCli(['export', '-', ...endpointFlag()], { NAABA_KEY: '' });

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect, startTestEndpoint, type TestEndpoint, textOf } from '../support/endpoint.js';
 
@@ -6,8 +7,8 @@ let client: Client;
 let token: string;
 
 const rows = async () => {
-  const [m] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories');
-  const [j] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM journal');
+  const [m] = await endpoint.sql.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM memories`);
+  const [j] = await endpoint.sql.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM journal`);
   return { memories: m?.n, journal: j?.n };
 };
 

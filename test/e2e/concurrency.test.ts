@@ -1,3 +1,5 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import type { Query } from '../../lambda/adapters/pg/sql-client.js';
 import { call, connect, startTestEndpoint, type TestEndpoint, textOf } from '../support/endpoint.js';
 
 let endpoint: TestEndpoint;
@@ -8,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => endpoint.close());
 
-const count = async (sql: string) => (await endpoint.sql.query<{ n: number }>(sql))[0]?.n ?? -1;
+const count = async (query: Query) => (await endpoint.sql.query<{ n: number }>(query))[0]?.n ?? -1;
 
 test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 kept, one journal line per eviction, nothing else lost', async () => {
   const key = await endpoint.issueKey('busy-agent');
@@ -38,10 +40,10 @@ test('50 concurrent remembers for one user and kind with ceiling 10: at most 10 
   expect(stored.every((s) => s.outcome === 'stored')).toBe(true);
 
   const evicted = stored.reduce((n, s) => n + s.evicted, 0);
-  expect(await count("SELECT count(*)::int4 AS n FROM memories WHERE kind = 'note'")).toBe(Math.min(10, stored.length));
+  expect(await count(sql`SELECT count(*)::int4 AS n FROM memories WHERE kind = 'note'`)).toBe(Math.min(10, stored.length));
   expect(evicted).toBe(stored.length - Math.min(10, stored.length));
-  expect(await count("SELECT count(*)::int4 AS n FROM journal WHERE rule = 'ceiling'")).toBe(evicted);
-  expect(await count('SELECT count(*)::int4 AS n FROM journal')).toBe(evicted);
+  expect(await count(sql`SELECT count(*)::int4 AS n FROM journal WHERE rule = 'ceiling'`)).toBe(evicted);
+  expect(await count(sql`SELECT count(*)::int4 AS n FROM journal`)).toBe(evicted);
 
   const facts = await call<{ memories: { id: string }[] }>(client, 'recall', {
     query: 'fact that must not be lost',

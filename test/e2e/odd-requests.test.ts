@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { connect as connectSocket } from 'node:net';
 import { setEnvironment } from '../handlers/process-env.js';
 import { capturedOutput } from '../support/output.js';
@@ -43,7 +44,7 @@ function raw(head: string, body = ''): Promise<{ status: number; text: string }>
 }
 
 const host = () => `Host: ${new URL(endpoint.url).host}`;
-const count = async () => (await endpoint.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM memories'))[0]?.n;
+const count = async () => (await endpoint.sql.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM memories`))[0]?.n;
 
 test.each<[string, string, number]>([
   ['an absolute-form target that is not even a URL', 'GET http://[ HTTP/1.1', 400],

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { request } from 'node:http';
 import { LOOPBACK_HOSTS, originProblem } from '../../lambda/http/origin.js';
 import { loadConfig } from '../../lambda/config/env.js';
@@ -83,7 +84,7 @@ describe('through the local endpoint', () => {
       else req.end();
     });
   }
-  const memories = async () => (await endpoint.sql.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories'))[0]?.n;
+  const memories = async () => (await endpoint.sql.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM memories`))[0]?.n;
 
   test.each<[string, Record<string, string>, number]>([
     ['a foreign Host', { host: 'evil.example.com:8000', origin: 'http://evil.example.com:8000' }, 403],

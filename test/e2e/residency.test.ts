@@ -1,3 +1,4 @@
+import { param, sql, verbatim } from '../../lambda/adapters/pg/sql/template.js';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { freshDatabase } from '../support/database.js';
@@ -43,7 +44,7 @@ const key = (name: keyof typeof keys) => {
 /** Rows per user and region, in memories and journal. */
 async function homes(table: 'memories' | 'journal'): Promise<Record<string, string[]>> {
   const rows = await db.query<{ user_id: string; region: string }>(
-    `SELECT DISTINCT user_id::text AS user_id, region FROM ${table} ORDER BY 1, 2`,
+    sql`SELECT DISTINCT user_id::text AS user_id, region FROM ${verbatim(table)} ORDER BY 1, 2`,
   );
   const byUser: Record<string, string[]> = {};
   for (const row of rows) byUser[row.user_id] = [...(byUser[row.user_id] ?? []), row.region];
@@ -51,7 +52,11 @@ async function homes(table: 'memories' | 'journal'): Promise<Record<string, stri
 }
 
 const countOf = async (table: string, userId: string) =>
-  (await db.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table} WHERE user_id = $1::uuid`, [userId]))[0]?.n ?? -1;
+  (
+    await db.query<{ n: number }>(
+      sql`SELECT count(*)::int4 AS n FROM ${verbatim(table)} WHERE user_id = ${param('userId', userId)}::uuid`,
+    )
+  )[0]?.n ?? -1;
 
 beforeAll(async () => {
   db = await freshDatabase();

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 
@@ -20,7 +21,7 @@ const api = async (path: string, init: RequestInit & { token?: string } = {}) =>
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
-const usefulness = () => endpoint.sql.query('SELECT id, recall_count, last_useful_at FROM memories ORDER BY id');
+const usefulness = () => endpoint.sql.query(sql`SELECT id, recall_count, last_useful_at FROM memories ORDER BY id`);
 const idOf = async (content: string) =>
   ((await api('/api/memories')).body.memories as { id: string; content: string }[]).find((m) => m.content === content)?.id ?? '';
 
@@ -121,7 +122,7 @@ test.each([
     /memories\[0\]/,
   ],
 ])('an import of %s is refused and writes nothing', async (_name, body, message) => {
-  const count = async () => (await endpoint.sql.query('SELECT 1 FROM memories')).length;
+  const count = async () => (await endpoint.sql.query(sql`SELECT 1 FROM memories`)).length;
   const before = await count();
   const answer = await api('/api/import', { method: 'POST', body, token: stranger });
   expect(answer.status).toBe(400);

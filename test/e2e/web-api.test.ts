@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PAGE_CSP } from '../../lambda/http/web-page.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -30,7 +31,7 @@ const api = async (path: string, init: RequestInit & { token?: string } = {}) =>
 /** Every memory's usefulness as the database holds it. */
 const usefulness = async () =>
   endpoint.sql.query<{ id: string; recall_count: number; last_useful_at: Date }>(
-    'SELECT id::text AS id, recall_count, last_useful_at FROM memories ORDER BY id',
+    sql`SELECT id::text AS id, recall_count, last_useful_at FROM memories ORDER BY id`,
   );
 
 beforeAll(async () => {

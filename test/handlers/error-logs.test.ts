@@ -1,4 +1,4 @@
-import type { MemoryService } from '../../lambda/memory/service.js';
+import type { CurationService } from '../../lambda/memory/curation/curation-service.js';
 import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { failure } from '../../lambda/mcp/tool-result.js';
 
@@ -11,7 +11,7 @@ class DatabaseError extends Error {
 test('an unexpected error logs its name, code and place at ERROR, never its message (which quotes the caller)', () => {
   const lines: Record<string, unknown>[] = [];
   const context = {
-    memory: {} as MemoryService,
+    memory: {} as CurationService,
     principal: { userId: 'u', region: 'r', agent: 'a', keyId: 'k' },
     client: { name: 'c', version: '1' },
     log: { info: () => undefined, error: (_m: string, attributes: Record<string, unknown>) => lines.push(attributes) },

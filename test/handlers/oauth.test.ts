@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { handler as mcp } from '../../lambda/handlers/mcp.js';
 import { lambdaContext, proxyEvent } from './events.js';
 import { type HandlerRuntime, installRuntime } from './runtime.js';
@@ -38,9 +39,9 @@ test('registration through the handler stores the client and answers RFC 7591 JS
   const body = JSON.parse(result.body) as { client_id: string };
 
   expect(result.statusCode).toBe(201);
-  const rows = await runtime.sql.query<{ client_name: string }>('SELECT client_name FROM oauth_clients WHERE client_id = $1', [
-    body.client_id,
-  ]);
+  const rows = await runtime.sql.query<{ client_name: string }>(
+    sql`SELECT client_name FROM oauth_clients WHERE client_id = ${param('body.client_id', body.client_id)}`,
+  );
   expect(rows).toEqual([{ client_name: 'Lambda Client' }]);
 });
 

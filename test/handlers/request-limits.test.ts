@@ -1,6 +1,7 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
-import type { MemoryService } from '../../lambda/memory/service.js';
+import type { CurationService } from '../../lambda/memory/curation/curation-service.js';
 import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { REQUEST_LIMITS, serveMcp } from '../../lambda/mcp/serve.js';
 import { guarded, success } from '../../lambda/mcp/tool-result.js';
@@ -21,9 +22,9 @@ class GatedSql {
   asClient(): SqlClient {
     return {
       engine: 'postgres',
-      query: async (text, params) => {
+      query: async (query) => {
         await this.gate;
-        return this.real.query(text, params);
+        return this.real.query(query);
       },
       exec: (script) => this.real.exec(script),
       close: async () => undefined,
@@ -47,7 +48,7 @@ const log = { info: () => undefined, error: () => undefined };
 test('one key: 4 requests in progress, 16 more wait their turn, the next is 429 with Retry-After; another key is not held up', async () => {
   const db = await freshDatabase();
   const gated = new GatedSql(db);
-  const { service } = serviceOver(gated.asClient() as PgliteSqlClient);
+  const { service } = serviceOver(gated.asClient());
   const busyKey = principal();
   const queued = REQUEST_LIMITS.concurrentPerKey + REQUEST_LIMITS.waitingPerKey;
   const held = Array.from({ length: queued }, () => serveMcp(recall(), busyKey, service, log));
@@ -81,7 +82,7 @@ const recallCall = (id: number, limit?: number) => ({
 
 describe('what one request may return', () => {
   let db: PgliteSqlClient;
-  let service: MemoryService;
+  let service: CurationService;
   const owner = principal();
   beforeAll(async () => {
     db = await freshDatabase();
@@ -95,7 +96,7 @@ describe('what one request may return', () => {
   afterAll(async () => db.close());
 
   const recalled = async () =>
-    (await db.query<{ n: number }>('SELECT coalesce(sum(recall_count), 0)::int4 AS n FROM memories'))[0]?.n ?? -1;
+    (await db.query<{ n: number }>(sql`SELECT coalesce(sum(recall_count), 0)::int4 AS n FROM memories`))[0]?.n ?? -1;
 
   test('a batch whose recall limits add up past 100 memories is refused before any work, naming what to lower', async () => {
     const before = await recalled();

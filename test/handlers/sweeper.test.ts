@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { handler as mcp } from '../../lambda/handlers/mcp.js';
 import { handler as sweep } from '../../lambda/handlers/sweeper.js';
 import { lambdaContext, mcpCall, scheduledEvent } from './events.js';
@@ -30,15 +31,11 @@ test('OAuth codes and tokens go a day after they expire, not before', async () =
   const now = runtime.clock.now().getTime();
   const at = (hours: number) => new Date(now + hours * 3_600_000);
   const code = (hash: string, expires: Date) =>
-    runtime.sql.query(
-      `INSERT INTO oauth_codes (region, code_sha256, client_id, user_id, agent, redirect_uri, code_challenge, resource, expires_at)
-       VALUES ($1, $2, 'c', gen_random_uuid(), 'a', 'https://a/cb', 'x', 'https://r/mcp', $3::timestamptz)`,
-      [REGION, hash, expires],
-    );
+    runtime.sql.query(sql`INSERT INTO oauth_codes (region, code_sha256, client_id, user_id, agent, redirect_uri, code_challenge, resource, expires_at)
+       VALUES (${param('REGION', REGION)}, ${param('hash', hash)}, 'c', gen_random_uuid(), 'a', 'https://a/cb', 'x', 'https://r/mcp', ${param('expires', expires)}::timestamptz)`);
   const token = (hash: string, expires: Date) =>
     runtime.sql.query(
-      `INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES ($1, gen_random_uuid(), 'refresh', $2::timestamptz)`,
-      [hash, expires],
+      sql`INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES (${param('hash', hash)}, gen_random_uuid(), 'refresh', ${param('expires', expires)}::timestamptz)`,
     );
   await code('old-code', at(-25));
   await code('recent-code', at(-1));
@@ -50,7 +47,7 @@ test('OAuth codes and tokens go a day after they expire, not before', async () =
 
   expect(report.oauthExpired).toBe(2);
   const left = await runtime.sql.query<{ h: string }>(
-    'SELECT code_sha256 AS h FROM oauth_codes UNION ALL SELECT token_sha256 FROM oauth_tokens ORDER BY h',
+    sql`SELECT code_sha256 AS h FROM oauth_codes UNION ALL SELECT token_sha256 FROM oauth_tokens ORDER BY h`,
   );
   expect(left.map((r) => r.h)).toEqual(['live-token', 'recent-code', 'recent-token']);
 });

@@ -1,4 +1,4 @@
-import { migrationFiles } from '../../lambda/adapters/pg/migrate.js';
+import { migrationFiles } from '../../lambda/adapters/pg/schema/migrate.js';
 import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
 import { SECURITY_EVENTS } from '../../lambda/auth/security-events.js';

@@ -3,7 +3,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { mcpCall } from '../handlers/events.js';
 import { BedrockStub, bedrockError } from '../providers/support/bedrock-stub.js';

@@ -1,7 +1,8 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { rmSync } from 'node:fs';
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { SqlKeyStore } from '../../lambda/adapters/pg/key-store.js';
+import { SqlKeyStore } from '../../lambda/adapters/pg/stores/sql-key-store.js';
 import { KeyService } from '../../lambda/auth/keys.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { mcpCall, proxyEvent, scheduledEvent, tokenEvent } from '../handlers/events.js';
@@ -136,7 +137,7 @@ if (server) {
   test('each shipped bundle refuses a database with a contract migration of newer code, and its log says why', async () => {
     const db = await PgSqlClient.connect({ url, maxConnections: 1, statementTimeoutMs: 10_000, engine: 'postgres' });
     await db.query(
-      "INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('9999_drop_x.sql', now(), '9998_stop_using_x.sql')",
+      sql`INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('9999_drop_x.sql', now(), '9998_stop_using_x.sql')`,
     );
     try {
       const problem =
@@ -177,7 +178,7 @@ if (server) {
         logged: true,
       });
     } finally {
-      await db.query("DELETE FROM naaba_migrations WHERE version = '9999_drop_x.sql'");
+      await db.query(sql`DELETE FROM naaba_migrations WHERE version = '9999_drop_x.sql'`);
       await db.close();
     }
   });

@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { main } from '../../bin/remote/cli.js';
 import { verifyRemote } from '../../bin/remote/verify.js';
 import { startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -10,7 +11,11 @@ afterAll(async () => endpoint.close());
 
 const memoriesOf = async (userId: string) =>
   Number(
-    (await endpoint.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM memories WHERE user_id = $1::uuid', [userId]))[0]?.n,
+    (
+      await endpoint.sql.query<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM memories WHERE user_id = ${param('userId', userId)}::uuid`,
+      )
+    )[0]?.n,
   );
 
 test('against the local endpoint every check passes with two users, and nothing is left behind', async () => {

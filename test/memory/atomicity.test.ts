@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { freshDatabase } from '../support/database.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
@@ -15,9 +16,9 @@ END $$;
 CREATE TRIGGER fail_eviction BEFORE INSERT ON journal FOR EACH ROW EXECUTE FUNCTION fail_eviction();`;
 
 const snapshot = async (db: PgliteSqlClient) => ({
-  memories: await db.query('SELECT id, content, last_useful_at, recall_count FROM memories ORDER BY id'),
-  journal: await db.query('SELECT * FROM journal ORDER BY id'),
-  links: await db.query('SELECT * FROM memory_links ORDER BY memory_id'),
+  memories: await db.query(sql`SELECT id, content, last_useful_at, recall_count FROM memories ORDER BY id`),
+  journal: await db.query(sql`SELECT * FROM journal ORDER BY id`),
+  links: await db.query(sql`SELECT * FROM memory_links ORDER BY memory_id`),
 });
 
 test('a failure between the insert and the eviction leaves the database as before the call', async () => {

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { freshDatabase, truncateAll } from '../support/database.js';
 import { FailingJudge, ScriptedJudge } from '../support/judges.js';
@@ -10,7 +11,7 @@ beforeAll(async () => {
 beforeEach(async () => truncateAll(db));
 afterAll(async () => db.close());
 
-const memoryCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories'))[0]?.n;
+const memoryCount = async () => (await db.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM memories`))[0]?.n;
 
 test('same: the existing memory absorbs the restatement, and the reply names it', async () => {
   const judge = new ScriptedJudge(() => 'same');

@@ -1,14 +1,15 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { SchemaError } from '../../lambda/adapters/pg/schema.js';
+import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
 import { Container } from '../../lambda/composition.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { EmbedderError } from '../../lambda/memory/errors.js';
 import type { Embedder } from '../../lambda/ports/embedder.js';
 import { freshDatabase } from '../support/database.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
-import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
-import { MemoryService } from '../../lambda/memory/service.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
+import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
+import { memoryServices } from '../../lambda/memory/services.js';
 import { ManualClock } from '../support/clock.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db.close());
 
-const stored = async () => (await db.query<{ n: number }>('SELECT count(*)::int4 AS n FROM memories'))[0]?.n;
+const stored = async () => (await db.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM memories`))[0]?.n;
 
 test('start-up refuses an embedder whose dimension differs from the schema’s, and says how to move to it', async () => {
   const container = new Container(loadConfig({}), { sql: db, embedder: new LocalEmbedder(128) });
@@ -57,13 +58,13 @@ describe('every embedder response is checked; a bad one stores nothing', () => {
     ],
   ];
   test.each(cases)('%s', async (_label, answer, message) => {
-    const service = new MemoryService({
-      store: new SqlMemoryStore(db),
+    const service = memoryServices({
+      stores: sqlMemoryStores(db),
       embedder: new ScriptedEmbedder(256, answer),
       judge: new ScriptedJudge(() => 'different'),
       clock: new ManualClock(),
       rules: DEFAULT_RULES,
-    });
+    }).curation;
     const before = await stored();
     const attempt = service.remember(principal(), CLIENT, { content: 'anything', kind: 'fact' });
     await expect(attempt).rejects.toThrow(EmbedderError);

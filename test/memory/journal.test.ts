@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { freshDatabase } from '../support/database.js';
 import { ScriptedJudge } from '../support/judges.js';
@@ -33,7 +34,7 @@ test('the journal never holds any 8-character piece of any remembered content, a
   clock.advance(3600);
   await sweeper.run('local', { batchSize: 3, maxBatches: 100 });
 
-  const rows = await db.query<Record<string, unknown>>('SELECT * FROM journal');
+  const rows = await db.query<Record<string, unknown>>(sql`SELECT * FROM journal`);
   const rules_ = new Set(rows.map((r) => r.rule));
   expect(rules_).toEqual(new Set(['ceiling', 'expiry', 'duplicate']));
   const forbidden = shingles(remembered);
@@ -46,7 +47,7 @@ test('the journal never holds any 8-character piece of any remembered content, a
   expect(leaks).toEqual([]);
   const columns = Object.keys(rows[0] ?? {}).sort();
   expect(columns).toEqual(['age_s', 'at', 'id', 'kind', 'recall_count', 'region', 'rule', 'user_id']);
-  const ids = new Set((await db.query<{ id: string }>('SELECT id::text AS id FROM memories')).map((r) => r.id));
+  const ids = new Set((await db.query<{ id: string }>(sql`SELECT id::text AS id FROM memories`)).map((r) => r.id));
   expect(rows.some((r) => ids.has(String(r.id)))).toBe(false);
   await db.close();
 });

@@ -1,9 +1,9 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import type { RecallRanking } from '../../lambda/memory/ranking.js';
-import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
-import { MemoryService } from '../../lambda/memory/service.js';
+import type { RecallRanking } from '../../lambda/memory/policy/ranking.js';
+import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
+import { memoryServices } from '../../lambda/memory/services.js';
 import { nonsenseQueries } from '../bench/nonsense.js';
 import { ManualClock } from '../support/clock.js';
 import { freshDatabase } from '../support/database.js';
@@ -26,14 +26,14 @@ beforeAll(async () => {
 afterAll(async () => db.close());
 
 const serviceWith = (ranking: RecallRanking) =>
-  new MemoryService({
-    store: new SqlMemoryStore(db),
+  memoryServices({
+    stores: sqlMemoryStores(db),
     embedder: new LocalEmbedder(256),
     judge: new ScriptedJudge(() => 'different'),
     clock: new ManualClock(),
     rules: DEFAULT_RULES,
     ranking,
-  });
+  }).curation;
 
 test('recall returns nothing for invented words; a shared word still finds its memory; the evaluation rankings have no floor', async () => {
   const me = principal();

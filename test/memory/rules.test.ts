@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { KindFullError, PinLimitError, UnknownKindError } from '../../lambda/memory/errors.js';
 import { freshDatabase, truncateAll } from '../support/database.js';
@@ -12,9 +13,9 @@ beforeEach(async () => truncateAll(db));
 afterAll(async () => db.close());
 
 const contents = async () =>
-  (await db.query<{ content: string }>('SELECT content FROM memories ORDER BY content')).map((r) => r.content);
+  (await db.query<{ content: string }>(sql`SELECT content FROM memories ORDER BY content`)).map((r) => r.content);
 const journal = async () =>
-  db.query<{ rule: string; kind: string; age_s: string; recall_count: number }>('SELECT * FROM journal ORDER BY at');
+  db.query<{ rule: string; kind: string; age_s: string; recall_count: number }>(sql`SELECT * FROM journal ORDER BY at`);
 
 test('an unknown kind is rejected with the list of valid kinds', async () => {
   const { service } = serviceOver(db);

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { KindFullError, PinLimitError } from '../../lambda/memory/errors.js';
+import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
-import { MemoryService } from '../../lambda/memory/service.js';
-import { Sweeper } from '../../lambda/memory/sweeper.js';
+import { type MemoryServices, memoryServices } from '../../lambda/memory/services.js';
+import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import { ManualClock } from '../support/clock.js';
 import { CurationModel, type ModelLine } from './curation-model.js';
 
@@ -51,8 +52,7 @@ const SPELLINGS: readonly ((s: string) => string)[] = [
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 interface Real {
-  readonly sql: SqlClient;
-  readonly service: MemoryService;
+  readonly service: MemoryServices;
   readonly sweeper: Sweeper;
   readonly clock: ManualClock;
   readonly principals: Record<User, Principal>;
@@ -86,7 +86,7 @@ const lineKey = (l: ModelLine) =>
 async function compare(world: World, real: Real, user: User): Promise<void> {
   const { model } = world;
   const principal = real.principals[user];
-  const page = await real.service.browse(principal, { limit: 100 });
+  const page = await real.service.page.browse(principal, { limit: 100 });
   same(
     `${user}: live memories`,
     page.memories
@@ -113,7 +113,7 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
       }))
       .sort((a, b) => a.id.localeCompare(b.id)),
   );
-  const overview = await real.service.overview(principal);
+  const overview = await real.service.page.overview(principal);
   same(
     `${user}: counts per kind and pinned`,
     { kinds: overview.kinds.map((k) => [k.kind, k.count, k.pinned]), pinned: overview.pinned },
@@ -122,7 +122,7 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
       pinned: model.live(user).filter((m) => m.pinned).length,
     },
   );
-  const next = await real.service.nextToGo(principal, 50);
+  const next = await real.service.page.nextToGo(principal, 50);
   same(
     `${user}: next to go, per kind`,
     next.map((k) => [k.kind, k.evictNext.map((m) => m.id)]),
@@ -131,7 +131,7 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
   const lines: ModelLine[] = [];
   let cursor: string | undefined;
   do {
-    const journal = await real.service.journal(principal, cursor);
+    const journal = await real.service.page.journal(principal, cursor);
     lines.push(...journal.lines.map((l) => ({ ...l, at: l.at.getTime() })));
     cursor = journal.nextCursor;
   } while (cursor);
@@ -142,7 +142,7 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
  * What the store keeps on write must equal what it would count on read: per partition, memories
  * and total length; per partition and term, the document frequency; every posting's memory exists.
  */
-const KEPT_STATISTICS = `
+const KEPT_STATISTICS = sql`
 SELECT
   (SELECT count(*) FROM memory_partitions AS p
     WHERE p.kind <> '' AND (p.memories, p.term_total) <> (
@@ -196,7 +196,7 @@ class Remember implements Command {
     const expected = world.model.remember(this.user, this.kind, this.content, this.pinned);
     let id = '';
     try {
-      const result = await real.service.remember(real.principals[this.user], CLIENT, {
+      const result = await real.service.curation.remember(real.principals[this.user], CLIENT, {
         content: this.content,
         kind: this.kind,
         pinned: this.pinned,
@@ -228,7 +228,7 @@ class Recall implements Command {
   check = () => true;
   async run(world: World, real: Real): Promise<void> {
     const query = PHRASES[this.phrase] ?? '';
-    const got = await real.service.recall(real.principals[this.user], { query, kinds: this.kinds, limit: 20 });
+    const got = await real.service.curation.recall(real.principals[this.user], { query, kinds: this.kinds, limit: 20 });
     const live = world.model.live(this.user, this.kinds);
     const ids = got.map((m) => m.id);
     const foreign = ids.filter((id) => !live.some((m) => m.id === id));
@@ -261,7 +261,7 @@ class ForgetIds implements Command {
       ]),
     ];
     if (ids.length === 0) return;
-    const result = await real.service.forget(real.principals[this.user], { ids });
+    const result = await real.service.curation.forget(real.principals[this.user], { ids });
     same('forget by ids: deleted', [...result.deleted].sort(), world.model.forgetIds(this.user, ids).sort());
     await compareAll(world, real);
   }
@@ -275,7 +275,7 @@ class ForgetAll implements Command {
   ) {}
   check = () => true;
   async run(world: World, real: Real): Promise<void> {
-    const result = await real.service.forget(real.principals[this.user], { all: true, kind: this.kind });
+    const result = await real.service.curation.forget(real.principals[this.user], { all: true, kind: this.kind });
     const expected = world.model.forgetAll(this.user, this.kind);
     same('forget all', [result.count, result.journalLinesRemoved], [expected.count, expected.journalLinesRemoved]);
     await compareAll(world, real);
@@ -296,7 +296,7 @@ class SetPinned implements Command {
     const expected = world.model.setPinned(this.user, id, this.pinned);
     let got: string;
     try {
-      const result = await real.service.setPinned(real.principals[this.user], id, this.pinned);
+      const result = await real.service.page.setPinned(real.principals[this.user], id, this.pinned);
       got = result === undefined ? 'gone' : result.changed ? 'changed' : 'unchanged';
     } catch (error) {
       if (!(error instanceof PinLimitError)) throw error;
@@ -359,8 +359,10 @@ export const commands = fc.commands(
 );
 
 export interface ModelCheckOptions {
-  /** A SQL client to a migrated database; the tables are emptied before each sequence. */
-  readonly sql: SqlClient;
+  /** The stores under test: the in-memory reference, or SQL over a migrated database. */
+  readonly stores: MemoryStores;
+  /** With SQL stores, their client: the kept statistics are checked against a recount after each sequence. */
+  readonly sql?: SqlClient;
   /** Empties the naaba tables (between sequences). */
   readonly reset: () => Promise<void>;
   /** The region the rows are written for (CockroachDB: one of the database's regions). */
@@ -370,30 +372,29 @@ export interface ModelCheckOptions {
   readonly embeddingDimensions: number;
 }
 
-/** Runs `runs` random sequences against the store over `sql`; throws with the shrunk sequence on a mismatch. Empties the tables after. */
+/** Runs `runs` random sequences against the stores; throws with the shrunk sequence on a mismatch. Empties the tables after. */
 export async function checkCurationModel(options: ModelCheckOptions): Promise<void> {
-  const store = new SqlMemoryStore(options.sql);
+  const { stores } = options;
   const embedder = new LocalEmbedder(options.embeddingDimensions);
   try {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         await options.reset();
         const clock = new ManualClock(T0);
-        const service = new MemoryService({ store, embedder, judge: new ExactOnlyJudge(), clock, rules: MODEL_RULES });
+        const service = memoryServices({ stores, embedder, judge: new ExactOnlyJudge(), clock, rules: MODEL_RULES });
         const principals = Object.fromEntries(
           USERS.map((u) => [u, { userId: randomUUID(), region: options.region, agent: `${u}-agent`, keyId: randomUUID() }]),
         ) as Record<User, Principal>;
         const real: Real = {
-          sql: options.sql,
           service,
-          sweeper: new Sweeper(store, MODEL_RULES, clock),
+          sweeper: new Sweeper(stores.maintenance, MODEL_RULES, clock),
           clock,
           principals,
           region: options.region,
         };
         const world: World = { model: new CurationModel(MODEL_RULES, T0), ids: { alice: [], bob: [] } };
         await fc.asyncModelRun(() => ({ model: world, real }), cmds);
-        await statisticsHold(options.sql);
+        if (options.sql) await statisticsHold(options.sql);
       }),
       { numRuns: options.runs, seed: options.seed },
     );

@@ -3,7 +3,7 @@ import { parseFlags, runJest } from '../support/jest-run.js';
 
 const USAGE = `usage: npm run test:model -- [--runs N] [--seed S] [--url URL]
 
-Runs N random sequences of curation operations (default 200, as npm test does) against the real
+Runs N random sequences of curation operations (default 40, as npm test does) against the real
 store on PGlite and compares every step with the reference model (test/model/curation-model.ts);
 a failure prints the shrunk sequence and the seed that replays it (--seed).
 --url: the same against a PostgreSQL-wire database instead (a scratch one: its naaba tables are

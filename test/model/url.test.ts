@@ -17,6 +17,7 @@ if (!url) {
     const harness = await openUrl(url);
     try {
       await checkCurationModel({
+        stores: harness.stores,
         sql: harness.sql,
         reset: harness.reset,
         region: 'eu-central-1',

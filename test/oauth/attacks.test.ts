@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
 import { OAUTH_LIMITS } from '../../lambda/auth/oauth.js';
 import { ManualClock } from '../support/clock.js';
@@ -26,8 +27,10 @@ afterAll(() => endpoint.close());
 
 /** Rows that would mean something was issued. */
 async function issued(): Promise<{ grants: number; tokens: number }> {
-  const [grants] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE client_id IS NOT NULL');
-  const [tokens] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_tokens');
+  const [grants] = await endpoint.sql.query<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM api_keys WHERE client_id IS NOT NULL`,
+  );
+  const [tokens] = await endpoint.sql.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM oauth_tokens`);
   return { grants: grants?.n ?? 0, tokens: tokens?.n ?? 0 };
 }
 
@@ -161,11 +164,8 @@ describe('the token endpoint refuses, and issues nothing', () => {
 
   test("an access token of another region's grant gets the same 403 as that region's key", async () => {
     const tokens = await exchange(await code());
-    await endpoint.sql.query(
-      `UPDATE api_keys SET region = 'us-east-1'
-        WHERE key_id = (SELECT key_id FROM oauth_tokens WHERE token_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex'))`,
-      [String(tokens.body.access_token)],
-    );
+    await endpoint.sql.query(sql`UPDATE api_keys SET region = 'us-east-1'
+        WHERE key_id = (SELECT key_id FROM oauth_tokens WHERE token_sha256 = encode(sha256(convert_to(${param('value', String(tokens.body.access_token))}, 'UTF8')), 'hex'))`);
     const response = await fetch(endpoint.mcpUrl, {
       method: 'POST',
       headers: { authorization: `Bearer ${tokens.body.access_token}`, 'content-type': 'application/json' },

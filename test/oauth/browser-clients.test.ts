@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
 import { UNUSED_CLIENT_SECONDS } from '../../lambda/auth/oauth-clients.js';
 import { ManualClock } from '../support/clock.js';
@@ -140,9 +141,9 @@ describe('one consent form, one code', () => {
       Array.from({ length: 5 }, () => submitConsent(url, form, { key: key.token, decision: 'allow' })),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([303, 409, 409, 409, 409]);
-    const [codes] = await endpoint.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [
-      clientId,
-    ]);
+    const [codes] = await endpoint.sql.query<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = ${param('clientId', clientId)}`,
+    );
     expect(codes?.n).toBe(1);
   });
 

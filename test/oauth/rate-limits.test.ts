@@ -1,3 +1,5 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import type { Query } from '../../lambda/adapters/pg/sql-client.js';
 import { request } from 'node:http';
 import { DEFAULT_OAUTH_RATE_LIMITS } from '../../lambda/auth/oauth-limits.js';
 import { ManualClock } from '../support/clock.js';
@@ -49,7 +51,7 @@ const register = (from: string) =>
     from,
     'application/json',
   );
-const rows = async (sql: string) => (await endpoint.sql.query<{ n: number }>(sql))[0]?.n;
+const rows = async (query: Query) => (await endpoint.sql.query<{ n: number }>(query))[0]?.n;
 
 test('registrations: 20 an hour per address even when forty race; another address still registers; Retry-After tells the truth', async () => {
   const limit = DEFAULT_OAUTH_RATE_LIMITS.register.requests;
@@ -57,7 +59,7 @@ test('registrations: 20 an hour per address even when forty race; another addres
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((s) => s === 201)).toHaveLength(limit);
   expect(statuses.filter((s) => s === 429)).toHaveLength(limit);
-  expect(await rows('SELECT count(*)::int AS n FROM oauth_clients')).toBe(limit);
+  expect(await rows(sql`SELECT count(*)::int AS n FROM oauth_clients`)).toBe(limit);
   const refused = answers.find((a) => a.status === 429);
   expect(JSON.parse(refused?.body ?? '{}')).toMatchObject({ error: 'temporarily_unavailable' });
   expect(refused?.headers['access-control-allow-origin']).toBe('*');

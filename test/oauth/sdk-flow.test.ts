@@ -1,3 +1,4 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -50,8 +51,7 @@ test('discover, register, consent, exchange, the four tools, refresh, revoke', a
   expect(state.isError).toBeFalsy();
   // The grant is the key's user, and the client's name is the agent in provenance.
   const rows = await endpoint.sql.query<{ user_id: string; agent: string }>(
-    'SELECT user_id::text AS user_id, agent FROM memories WHERE id = $1::uuid',
-    [remembered.structuredContent.id],
+    sql`SELECT user_id::text AS user_id, agent FROM memories WHERE id = ${param('remembered.structuredContent.id', remembered.structuredContent.id)}::uuid`,
   );
   expect(rows).toEqual([{ user_id: key.userId, agent: 'Chat Connector' }]);
   const forgotten = await call<{ count: number }>(client, 'forget', { ids: [remembered.structuredContent.id] });

@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { asCeilingWrite, asRead, inTransaction, type SqlClient, type SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+import {
+  asCeilingWrite,
+  asRead,
+  inTransaction,
+  type Query,
+  type SqlClient,
+  type SqlEngine,
+} from '../../lambda/adapters/pg/sql-client.js';
 import { Container } from '../../lambda/composition.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { StoreBusyError } from '../../lambda/memory/errors.js';
 import type { ClientInfo, Principal } from '../../lambda/memory/model.js';
-import type { MemoryService } from '../../lambda/memory/service.js';
+import type { CurationService } from '../../lambda/memory/curation/curation-service.js';
+import { params, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
 import { PATIENT_CONNECT_MS, PATIENT_RETRY } from '../support/budgets.js';
 
 /**
@@ -54,16 +62,16 @@ class RetryCountingClient implements SqlClient {
     }
   }
 
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.counted(() => this.inner.query<R>(text, params));
+  query<R>(query: Query): Promise<R[]> {
+    return this.counted(() => this.inner.query<R>(query));
   }
 
-  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.counted(() => asRead<R>(this.inner, text, params));
+  read<R>(query: Query): Promise<R[]> {
+    return this.counted(() => asRead<R>(this.inner, query));
   }
 
-  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.counted(() => asCeilingWrite<R>(this.inner, text, params));
+  ceiling<R>(query: Query): Promise<R[]> {
+    return this.counted(() => asCeilingWrite<R>(this.inner, query));
   }
 
   transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
@@ -111,9 +119,9 @@ export async function openContentionBench(url: string, connections = 10, uncheck
     NAABA_CURATION: JSON.stringify({ kinds: { note: { ceiling: NOTE_CEILING }, fact: { ceiling: 1000 } } }),
   });
   const container = new Container(config, { sql, retry: PATIENT_RETRY });
-  const memory: MemoryService = await container.memory();
+  const memory: CurationService = (await container.memory()).curation;
 
-  const count = async (text: string, params: readonly unknown[]) => (await raw.query<{ n: number }>(text, params))[0]?.n ?? -1;
+  const count = async (query: Query) => (await raw.query<{ n: number }>(query))[0]?.n ?? -1;
 
   async function burst(calls: readonly (() => Promise<{ evicted: number; outcome: string }>)[]) {
     const settled = await Promise.allSettled(calls.map((c) => c()));
@@ -142,15 +150,16 @@ export async function openContentionBench(url: string, connections = 10, uncheck
     if (firstFailure) violations.push(`a call failed with something other than the busy error: ${String(firstFailure)}`);
 
     if (scenario === 'many-users') {
-      const kept = await count('SELECT count(*)::int4 AS n FROM memories WHERE user_id = ANY($1::uuid[])', [users]);
+      const p = params({ users });
+      const kept = await count(sqlText`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ANY(${p.users}::uuid[])`);
       if (kept !== ok.length) violations.push(`${ok.length} users stored one memory each, but ${kept} are kept`);
     } else {
-      const kept = await count('SELECT count(*)::int4 AS n FROM memories WHERE user_id = $1::uuid', [first]);
-      const lines = await count('SELECT count(*)::int4 AS n FROM journal WHERE user_id = $1::uuid', [first]);
+      const p = params({ first });
+      const kept = await count(sqlText`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${p.first}::uuid`);
+      const lines = await count(sqlText`SELECT count(*)::int4 AS n FROM journal WHERE user_id = ${p.first}::uuid`);
       if (scenario === 'restatements') {
         const restatements = await count(
-          'SELECT coalesce(max(restatements), 0)::int4 AS n FROM memories WHERE user_id = $1::uuid',
-          [first],
+          sqlText`SELECT coalesce(max(restatements), 0)::int4 AS n FROM memories WHERE user_id = ${p.first}::uuid`,
         );
         const merged = ok.filter((r) => r.outcome === 'merged').length;
         if (ok.length > 0 && kept !== 1) violations.push(`${ok.length} restatements left ${kept} memories, not one`);

@@ -1,15 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { requireIndexedWith, schemaFacts } from '../../lambda/adapters/pg/schema.js';
-import { asCeilingWrite, asRead, inTransaction, type SqlClient, type SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
+import { requireIndexedWith, schemaFacts } from '../../lambda/adapters/pg/schema/facts.js';
+import {
+  asCeilingWrite,
+  asRead,
+  inTransaction,
+  type Query,
+  type SqlClient,
+  type SqlEngine,
+} from '../../lambda/adapters/pg/sql-client.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { StoreBusyError } from '../../lambda/memory/errors.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
-import { MemoryService } from '../../lambda/memory/service.js';
+import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { PATIENT_CONNECT_MS, PATIENT_RETRY } from '../support/budgets.js';
 
@@ -49,16 +56,16 @@ class RetryTally implements SqlClient {
     }
   }
 
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.counted(() => this.inner.query<R>(text, params));
+  query<R>(query: Query): Promise<R[]> {
+    return this.counted(() => this.inner.query<R>(query));
   }
 
-  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.counted(() => asRead<R>(this.inner, text, params));
+  read<R>(query: Query): Promise<R[]> {
+    return this.counted(() => asRead<R>(this.inner, query));
   }
 
-  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.counted(() => asCeilingWrite<R>(this.inner, text, params));
+  ceiling<R>(query: Query): Promise<R[]> {
+    return this.counted(() => asCeilingWrite<R>(this.inner, query));
   }
 
   transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
@@ -103,10 +110,17 @@ export async function openCrossUserBench(url: string, connections: number): Prom
     connectionTimeoutMs: PATIENT_CONNECT_MS,
   });
   const sql = new RetryTally(raw);
-  const store = new SqlMemoryStore(sql, PATIENT_RETRY);
+  const stores = sqlMemoryStores(sql, PATIENT_RETRY);
   const embedder = new LocalEmbedder(256);
   const analyzer = new LexicalAnalyzer();
-  const memory = new MemoryService({ store, embedder, judge: new ExactOnlyJudge(), analyzer, clock: systemClock, rules: RULES });
+  const memory = memoryServices({
+    stores,
+    embedder,
+    judge: new ExactOnlyJudge(),
+    analyzer,
+    clock: systemClock,
+    rules: RULES,
+  }).curation;
   // What made the stored vectors and terms, recorded as start-up would on an empty table.
   await requireIndexedWith(raw, await schemaFacts(raw), { embedder: embedder.name, lexical: analyzer.name });
   const principal = (): Principal => ({ userId: randomUUID(), region: 'eu-central-1', agent: 'cross', keyId: randomUUID() });
@@ -170,7 +184,7 @@ export async function openCrossUserBench(url: string, connections: number): Prom
             frequencies: analyzer.frequencies(content),
           });
         }
-        await store.load({ scope: p, kind: 'fact', expires: false, at, agent: 'cross', client: 'cross/1', memories });
+        await stores.transfer.load({ scope: p, kind: 'fact', expires: false, at, agent: 'cross', client: 'cross/1', memories });
       }
       await raw.exec('ANALYZE');
       return principals;

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { LOCK_PARTITION } from '../../lambda/adapters/pg/memory-sql.js';
+import { LOCK_PARTITION } from '../../lambda/adapters/pg/statements/curation/lock-partition.js';
 import { IsolationError, PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { environment } from '../../lambda/config/env.js';
 import { NOTE_CEILING, openContentionBench, type ContentionBench, type RoundFigures, summarise } from './contention.js';
 import { postgresForTests } from '../support/pg-server.js';
-import { storeSuite } from '../store/suite.js';
 import { checkCurationModel } from '../model/curation-check.js';
 import { DIMENSIONS } from '../support/vectors.js';
 import { type CrossUserBench, type CrossUserFigures, openCrossUserBench } from './cross-users.js';
@@ -15,14 +14,14 @@ import { PATIENT_CONNECT_MS } from '../support/budgets.js';
 
 /**
  * A real multi-connection PostgreSQL in the test suite: a throwaway cluster started here (or the
- * server NAABA_CONTENTION_URL names, as `npm run test:pg -- --url` gives), the whole store
- * conformance suite, then contention rounds through the memory service over 10 connections.
+ * server NAABA_CONTENTION_URL names, as `npm run test:pg -- --url` gives), the curation model,
+ * then contention rounds through the memory service over 10 connections.
  * Without a server this file says why in one line; with NAABA_REQUIRE_POSTGRES=1 (CI,
  * `npm run test:pg`) that is a failure, not a skip.
  */
 const env = environment();
 const rounds = Number(env.NAABA_CONTENTION_ROUNDS ?? 3);
-const modelRuns = Number(env.NAABA_MODEL_RUNS ?? 100);
+const modelRuns = Number(env.NAABA_MODEL_RUNS ?? 25);
 const recalls = Number(env.NAABA_CROSS_USER_RECALLS ?? 10_000);
 const given = env.NAABA_CONTENTION_URL;
 
@@ -33,12 +32,13 @@ if (url) {
   console.log(`real PostgreSQL-wire server: ${server ? `${server.version}, a throwaway cluster` : redact(url)}`);
   afterAll(async () => server?.stop());
 
-  storeSuite(`real server ${redact(url)}`, () => openUrl(url));
+  // The store conformance suite runs on a real PostgreSQL once, as the runtime login (runtime-role.test.ts).
 
   test(`curation rules: ${modelRuns} random sequences on the real server match the reference model`, async () => {
     const harness = await openUrl(url);
     try {
       await checkCurationModel({
+        stores: harness.stores,
         sql: harness.sql,
         reset: harness.reset,
         region: 'eu-central-1',
@@ -137,7 +137,10 @@ if (url) {
       const holding = new Promise<void>((resolve) => held.push(resolve));
       const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
       const [one, two] = [randomUUID(), randomUUID()];
-      const lock = (session: SqlClient, user: string) => session.query(LOCK_PARTITION, ['eu-central-1', user, 'note', false]);
+      const lock = (session: SqlClient, user: string) =>
+        session.query(
+          LOCK_PARTITION.query({ scope: { region: 'eu-central-1', userId: user }, kind: 'note', pins: false }, 'postgres'),
+        );
       const first = sql.transaction(async (session) => {
         await lock(session, one);
         order.push('first holds');
@@ -174,8 +177,7 @@ if (url) {
       const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c default_transaction_isolation=read\\ committed' });
       const weak: SqlClient = {
         engine: 'postgres',
-        query: async <R>(text: string, params?: readonly unknown[]) =>
-          (await pool.query(text, params ? [...params] : undefined)).rows as R[],
+        query: async <R>(query: Query) => (await pool.query(query.text, [...query.values])).rows as R[],
         exec: async (script) => {
           await pool.query(script);
         },

@@ -1,11 +1,13 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/migrate.js';
+import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { SchemaError } from '../../lambda/adapters/pg/schema.js';
+import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
 import { Container } from '../../lambda/composition.js';
 import { environment, loadConfig } from '../../lambda/config/env.js';
-import { storeSuite } from '../store/suite.js';
+import { storeSuite } from '../store/conformance.js';
+import { sqlHarness } from '../store/harness.js';
 import { redact } from '../store/url-harness.js';
 import { runCli } from '../support/cli.js';
 import { postgresForTests } from '../support/pg-server.js';
@@ -120,7 +122,7 @@ if (adminUrl) {
       await client.connect();
       try {
         const { rows } = await client.query<{ truncate: boolean }>(
-          "SELECT has_table_privilege('naaba_app_b', 'memories', 'TRUNCATE') AS truncate",
+          sql`SELECT has_table_privilege('naaba_app_b', 'memories', 'TRUNCATE') AS truncate`,
         );
         expect(rows).toEqual([{ truncate: false }]);
       } finally {
@@ -139,12 +141,13 @@ if (adminUrl) {
     });
   });
 
-  storeSuite(`as the runtime login naaba_app_a (${cockroach ? 'CockroachDB' : 'PostgreSQL'})`, async () => {
+  // The store conformance suite's run on a real PostgreSQL: as the runtime login, so that it also
+  // proves the login's grants suffice for everything the stores do.
+  storeSuite(`as the runtime login naaba_app_a (${cockroach ? 'CockroachDB' : 'PostgreSQL'})`, 'sql', async () => {
     const sql = await PgSqlClient.connect({ url: app, maxConnections: 4, statementTimeoutMs: 60_000 });
     const ownerSql = await PgSqlClient.connect({ url: owner, maxConnections: 1, statementTimeoutMs: 60_000 });
     const tables = [...grants.keys()].filter((t) => !t.startsWith('naaba_'));
-    return {
-      sql,
+    return sqlHarness(sql, {
       // Emptying tables is not the runtime's right: the owner does it.
       reset: async () => {
         for (const table of ['memory_links', ...tables.filter((t) => t !== 'memory_links')])
@@ -154,7 +157,7 @@ if (adminUrl) {
         await sql.close();
         await ownerSql.close();
       },
-    };
+    });
   });
 
   describe('naaba migrate --check', () => {

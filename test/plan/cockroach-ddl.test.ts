@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { type DatabaseRegions, MigrationError, migrate, splitStatements } from '../../lambda/adapters/pg/migrate.js';
-import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { type DatabaseRegions, MigrationError, migrate, splitStatements } from '../../lambda/adapters/pg/schema/migrate.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 
 /**
  * The CockroachDB DDL cannot run here (no cluster). These tests pin down, on the text and through
@@ -165,11 +165,12 @@ class CockroachDouble implements SqlClient {
     private readonly applied: string[] = [],
   ) {}
 
-  async query<R>(text: string): Promise<R[]> {
+  async query<R>({ text }: Query): Promise<R[]> {
     if (text.includes('version()')) return [{ version: this.version }] as R[];
     if (text.includes('current_database()')) return [{ name: 'naaba' }] as R[];
     if (text.includes('SHOW REGIONS FROM DATABASE')) return this.regions as R[];
-    if (text.startsWith('SELECT version FROM naaba_migrations')) return this.applied.map((version) => ({ version })) as R[];
+    if (text.startsWith('SELECT version, requires FROM naaba_migrations'))
+      return this.applied.map((version) => ({ version, requires: null })) as R[];
     throw new Error(`unexpected query: ${text}`);
   }
 

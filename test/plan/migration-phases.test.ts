@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +11,10 @@ import {
   MigrationError,
   migrate,
   migrationFiles,
-} from '../../lambda/adapters/pg/migrate.js';
+} from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { SchemaError } from '../../lambda/adapters/pg/schema.js';
-import { appliedMigrations, compareSchema, requireKnownSchema } from '../../lambda/adapters/pg/schema-version.js';
+import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
+import { appliedMigrations, compareSchema, requireKnownSchema } from '../../lambda/adapters/pg/schema/version.js';
 import { REPO_ROOT } from '../../lib/bundling.js';
 
 /**
@@ -99,7 +100,7 @@ describe('a release that drops a table, migrated in two steps (PGlite)', () => {
     await expect(stopped).rejects.toThrow(
       /stopped before 0099_drop_probe\.sql: it is a contract migration, which removes what code older than 0098_stop_using_probe\.sql still uses\. Deploy code that ships 0098_stop_using_probe\.sql to every region/,
     );
-    expect(await db.query('SELECT * FROM probe')).toEqual([]);
+    expect(await db.query(sql`SELECT * FROM probe`)).toEqual([]);
     const applied = (await appliedMigrations(db)).map((m) => m.version);
     expect(applied).toEqual(expect.arrayContaining(['0097_probe.sql', '0098_stop_using_probe.sql']));
     expect(applied).not.toContain('0099_drop_probe.sql');
@@ -108,7 +109,7 @@ describe('a release that drops a table, migrated in two steps (PGlite)', () => {
   test('--contract applies it, and the record says which code it needs', async () => {
     expect(await migrate(db, { embeddingDimensions: 256, source })).toEqual(['0099_drop_probe.sql']);
 
-    await expect(db.query('SELECT * FROM probe')).rejects.toThrow(/probe/);
+    await expect(db.query(sql`SELECT * FROM probe`)).rejects.toThrow(/probe/);
     expect((await appliedMigrations(db)).find((m) => m.version === '0099_drop_probe.sql')).toEqual({
       version: '0099_drop_probe.sql',
       requires: '0098_stop_using_probe.sql',
@@ -141,7 +142,7 @@ describe('a release that drops a table, migrated in two steps (PGlite)', () => {
     await expect(migrate(db, { embeddingDimensions: 256, source })).rejects.toThrow(
       /0100_sneaky\.sql changes what older code uses \(ALTER TABLE journal DROP COLUMN recall_count.*does not say it is a contract migration/,
     );
-    expect((await db.query<{ n: number }>('SELECT count(recall_count)::int4 AS n FROM journal'))[0]?.n).toBe(0);
+    expect((await db.query<{ n: number }>(sql`SELECT count(recall_count)::int4 AS n FROM journal`))[0]?.n).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
-import type { PlanExpectations } from '../../bin/plan/catalogue.js';
+import type { PlanExpectations } from '../../lambda/adapters/pg/sql/statement.js';
 import type { Plan } from '../../bin/plan/explain.js';
 import { lexicalProblems, planProblems, prefixProblems } from '../../bin/plan/rules.js';
-import { forgetIdsSql, NEIGHBOURS, recallSql } from '../../lambda/adapters/pg/memory-sql.js';
+import { forgetIdsText, NEIGHBOURS_TEXT, recallText } from './statement-texts.js';
 
 /**
  * CockroachDB plans cannot be produced here (no cluster); these are shaped on the EXPLAIN output
@@ -91,64 +91,64 @@ const write: PlanExpectations = { vectorMutation: true };
 
 describe('CockroachDB plan rules', () => {
   test.each<[string, string, PlanExpectations, Plan, string[]]>([
-    ['a vector read with vector search on the vector index', NEIGHBOURS, read, VECTOR_READ, []],
-    ['a vector read that fell back to a full scan', NEIGHBOURS, read, FALLBACK_SCAN, ['no "vector search"', 'a FULL SCAN']],
-    ['a vector read served by the btree', NEIGHBOURS, read, BTREE_INSTEAD, ['no "vector search"']],
-    ['a vector write with vector mutation search', forgetIdsSql(1), write, VECTOR_WRITE, []],
+    ['a vector read with vector search on the vector index', NEIGHBOURS_TEXT, read, VECTOR_READ, []],
+    ['a vector read that fell back to a full scan', NEIGHBOURS_TEXT, read, FALLBACK_SCAN, ['no "vector search"', 'a FULL SCAN']],
+    ['a vector read served by the btree', NEIGHBOURS_TEXT, read, BTREE_INSTEAD, ['no "vector search"']],
+    ['a vector write with vector mutation search', forgetIdsText(1), write, VECTOR_WRITE, []],
     [
       'a vector write without vector mutation search',
-      forgetIdsSql(1),
+      forgetIdsText(1),
       write,
       DELETE_WITHOUT_INDEX,
       ['no "vector mutation search"'],
     ],
     ['an admin listing may scan everything', 'SELECT 1', { fullScanAllowed: true }, FALLBACK_SCAN, []],
-    ['a hybrid recall: vector search and the postings by their key', recallSql(1, 0, true), hybrid, HYBRID_READ, []],
+    ['a hybrid recall: vector search and the postings by their key', recallText(1, 0, true), hybrid, HYBRID_READ, []],
     [
       'a hybrid recall whose lexical read went to the memories instead',
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       hybrid,
       LEXICAL_ON_BTREE,
       ['no read of memory_terms@memory_terms_impact'],
     ],
     [
       'a hybrid recall whose lexical read became a full scan',
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       hybrid,
       cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
       ['no read of memory_terms@memory_terms_impact', 'a FULL SCAN'],
     ],
     [
       'a recall reading what follows each hit from memories_origin_seq, by place',
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...FOLLOWING_READ),
       [],
     ],
     [
       "a recall reading each hit's whole origin",
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...FOLLOWING_BY_ORIGIN),
       ['memories@memories_origin_seq is not read by place'],
     ],
     [
       "a recall reading the rest of each hit's origin as a range",
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...FOLLOWING_BY_RANGE),
       ['memories@memories_origin_seq is not read by place'],
     ],
     [
       'a recall reading by place once and by origin once',
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...FOLLOWING_READ, ...FOLLOWING_BY_ORIGIN),
       ['memories@memories_origin_seq is not read by place'],
     ],
     [
       'a recall reading what follows each hit from the whole user instead',
-      recallSql(1, 0, true),
+      recallText(1, 0, true),
       recalled,
       cockroach(...HYBRID_READ.lines, ...BTREE_INSTEAD.lines),
       ['no read of memories@memories_origin_seq'],
@@ -169,17 +169,17 @@ describe('PostgreSQL plan rules', () => {
     'Index Scan using memories_origin_seq on memories by ((region = $1) AND (origin = h.origin) AND (kind = h.kind))';
   test('recall must read what follows its hits through memories_origin_seq, by place', () => {
     const read = (line: string): Plan => ({ ...postgres('memories_user_kind', 'memories_origin_seq'), lines: [line] });
-    expect(planProblems(recallSql(1, 0, false), following, read(byPlace))).toEqual([]);
-    expect(planProblems(recallSql(1, 0, false), following, read(byOrigin))).toEqual([
+    expect(planProblems(recallText(1, 0, false), following, read(byPlace))).toEqual([]);
+    expect(planProblems(recallText(1, 0, false), following, read(byOrigin))).toEqual([
       'memories_origin_seq is not read by place (no origin_seq = … in its index condition)',
     ]);
-    expect(planProblems(recallSql(1, 0, false), following, postgres('memories_user_kind'))).toEqual([
+    expect(planProblems(recallText(1, 0, false), following, postgres('memories_user_kind'))).toEqual([
       'does not use memories_origin_seq (uses memories_user_kind)',
     ]);
   });
 
   const cells: PlanExpectations = { cellsRead: true, postgresIndex: ['memories_cell', 'memories_uncelled', 'memory_cells_pkey'] };
-  const cellsSql = recallSql(1, 0, false, true, true);
+  const cellsSql = recallText(1, 0, false, true, 'postgres');
   const byCell =
     'Index Scan using memories_cell on memories by ((region = $1) AND (user_id = $2) AND (kind = n.kind) AND (cell = n.cell))';
   const byUser = 'Index Scan using memories_cell on memories by ((region = $1) AND (user_id = $2))';
@@ -211,18 +211,18 @@ describe('PostgreSQL plan rules', () => {
 
 describe('the prefix rule on the SQL text', () => {
   test.each([
-    ['NEIGHBOURS', NEIGHBOURS],
-    ['recall over one kind, vector alone', recallSql(1, 0, false)],
-    ['recall over one kind', recallSql(1, 0, true)],
-    ['recall over three kinds, two with expiry', recallSql(3, 2, true)],
+    ['NEIGHBOURS', NEIGHBOURS_TEXT],
+    ['recall over one kind, vector alone', recallText(1, 0, false)],
+    ['recall over one kind', recallText(1, 0, true)],
+    ['recall over three kinds, two with expiry', recallText(3, 2, true)],
   ])('%s carries only prefix equality', (_label, sql) => {
     expect(prefixProblems(sql)).toEqual([]);
   });
 
   test.each([
-    ['recall over one kind', recallSql(1, 0, true)],
-    ['recall over three kinds, two with expiry', recallSql(3, 2, true)],
-    ['recall over two kinds, one with expiry', recallSql(2, 1, true)],
+    ['recall over one kind', recallText(1, 0, true)],
+    ['recall over three kinds, two with expiry', recallText(3, 2, true)],
+    ['recall over two kinds, one with expiry', recallText(2, 1, true)],
   ])('%s: each lexical read pins only the (region, user, kind) prefix', (_label, sql) => {
     expect(lexicalProblems(sql)).toEqual([]);
   });
@@ -243,7 +243,7 @@ describe('the prefix rule on the SQL text', () => {
       lexicalReads('SELECT 1 FROM memory_terms AS p WHERE (p.region) IN (($1)) GROUP BY p.term'),
     ],
     ['no postings read at all', lexicalReads('')],
-    ['no lexical read at all', recallSql(1, 0, false)],
+    ['no lexical read at all', recallText(1, 0, false)],
   ])('refuses %s', (_label, sql) => {
     expect(lexicalProblems(sql).length).toBeGreaterThan(0);
   });

@@ -1,4 +1,5 @@
-import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/migrate.js';
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/schema/migrate.js';
 import { freshDatabase } from '../support/database.js';
 import { cascades, migratedTables, needsOf, runtimeNeeds } from '../support/runtime-sql.js';
 
@@ -27,7 +28,7 @@ test('postgres: the migrated schema itself (PGlite) has exactly the tables the g
   const db = await freshDatabase();
   try {
     const rows = await db.query<{ name: string }>(
-      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+      sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
     );
     const grants = await grantsOf('postgres');
 

@@ -1,37 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { type Representative, type RuntimeQuery, runtimeQueries } from '../../bin/plan/catalogue.js';
+import { catalogueGaps, type Representative, type RuntimeQuery, runtimeQueries } from '../../bin/plan/catalogue.js';
 import { main } from '../../bin/plan/cli.js';
 import { seedRepresentative } from '../../bin/plan/seed.js';
 import { verifyPlans } from '../../bin/plan/verify.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import * as memorySql from '../../lambda/adapters/pg/memory-sql.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 
-test('the catalogue holds every statement of memory-sql.ts, as the store sends it to each engine', async () => {
+test('the catalogue sends every statement of statements/ on each engine, with the plan the statement declares', async () => {
+  for (const engine of ['postgres', 'cockroach'] as const) {
+    expect(await catalogueGaps(engine)).toEqual({ unsent: [], listedButSent: [] });
+  }
   const rep = { region: 'r', userId: randomUUID(), dimensions: 4, now: new Date() };
-  const texts = (await runtimeQueries(rep)).map((q) => q.text);
-  const constants = Object.entries(memorySql).filter((e): e is [string, string] => typeof e[1] === 'string');
-  expect(constants.length).toBeGreaterThanOrEqual(8);
-  for (const [name, text] of constants) expect([name, texts.includes(text)]).toEqual([name, true]);
+  const postgres = await runtimeQueries(rep);
+  const cockroach = await runtimeQueries(rep, 'cockroach');
   // PostgreSQL and PGlite read partitions by cells (decision 0083); CockroachDB by its vector index.
-  const recalls = (cells: boolean) => [
-    memorySql.recallSql(1, 0, true, true, cells),
-    memorySql.recallSql(1, 0, false, true, cells),
-    memorySql.recallSql(2, 1, true, true, cells),
-    memorySql.recallSql(1, 0, true, false, cells),
-  ];
-  for (const text of [
-    ...recalls(true),
-    memorySql.forgetAllSql(1, true),
-    memorySql.countsSql(1),
-    memorySql.browseSql(2, 1),
-    memorySql.nextToGoSql(2, 1),
-  ])
-    expect(texts).toContain(text);
-  const cockroach = (await runtimeQueries(rep, 'cockroach')).map((q) => q.text);
-  for (const text of [...recalls(false), memorySql.forgetAllSql(1, false)]) expect(cockroach).toContain(text);
-  expect(cockroach.filter((t) => t.includes('memory_cells'))).toEqual([]);
+  const recall = (queries: RuntimeQuery[]) => queries.find((q) => q.name === 'recall: one kind');
+  expect(recall(postgres)?.expect).toMatchObject({ cellsRead: true, lexicalSearch: true, followingRead: true });
+  expect(recall(cockroach)?.expect).toMatchObject({ vectorSearch: true, lexicalSearch: true, followingRead: true });
+  expect(recall(postgres)?.text).toContain('memory_cells');
+  expect(cockroach.filter((q) => q.text.includes('memory_cells'))).toEqual([]);
+  // Every statement's name is its file: <use case>/<name>.
+  for (const q of postgres)
+    expect(q.statement).toMatch(/^(curation|recall|page|transfer|maintenance|keys|oauth|schema)\/[a-z-]+$/);
 });
 
 test(
@@ -81,11 +72,16 @@ describe('deliberately broken queries fail the verification', () => {
     if (!query) throw new Error('the catalogue lost the neighbours query');
     return query;
   };
-  const nearestArm = 'WHERE region = $1 AND user_id = $2::uuid AND kind = $3\n           ORDER BY embedding <=> $4::vector';
+  const nearestArm =
+    /WHERE region = (\$\d+) AND user_id = (\$\d+)::uuid AND kind = (\$\d+)\n\s+ORDER BY embedding <=> (\$\d+)::vector/;
+  /** The neighbours read with its WHERE clause rewritten: `where` names the region, user and kind {R}, {U} and {K}. */
   const broken = (name: string, where: string): RuntimeQuery => {
     const query = neighbours();
-    if (!query.text.includes(nearestArm)) throw new Error('NEIGHBOURS changed shape; update this test');
-    return { ...query, name, text: query.text.replace(nearestArm, `${where} ORDER BY embedding <=> $4::vector`) };
+    const found = nearestArm.exec(query.text);
+    if (!found) throw new Error('the neighbours statement changed shape; update this test');
+    const [, region = '', user = '', kind = '', vector = ''] = found;
+    const clause = where.replace('{R}', region).replace('{U}', user).replace('{K}', kind);
+    return { ...query, name, text: query.text.replace(nearestArm, () => `${clause} ORDER BY embedding <=> ${vector}::vector`) };
   };
 
   test(
@@ -98,13 +94,13 @@ describe('deliberately broken queries fail the verification', () => {
   );
 
   test.each([
-    ['without the user', 'WHERE region = $1 AND kind = $3', [/ANN read filters on/, /does not use memories_user_kind/]],
+    ['without the user', 'WHERE region = {R} AND kind = {K}', [/ANN read filters on/, /does not use memories_user_kind/]],
     [
       'with an extra predicate',
-      'WHERE region = $1 AND user_id = $2::uuid AND kind = $3 AND NOT pinned',
+      'WHERE region = {R} AND user_id = {U}::uuid AND kind = {K} AND NOT pinned',
       [/ANN read filters on .*NOT pinned/],
     ],
-    ['with a range on a prefix column', 'WHERE region = $1 AND user_id = $2::uuid AND kind >= $3', [/ANN read filters on/]],
+    ['with a range on a prefix column', 'WHERE region = {R} AND user_id = {U}::uuid AND kind >= {K}', [/ANN read filters on/]],
   ])('a vector read %s', async (name, where, expected) => {
     const report = await verifyPlans(db, [broken(name, where)]);
     expect(report.ok).toBe(false);
@@ -117,7 +113,7 @@ describe('deliberately broken queries fail the verification', () => {
     async () => {
       const out: string[] = [];
       const code = await main([], (line) => out.push(line), [
-        broken('neighbours without the user', 'WHERE region = $1 AND kind = $3'),
+        broken('neighbours without the user', 'WHERE region = {R} AND kind = {K}'),
       ]);
       expect(code).toBe(1);
       expect(out.join('\n')).toMatch(/FAIL\s+neighbours without the user/);

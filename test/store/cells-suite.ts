@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
-import type { CountingSqlClient, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { params, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import { FUSION, LEXICAL } from '../../lambda/memory/ranking.js';
-import { DEFAULT_RULES } from '../../lambda/memory/rules.js';
-import { type SweepOptions, Sweeper } from '../../lambda/memory/sweeper.js';
-import type { RecalledMemory } from '../../lambda/memory/model.js';
-import type { Scope } from '../../lambda/ports/memory-store.js';
+import { type SweepOptions, Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
+import type { RecalledMemory, Scope } from '../../lambda/memory/model.js';
+import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
+import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
+import { FUSION, LEXICAL } from '../../lambda/memory/policy/ranking.js';
+import type { StoreHarness } from './harness.js';
 import { ManualClock } from '../support/clock.js';
 import { axis, lean } from '../support/vectors.js';
 
@@ -17,9 +18,7 @@ import { axis, lean } from '../support/vectors.js';
  * shrinks or is forgotten; CockroachDB has none (its vector index reads by prefix).
  */
 export interface CellsSuiteContext {
-  readonly sql: SqlClient;
-  readonly counted: CountingSqlClient;
-  readonly store: SqlMemoryStore;
+  readonly harness: StoreHarness;
   readonly alice: Scope;
 }
 
@@ -33,8 +32,15 @@ const FACT = [{ kind: 'fact', expiredBefore: null }];
 const member = (c: number, i: number) => ({ content: `cluster ${c} member ${i}`, embedding: lean(c, 20 + i, 0.35) });
 
 export function cellsStoreTests(context: () => CellsSuiteContext): void {
-  const sweep = () => new Sweeper(context().store, DEFAULT_RULES, new ManualClock(T0.getTime())).run('eu-central-1', SWEEP);
-  const onCockroach = () => context().sql.engine === 'cockroach';
+  const stores = () => context().harness.stores;
+  /** The SQL engines' client: only they keep cells (the suite runs this part on them only). */
+  const sql = (): SqlClient => {
+    const client = context().harness.sql;
+    if (!client) throw new Error('the cells tests run on SQL engines only');
+    return client;
+  };
+  const sweep = () => new Sweeper(stores().maintenance, DEFAULT_RULES, new ManualClock(T0.getTime())).run('eu-central-1', SWEEP);
+  const onCockroach = () => sql().engine === 'cockroach';
   /** True on CockroachDB, saying why the test has nothing to check there. */
   const noCells = () => {
     if (!onCockroach()) return false;
@@ -50,7 +56,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
         return { id: randomUUID(), ...m, fingerprint: m.content, frequencies: analyzer.frequencies(m.content) };
       }),
     );
-    await context().store.load({
+    await stores().transfer.load({
       scope: context().alice,
       kind: 'fact',
       expires: false,
@@ -63,7 +69,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
   };
   /** One memory remembered as a call does: with no cell until a sweep places it. */
   const remember = (content: string, embedding: number[]) =>
-    context().store.insert(
+    stores().curation.insert(
       {
         scope: context().alice,
         id: randomUUID(),
@@ -84,28 +90,28 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
     );
   /** A vector-only recall reading `share` of the partition's cells. */
   const nearest = (embedding: number[], share: number, limit = 10): Promise<RecalledMemory[]> =>
-    context().store.recall({
+    stores().curation.recall({
       scope: context().alice,
       embedding,
       terms: [],
       fusion: { ...FUSION, depth: Math.max(limit, FUSION.depth), following: 0, cellsProbed: share },
       lexical: LEXICAL,
+      farthest: NO_FLOOR,
       kinds: FACT,
       limit,
       candidates: Math.max(limit, FUSION.depth),
       now: T0,
     });
   const cellsOf = async () => {
-    const rows = await context().sql.query<{ cell: number | null }>(
-      'SELECT cell FROM memories WHERE user_id = $1::uuid ORDER BY cell',
-      [context().alice.userId],
+    const p = params({ user: context().alice.userId });
+    const rows = await sql().query<{ cell: number | null }>(
+      sqlText`SELECT cell FROM memories WHERE user_id = ${p.user}::uuid ORDER BY cell`,
     );
-    const cells = await context().sql.query<{ cell: number; ready: boolean }>(
-      'SELECT cell, ready FROM memory_cells ORDER BY cell',
+    const cells = await sql().query<{ cell: number; ready: boolean }>(
+      sqlText`SELECT cell, ready FROM memory_cells ORDER BY cell`,
     );
-    const [partition] = await context().sql.query<{ cells_for: number | null }>(
-      "SELECT cells_for FROM memory_partitions WHERE user_id = $1::uuid AND kind = 'fact'",
-      [context().alice.userId],
+    const [partition] = await sql().query<{ cells_for: number | null }>(
+      sqlText`SELECT cells_for FROM memory_partitions WHERE user_id = ${p.user}::uuid AND kind = 'fact'`,
     );
     return { placed: rows.map((r) => r.cell), cells, cellsFor: partition?.cells_for ?? null };
   };
@@ -118,7 +124,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
 
   test('CockroachDB keeps no cells: its vector index reads a partition by its prefix', async () => {
     await load(15);
-    const partitions = await context().store.cellPartitions('eu-central-1', 40, 50);
+    const partitions = await stores().maintenance.cellPartitions('eu-central-1', 40, 50);
     if (onCockroach()) {
       expect(partitions).toEqual([]);
       expect((await sweep()).cells).toEqual({ built: 0, dropped: 0, placed: 0 });
@@ -145,14 +151,14 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       // Every cell read: the exact arm again.
       expect((await nearest(axis(0), 1, 64)).map((m) => m.id)).toEqual(exact.map((m) => m.id));
       // One cell of eight: the memories of the cell nearest the query, nearest first as the exact arm has them.
-      const counted = context().counted;
-      counted.roundTrips = 0;
+      const { roundTrips } = context().harness;
+      roundTrips.count = 0;
       const probed = await nearest(axis(0), 1 / 8, 64);
-      expect(counted.roundTrips).toBe(1);
-      const inCell = await context().sql.query<{ id: string }>(
-        `SELECT m.id::text AS id FROM memories AS m
-          WHERE m.cell = (SELECT c.cell FROM memory_cells AS c ORDER BY c.centroid <=> $1::vector, c.cell LIMIT 1)`,
-        [`[${axis(0).join(',')}]`],
+      expect(roundTrips.count).toBe(1);
+      const query = params({ vector: `[${axis(0).join(',')}]` });
+      const inCell = await sql().query<{ id: string }>(
+        sqlText`SELECT m.id::text AS id FROM memories AS m
+          WHERE m.cell = (SELECT c.cell FROM memory_cells AS c ORDER BY c.centroid <=> ${query.vector}::vector, c.cell LIMIT 1)`,
       );
       expect(probed.length).toBeGreaterThan(0);
       expect(probed.length).toBeLessThan(64);
@@ -191,8 +197,8 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       expect(await consistent()).toBe(true);
 
       // Down to 30 of 128: under half, and under the size that pays for cells.
-      const rest = await context().sql.query<{ id: string }>('SELECT id::text AS id FROM memories ORDER BY id');
-      await context().store.forgetIds(
+      const rest = await sql().query<{ id: string }>(sqlText`SELECT id::text AS id FROM memories ORDER BY id`);
+      await stores().curation.forgetIds(
         context().alice,
         rest.slice(30).map((r) => r.id),
         [],
@@ -207,26 +213,24 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       if (noCells()) return;
       await load(16);
       await sweep();
-      const [emptied] = await context().sql.query<{ cell: number }>('SELECT cell FROM memory_cells ORDER BY cell LIMIT 1');
-      const gone = await context().sql.query<{ id: string }>('SELECT id::text AS id FROM memories WHERE cell = $1', [
-        emptied?.cell,
-      ]);
+      const [emptied] = await sql().query<{ cell: number }>(sqlText`SELECT cell FROM memory_cells ORDER BY cell LIMIT 1`);
+      const p = params({ cell: emptied?.cell ?? -1 });
+      const gone = await sql().query<{ id: string }>(sqlText`SELECT id::text AS id FROM memories WHERE cell = ${p.cell}`);
       // One memory of another cell that keeps others: that cell stays, its centroid moves.
-      const [other] = await context().sql.query<{ id: string }>(
-        `SELECT id::text AS id FROM memories
-          WHERE cell = (SELECT cell FROM memories WHERE cell <> $1 GROUP BY cell HAVING count(*) >= 2 ORDER BY cell LIMIT 1)
+      const [other] = await sql().query<{ id: string }>(
+        sqlText`SELECT id::text AS id FROM memories
+          WHERE cell = (SELECT cell FROM memories WHERE cell <> ${p.cell} GROUP BY cell HAVING count(*) >= 2 ORDER BY cell LIMIT 1)
           LIMIT 1`,
-        [emptied?.cell],
       );
-      await context().store.forgetIds(context().alice, [...gone.map((r) => r.id), other?.id ?? ''], []);
+      await stores().curation.forgetIds(context().alice, [...gone.map((r) => r.id), other?.id ?? ''], []);
 
       expect((await sweep()).cells).toEqual({ built: 0, dropped: 0, placed: 0 });
       const cells = (await cellsOf()).cells.map((c) => c.cell);
       expect(cells).toHaveLength(7);
       expect(cells).not.toContain(emptied?.cell);
       // Each centroid is now the mean of the vectors its cell still holds.
-      const drift = await context().sql.query<{ drift: number }>(
-        `SELECT c.centroid <=> avg(m.embedding) AS drift
+      const drift = await sql().query<{ drift: number }>(
+        sqlText`SELECT c.centroid <=> avg(m.embedding) AS drift
            FROM memory_cells AS c JOIN memories AS m ON m.cell = c.cell AND m.user_id = c.user_id
           GROUP BY c.cell, c.centroid`,
       );
@@ -240,7 +244,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       await sweep();
       expect((await cellsOf()).cells).toHaveLength(8);
 
-      await context().store.forgetAll(context().alice, undefined, []);
+      await stores().curation.forgetAll(context().alice, undefined, []);
       expect((await cellsOf()).cells).toEqual([]);
     });
 

@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { FairQueue, inLane } from '../../lambda/adapters/pg/fair-queue.js';
 import { freshDatabase } from '../support/database.js';
 
@@ -15,7 +16,7 @@ afterAll(() => db.close());
 /** A statement that takes a few milliseconds, recording its lane when it ends. */
 const statement = (lane: string, done: string[]) =>
   inLane(lane, async () => {
-    await db.query('SELECT count(*) FROM generate_series(1, 20000)');
+    await db.query(sql`SELECT count(*) FROM generate_series(1, 20000)`);
     done.push(lane);
   });
 

@@ -1,8 +1,9 @@
+import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { migrate, splitStatements } from '../../lambda/adapters/pg/migrate.js';
+import { migrate, splitStatements } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 
 /**
@@ -35,16 +36,13 @@ describe('places in an origin, on an upgraded database', () => {
         [user, 'fact', 'no origin', null, 1],
       ];
       for (const [owner, kind, content, origin, second] of rows) {
-        await db.query(
-          `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
-           VALUES (gen_random_uuid(), 'eu-central-1', $1, $2, $3, $3, '[1,0,0]', $4, $4, $5, 'a', 'c')`,
-          [owner, kind, content, new Date(Date.UTC(2026, 0, 1, 0, 0, second)), origin],
-        );
+        await db.query(sql`INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
+           VALUES (gen_random_uuid(), 'eu-central-1', ${param('owner', owner)}, ${param('kind', kind)}, ${param('content', content)}, ${param('content', content)}, '[1,0,0]', ${param('value', new Date(Date.UTC(2026, 0, 1, 0, 0, second)))}, ${param('value', new Date(Date.UTC(2026, 0, 1, 0, 0, second)))}, ${param('origin', origin)}, 'a', 'c')`);
       }
       cpSync(join('sql/postgres', '0010_origin_sequence.sql'), join(folder, 'postgres', '0010_origin_sequence.sql'));
       expect(await migrate(db, { embeddingDimensions: 3, source })).toEqual(['0010_origin_sequence.sql']);
       const places = await db.query<{ content: string; origin_seq: string | null }>(
-        'SELECT content, origin_seq::text AS origin_seq FROM memories ORDER BY user_id, kind, origin_seq, content',
+        sql`SELECT content, origin_seq::text AS origin_seq FROM memories ORDER BY user_id, kind, origin_seq, content`,
       );
       expect(places.map((r) => `${r.content}: ${r.origin_seq}`)).toEqual([
         'another kind: 1',
@@ -54,24 +52,20 @@ describe('places in an origin, on an upgraded database', () => {
         'no origin: null',
         'another user: 1',
       ]);
-      const indexes = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'memories'`);
+      const indexes = await db.query<{ indexname: string }>(sql`SELECT indexname FROM pg_indexes WHERE tablename = 'memories'`);
       // The old index stays for code older than 0010 during a deploy; a later contract drops it.
       expect(indexes.map((i) => i.indexname)).toEqual(expect.arrayContaining(['memories_origin_seq', 'memories_origin']));
 
       // Run again after a gap and a memory written by older code (no place): it comes after the last place.
-      await db.query(`DELETE FROM memories WHERE content = 'second in chat'`);
-      await db.query(
-        `INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
-         VALUES (gen_random_uuid(), 'eu-central-1', $1, 'fact', 'written by older code', 'older', '[1,0,0]', now(), now(), 'chat', 'a', 'c')`,
-        [user],
-      );
+      await db.query(sql`DELETE FROM memories WHERE content = 'second in chat'`);
+      await db.query(sql`INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
+         VALUES (gen_random_uuid(), 'eu-central-1', ${param('user', user)}, 'fact', 'written by older code', 'older', '[1,0,0]', now(), now(), 'chat', 'a', 'c')`);
       const backfill = splitStatements(readFileSync('sql/postgres/0010_origin_sequence.sql', 'utf8')).find((s) =>
         s.startsWith('UPDATE memories'),
       );
-      await db.query(backfill ?? 'missing backfill');
+      await db.exec(backfill ?? 'missing backfill');
       const again = await db.query<{ content: string; origin_seq: string }>(
-        `SELECT content, origin_seq::text AS origin_seq FROM memories WHERE user_id = $1 AND kind = 'fact' AND origin = 'chat' ORDER BY origin_seq`,
-        [user],
+        sql`SELECT content, origin_seq::text AS origin_seq FROM memories WHERE user_id = ${param('user', user)} AND kind = 'fact' AND origin = 'chat' ORDER BY origin_seq`,
       );
       expect(again.map((r) => `${r.content}: ${r.origin_seq}`)).toEqual([
         'first in chat: 1',

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
-import type { CountingSqlClient, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { sql as sqlText, verbatim } from '../../lambda/adapters/pg/sql/template.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
-import type { Source } from '../../lambda/memory/model.js';
-import { FUSION, LEXICAL } from '../../lambda/memory/ranking.js';
-import type { ImportedMemory, ImportPlan, InsertPlan, Scope } from '../../lambda/ports/memory-store.js';
+import type { Scope, Source } from '../../lambda/memory/model.js';
+import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
+import { FUSION, LEXICAL } from '../../lambda/memory/policy/ranking.js';
+import type { InsertPlan } from '../../lambda/ports/curation-store.js';
+import type { ImportedMemory, ImportPlan } from '../../lambda/ports/transfer-store.js';
 import { axis, lean } from '../support/vectors.js';
+import type { StoreHarness } from './harness.js';
 
 /**
  * The memory page's store calls on every engine the conformance suite runs on: pin and unpin,
@@ -13,9 +15,7 @@ import { axis, lean } from '../support/vectors.js';
  * journal, and an import that writes everything or nothing.
  */
 export interface PageSuiteContext {
-  readonly sql: SqlClient;
-  readonly counted: CountingSqlClient;
-  readonly store: SqlMemoryStore;
+  readonly harness: StoreHarness;
   readonly alice: Scope;
   readonly bob: Scope;
 }
@@ -49,54 +49,55 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
   });
   const insert = async (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>, when = T0) => {
     const p = plan(over);
-    await context().store.insert(p, when);
+    await context().harness.stores.curation.insert(p, when);
     return p.id;
   };
-  const usefulness = () =>
-    context().sql.query<{ id: string; recall_count: number; last_useful_at: Date }>(
-      'SELECT id::text AS id, recall_count, last_useful_at FROM memories ORDER BY id',
-    );
-  const rows = async (table: string) =>
-    (await context().sql.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n ?? -1;
+  const usefulness = async () =>
+    (await context().harness.inspect.memories()).map(({ id, recallCount, lastUsefulAt }) => ({ id, recallCount, lastUsefulAt }));
+  /** Rows of a table only SQL has (postings, links): -1 in memory, where the inspector's reads cover them. */
+  const sqlRows = async (table: string) => {
+    const sql = context().harness.sql;
+    if (!sql) return -1;
+    return (await sql.query<{ n: number }>(sqlText`SELECT count(*)::int4 AS n FROM ${verbatim(table)}`))[0]?.n ?? -1;
+  };
 
   test('pin and unpin: within the limit, one round trip each, usefulness untouched; an unpinned session memory can expire again', async () => {
-    const { store, alice, bob, counted, sql } = context();
+    const { harness, alice, bob } = context();
+    const { page: store, maintenance } = harness.stores;
     const session = await insert({ content: 'the standup moved', embedding: axis(0), kind: 'session', expiredBefore: at(-3600) });
     const fact = await insert({ content: 'a fact', embedding: axis(1) });
     const before = await usefulness();
     const expiry = [{ kind: 'session', expiredBefore: at(-3600) }];
-    counted.roundTrips = 0;
+    harness.roundTrips.count = 0;
     expect(await store.setPinned({ scope: alice, id: session, pinned: true, pinLimit: 1, expiry })).toEqual({
       status: 'changed',
     });
-    expect(counted.roundTrips).toBe(1);
+    expect(harness.roundTrips.count).toBe(1);
     expect(await store.setPinned({ scope: alice, id: session, pinned: true, pinLimit: 1, expiry })).toEqual({
       status: 'unchanged',
     });
     expect(await store.setPinned({ scope: alice, id: fact, pinned: true, pinLimit: 1, expiry })).toEqual({ status: 'pin_limit' });
     expect(await store.setPinned({ scope: bob, id: fact, pinned: true, pinLimit: 5, expiry })).toEqual({ status: 'gone' });
-    const flags = () =>
-      sql.query<{ id: string; pinned: boolean; expires: boolean }>(
-        'SELECT id::text AS id, pinned, expires FROM memories ORDER BY id',
-      );
+    const flags = async () => (await harness.inspect.memories()).map(({ id, pinned, expires }) => ({ id, pinned, expires }));
     expect((await flags()).find((r) => r.id === session)).toEqual({ id: session, pinned: true, expires: false });
     expect((await flags()).find((r) => r.id === fact)?.pinned).toBe(false);
     expect(await usefulness()).toEqual(before);
     // Pinned, it outlives its TTL; unpinned, it is back in the expiry index and the sweeper takes it.
     const late = [{ kind: 'session', expiredBefore: at(10) }];
-    expect(await store.sweepExpired(alice.region, 'session', at(10), 10, at(100))).toBe(0);
+    expect(await maintenance.sweepExpired(alice.region, 'session', at(10), 10, at(100))).toBe(0);
     expect(await store.setPinned({ scope: alice, id: session, pinned: false, pinLimit: 1, expiry: late })).toEqual({
       status: 'changed',
     });
     expect((await flags()).find((r) => r.id === session)?.expires).toBe(true);
-    expect(await store.sweepExpired(alice.region, 'session', at(10), 10, at(100))).toBe(1);
+    expect(await maintenance.sweepExpired(alice.region, 'session', at(10), 10, at(100))).toBe(1);
     expect(await store.setPinned({ scope: alice, id: fact, pinned: true, pinLimit: 1, expiry: late })).toEqual({
       status: 'changed',
     });
   });
 
   test('one memory by id, with its conflict links: the caller’s live ones only', async () => {
-    const { store, alice, bob } = context();
+    const { harness, alice, bob } = context();
+    const store = harness.stores.page;
     const first = await insert({ content: 'the office opens at eight', embedding: axis(0) });
     const second = await insert({ content: 'the office opens at nine', embedding: axis(1), conflictsWith: first });
     const session = await insert({ content: 'gone soon', embedding: axis(2), kind: 'session', expiredBefore: at(-60) });
@@ -110,7 +111,8 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
   });
 
   test('listing: three orders page without loss, totals follow the filters, a cursor of another order is refused', async () => {
-    const { store, alice, bob } = context();
+    const { harness, alice, bob } = context();
+    const store = harness.stores.page;
     const a = await insert({ content: 'alpha', embedding: axis(0), source: source('laptop', 'cli/1', 'chat 12') }, at(0));
     const b = await insert(
       { content: 'beta', embedding: axis(1), source: source('laptop', 'ide/2', 'Chat 13'), pinned: true },
@@ -122,12 +124,13 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
     );
     const d = await insert({ content: 'delta', embedding: axis(3), source: source('phone', 'ide/2', 'mail') }, at(30));
     await insert({ scope: bob, content: 'bob', embedding: axis(0) });
-    await store.recall({
+    await harness.stores.curation.recall({
       scope: alice,
       embedding: axis(1),
       terms: [],
       fusion: FUSION,
       lexical: LEXICAL,
+      farthest: NO_FLOOR,
       kinds: FACT,
       limit: 1,
       candidates: 10,
@@ -169,7 +172,8 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
   });
 
   test('who wrote the memories, most first; journal lines per hour and rule', async () => {
-    const { store, alice } = context();
+    const { harness, alice } = context();
+    const store = harness.stores.page;
     await insert({ content: 'one', embedding: axis(0), source: source('laptop', 'cli/1'), ceiling: 2 }, at(0));
     await insert({ content: 'two', embedding: axis(1), source: source('laptop', 'cli/1'), ceiling: 2 }, at(10));
     await insert({ content: 'three', embedding: axis(2), source: source('phone', 'app/3'), ceiling: 2 }, at(3600 + 5));
@@ -212,7 +216,8 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
     });
 
     test('imported memories take the places after those already in their origin, in the order they were written', async () => {
-      const { store, alice, sql } = context();
+      const { harness, alice } = context();
+      const store = harness.stores.transfer;
       const chat = { agent: 'old-laptop', client: 'cursor/1.2', origin: 'a chat about ferries' };
       await insert({ content: 'already here', embedding: axis(0), source: { ...chat, at: T0 } }, at(0));
       // Ids in the opposite order to the times, and the later one first in the file: only time decides.
@@ -224,10 +229,14 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
       expect(await store.importMemories(importPlan(alice, [later, earlier, elsewhere, none], roomy))).toMatchObject({
         written: 4,
       });
-      const places = await sql.query<{ content: string; origin_seq: string | null }>(
-        'SELECT content, origin_seq::text AS origin_seq FROM memories ORDER BY origin, origin_seq, content',
+      const text = (a: string | null) => a ?? '\uffff';
+      const places = (await harness.inspect.memories()).sort(
+        (p, q) =>
+          text(p.origin).localeCompare(text(q.origin), 'en') ||
+          (p.originSeq ?? Number.MAX_SAFE_INTEGER) - (q.originSeq ?? Number.MAX_SAFE_INTEGER) ||
+          p.content.localeCompare(q.content, 'en'),
       );
-      expect(places.map((r) => [r.content, r.origin_seq])).toEqual([
+      expect(places.map((r) => [r.content, r.originSeq === null ? null : String(r.originSeq)])).toEqual([
         ['already here', '1'],
         ['written first', '2'],
         ['written second', '3'],
@@ -237,7 +246,8 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
     });
 
     test('everything a memory had arrives, links and journal lines too; a second import writes nothing new', async () => {
-      const { store, alice, counted } = context();
+      const { harness, alice } = context();
+      const { transfer: store, page, curation } = harness.stores;
       const x = memory({ content: 'The ferry leaves at nine.', pinned: true });
       const y = memory({ content: 'The ferry leaves at ten.', recallCount: 0, restatements: 1, restatedBy: [] });
       const line = { at: at(-5000), kind: 'session', rule: 'expiry' as const, ageSeconds: 90_000, recallCount: 1 };
@@ -245,11 +255,11 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
         [x.id, y.id],
         [y.id, x.id],
       ];
-      counted.roundTrips = 0;
+      harness.roundTrips.count = 0;
       const first = await store.importMemories(importPlan(alice, [x, y], { links, journal: [line, line] }));
-      expect(counted.roundTrips).toBe(1);
+      expect(harness.roundTrips.count).toBe(1);
       expect(first).toEqual({ status: 'imported', written: 2, alreadyPresent: 0, links: 2, journalLines: 2 });
-      const listed = (await store.browse({ scope: alice, kinds: FACT, pageSize: 10, cursor: undefined })).memories;
+      const listed = (await page.browse({ scope: alice, kinds: FACT, pageSize: 10, cursor: undefined })).memories;
       const got = listed.find((m) => m.id === x.id);
       expect(got).toEqual({
         id: x.id,
@@ -264,7 +274,7 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
         restatedBy: x.restatedBy,
         conflicts: [y.id],
       });
-      expect((await store.journal(alice, 10, undefined)).lines).toHaveLength(2);
+      expect((await curation.journal(alice, 10, undefined)).lines).toHaveLength(2);
       // The same file again (new ids, as every import gives): nothing new, and links go to what is there.
       const again = await store.importMemories(
         importPlan(
@@ -277,13 +287,14 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
         ),
       );
       expect(again).toEqual({ status: 'imported', written: 0, alreadyPresent: 2, links: 0, journalLines: 0 });
-      expect(await rows('memories')).toBe(2);
-      const lexical = await store.search({
+      expect(await harness.inspect.count('memories')).toBe(2);
+      const lexical = await page.search({
         scope: alice,
         embedding: axis(7),
         terms: analyzer.queryTerms('ferry ten'),
         fusion: FUSION,
         lexical: LEXICAL,
+        farthest: NO_FLOOR,
         kinds: FACT,
         limit: 1,
         candidates: 10,
@@ -293,11 +304,16 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
     });
 
     test('past a ceiling or the pin limit nothing at all is written, and the answer says by how much', async () => {
-      const { store, alice, bob } = context();
+      const { harness, alice, bob } = context();
+      const store = harness.stores.transfer;
       await insert({ content: 'already here', embedding: axis(5) });
       await insert({ content: 'pinned already', embedding: axis(6), pinned: true });
       const three = ['one', 'two', 'three'].map((content) => memory({ content }));
-      const tables = async () => Promise.all(['memories', 'memory_terms', 'memory_links', 'journal'].map(rows));
+      const tables = async () => [
+        await harness.inspect.memories(),
+        await harness.inspect.journal(),
+        ...(await Promise.all(['memory_terms', 'memory_links'].map(sqlRows))),
+      ];
       const before = await tables();
       const line = { at: at(-5), kind: 'fact', rule: 'ceiling' as const, ageSeconds: 5, recallCount: 0 };
       expect(await store.importMemories(importPlan(alice, three, { journal: [line] }))).toEqual({

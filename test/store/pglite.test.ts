@@ -1,7 +1,8 @@
 import { freshDatabase, truncateAll } from '../support/database.js';
-import { storeSuite } from './suite.js';
+import { storeSuite } from './conformance.js';
+import { sqlHarness } from './harness.js';
 
-storeSuite('PGlite in-process', async () => {
+storeSuite('PGlite in-process', 'sql', async () => {
   const db = await freshDatabase();
-  return { sql: db, reset: () => truncateAll(db), close: () => db.close() };
+  return sqlHarness(db, { reset: () => truncateAll(db), close: () => db.close() });
 });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { INSERT, LOCK_PARTITION } from '../../lambda/adapters/pg/memory-sql.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import { type RetryEnvironment, type RetryPolicy, withRetry } from '../../lambda/adapters/pg/retry.js';
-import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { sql, verbatim } from '../../lambda/adapters/pg/sql/template.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { StoreBusyError } from '../../lambda/memory/errors.js';
-import type { InsertPlan } from '../../lambda/ports/memory-store.js';
+import type { InsertPlan } from '../../lambda/ports/curation-store.js';
 import { freshDatabase, truncateAll } from '../support/database.js';
 import { axis } from '../support/vectors.js';
 
@@ -27,13 +27,13 @@ class FlakySqlClient implements SqlClient {
   ) {}
 
   /** The insert statement fails; every other statement (the queue's lock) runs as it is. */
-  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    if (text !== INSERT) return this.real.query<R>(text, params);
+  async query<R>(query: Query): Promise<R[]> {
+    if (query.statement?.name !== 'curation/insert-memory') return this.real.query<R>(query);
     this.attempts += 1;
-    if (this.failures === 0) return this.real.query<R>(text, params);
+    if (this.failures === 0) return this.real.query<R>(query);
     this.failures -= 1;
     await this.real.db.transaction(async (tx) => {
-      await tx.query(text, params ? [...params] : undefined);
+      await tx.query(query.text, [...query.values]);
       throw sqlError(this.code);
     });
     throw new Error('unreachable: the transaction always fails');
@@ -54,10 +54,10 @@ class QueueingFlakyClient extends FlakySqlClient {
   readonly inTransaction: boolean[] = [];
   private open = false;
 
-  override query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    if (text === LOCK_PARTITION) this.locked.push([...(params ?? [])]);
-    if (text === INSERT) this.inTransaction.push(this.open);
-    return super.query<R>(text, params);
+  override query<R>(query: Query): Promise<R[]> {
+    if (query.statement?.name === 'curation/lock-partition') this.locked.push([...query.values]);
+    if (query.statement?.name === 'curation/insert-memory') this.inTransaction.push(this.open);
+    return super.query<R>(query);
   }
 
   async transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
@@ -91,7 +91,8 @@ const plan = (content: string, i: number): InsertPlan => ({
 });
 
 let db: PgliteSqlClient;
-const count = async (table: string) => (await db.query<{ n: number }>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]?.n;
+const count = async (table: string) =>
+  (await db.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM ${verbatim(table)}`))[0]?.n;
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -100,45 +101,50 @@ afterAll(async () => db.close());
 beforeEach(async () => {
   await truncateAll(db);
   // One memory already fills the kind (ceiling 1): every attempt below evicts it and journals that.
-  await new SqlMemoryStore(db).insert(plan('the old one', 0), T0);
+  await sqlMemoryStores(db).curation.insert(plan('the old one', 0), T0);
 });
 
 describe('a remember that meets serialization failures', () => {
   test.each([0, 1, 3])('after %i serialization failures it succeeds, written exactly once', async (failures) => {
     const flaky = new FlakySqlClient(db, failures);
-    const result = await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    const result = await sqlMemoryStores(flaky, policy).curation.insert(plan('the new one', 1), T0);
     expect(result).toMatchObject({ status: 'inserted', evicted: 1 });
     expect(flaky.attempts).toBe(failures + 1);
     // Each failed attempt had inserted, evicted and journaled before its rollback: none of it stayed.
-    expect((await db.query<{ content: string }>('SELECT content FROM memories')).map((r) => r.content)).toEqual(['the new one']);
+    expect((await db.query<{ content: string }>(sql`SELECT content FROM memories`)).map((r) => r.content)).toEqual([
+      'the new one',
+    ]);
     expect(await count('journal')).toBe(1);
   });
 
   test('at the bound it stops with a clear, retryable error and nothing written', async () => {
     const flaky = new FlakySqlClient(db, policy.attempts);
-    const failure = new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    const failure = sqlMemoryStores(flaky, policy).curation.insert(plan('the new one', 1), T0);
     await expect(failure).rejects.toThrow(StoreBusyError);
     await expect(failure).rejects.toThrow(`gave up after ${policy.attempts} attempts`);
     await expect(failure).rejects.toMatchObject({ retryable: true, expose: true, cause: { code: '40001' } });
     expect(flaky.attempts).toBe(policy.attempts);
-    expect((await db.query<{ content: string }>('SELECT content FROM memories')).map((r) => r.content)).toEqual(['the old one']);
+    expect((await db.query<{ content: string }>(sql`SELECT content FROM memories`)).map((r) => r.content)).toEqual([
+      'the old one',
+    ]);
     expect(await count('journal')).toBe(0);
   });
 
   test('the first attempt runs alone; each retry queues: a transaction that locks the partition first', async () => {
     const flaky = new QueueingFlakyClient(db, 2);
-    await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    await sqlMemoryStores(flaky, policy).curation.insert(plan('the new one', 1), T0);
     expect(flaky.inTransaction).toEqual([false, true, true]);
     expect(flaky.locked).toEqual([
-      [scope.region, scope.userId, 'fact', false],
-      [scope.region, scope.userId, 'fact', false],
+      // The lock's region, user, whether the user's row is wanted (no pin), and the kind.
+      [scope.region, scope.userId, false, 'fact'],
+      [scope.region, scope.userId, false, 'fact'],
     ]);
     expect(await count('memories')).toBe(1);
   });
 
   test('a deadlock (40P01) is retried too', async () => {
     const flaky = new FlakySqlClient(db, 2, '40P01');
-    await new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0);
+    await sqlMemoryStores(flaky, policy).curation.insert(plan('the new one', 1), T0);
     expect(flaky.attempts).toBe(3);
     expect(await count('memories')).toBe(1);
   });
@@ -148,7 +154,7 @@ describe('a remember that meets serialization failures', () => {
     ['statement completion unknown, which may have committed', '40003'],
   ])('%s is not retried', async (_label, code) => {
     const flaky = new FlakySqlClient(db, 1, code);
-    await expect(new SqlMemoryStore(flaky, policy).insert(plan('the new one', 1), T0)).rejects.toMatchObject({ code });
+    await expect(sqlMemoryStores(flaky, policy).curation.insert(plan('the new one', 1), T0)).rejects.toMatchObject({ code });
     expect(flaky.attempts).toBe(1);
   });
 });

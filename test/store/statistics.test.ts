@@ -1,8 +1,9 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { randomUUID } from 'node:crypto';
 import { explain } from '../../bin/plan/explain.js';
-import { NEIGHBOURS } from '../../lambda/adapters/pg/memory-sql.js';
-import { SqlMemoryStore } from '../../lambda/adapters/pg/memory-store.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { NEIGHBOURS } from '../../lambda/adapters/pg/statements/curation/neighbours.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
@@ -16,7 +17,7 @@ beforeEach(async () => {
 afterEach(async () => db.close());
 
 async function load(users: number, each: number): Promise<string[]> {
-  const store = new SqlMemoryStore(db);
+  const store = sqlMemoryStores(db).curation;
   const now = new Date();
   const ids = Array.from({ length: users }, () => randomUUID());
   for (const userId of ids) {
@@ -46,19 +47,29 @@ async function load(users: number, each: number): Promise<string[]> {
 }
 
 const relpages = async () =>
-  (await db.query<{ n: number }>("SELECT relpages AS n FROM pg_class WHERE relname = 'memories'"))[0]?.n ?? -1;
+  (await db.query<{ n: number }>(sql`SELECT relpages AS n FROM pg_class WHERE relname = 'memories'`))[0]?.n ?? -1;
 
 test(
   'a user’s read takes the per-user index before statistics exist and after they are refreshed',
   async () => {
     const [first] = await load(20, 150);
-    const params = ['local', first, 'fact', toVectorLiteral(axis(0)), 'none', null, 1];
+    const neighbours = NEIGHBOURS.query(
+      {
+        scope: { region: 'local', userId: first ?? '' },
+        kind: 'fact',
+        embedding: toVectorLiteral(axis(0)),
+        fingerprint: 'none',
+        expiredBefore: null,
+        candidates: 1,
+      },
+      'postgres',
+    );
     // Led by (region, user_id, kind), the index matches every equality of the read: no statistics needed
     // (migration 0003; led by (user_id, kind) it lost this tie to the region-wide memories_expiry).
-    expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
+    expect((await explain(db, neighbours)).indexes).toContain('memories_user_kind');
 
     expect(await db.refreshStatistics()).toEqual(['memories', 'memory_partition_terms', 'memory_terms']);
-    expect((await explain(db, NEIGHBOURS, params)).indexes).toContain('memories_user_kind');
+    expect((await explain(db, neighbours)).indexes).toContain('memories_user_kind');
     expect(await db.refreshStatistics()).toEqual([]);
   },
   HEAVY_STEP_MS,

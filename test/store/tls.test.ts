@@ -1,3 +1,4 @@
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import pg from 'pg';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { environment } from '../../lambda/config/env.js';
@@ -28,7 +29,7 @@ try {
   authority?.remove();
 }
 
-const onSsl = 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()';
+const onSsl = sql`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`;
 
 if (server && authority) {
   const { port } = server;

@@ -1,10 +1,11 @@
-import { type DatabaseRegions, migrate } from '../../lambda/adapters/pg/migrate.js';
+import { sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
+import { type DatabaseRegions, migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { schemaDimensions } from '../../lambda/adapters/pg/schema.js';
+import { schemaDimensions } from '../../lambda/adapters/pg/schema/facts.js';
 import { environment } from '../../lambda/config/env.js';
 import { PATIENT_CONNECT_MS } from '../support/budgets.js';
 import { DIMENSIONS } from '../support/vectors.js';
-import type { StoreHarness } from './suite.js';
+import { type StoreHarness, sqlHarness } from './harness.js';
 
 /**
  * Opens the store conformance suite's harness on any PostgreSQL-wire URL: migrated with the
@@ -33,7 +34,7 @@ export function redact(raw: string): string {
 }
 
 async function requireSuiteRegions(sql: PgSqlClient): Promise<void> {
-  const rows = await sql.query<{ region: string }>('SELECT region FROM [SHOW REGIONS FROM DATABASE]');
+  const rows = await sql.query<{ region: string }>(sqlText`SELECT region FROM [SHOW REGIONS FROM DATABASE]`);
   const present = new Set(rows.map((r) => r.region));
   const missing = [SUITE_REGIONS.primary, ...SUITE_REGIONS.others].filter((r) => !present.has(r));
   if (missing.length > 0) {
@@ -58,27 +59,5 @@ export async function openUrl(target: string): Promise<StoreHarness> {
     );
   }
   if (sql.engine === 'cockroach') await requireSuiteRegions(sql);
-  return {
-    sql,
-    // DELETE, not TRUNCATE: on CockroachDB a TRUNCATE is a schema change per table.
-    reset: async () => {
-      for (const table of [
-        'memory_links',
-        'journal',
-        'memories',
-        'memory_terms',
-        'memory_partition_terms',
-        'memory_partitions',
-        'api_keys',
-        'oauth_clients',
-        'oauth_codes',
-        'oauth_tokens',
-        'oauth_rate_limits',
-        // PostgreSQL only (decision 0083): CockroachDB's vector index needs no cells.
-        ...(sql.engine === 'cockroach' ? [] : ['memory_cells']),
-      ])
-        await sql.exec(`DELETE FROM ${table}`);
-    },
-    close: () => sql.close(),
-  };
+  return sqlHarness(sql, { close: () => sql.close() });
 }

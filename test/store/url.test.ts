@@ -1,5 +1,5 @@
 import { environment } from '../../lambda/config/env.js';
-import { storeSuite } from './suite.js';
+import { storeSuite } from './conformance.js';
 import { openUrl, redact } from './url-harness.js';
 
 /**
@@ -10,7 +10,7 @@ import { openUrl, redact } from './url-harness.js';
 const url = environment().NAABA_TEST_DATABASE_URL;
 
 if (url) {
-  storeSuite(`URL ${redact(url)}`, () => openUrl(url));
+  storeSuite(`URL ${redact(url)}`, 'sql', () => openUrl(url));
 } else {
   console.log('store conformance over a URL: not run, no URL given (npm run test:store -- --url postgresql://…)');
   describe('store conformance over a URL (needs npm run test:store -- --url URL)', () => {

@@ -1,4 +1,4 @@
-import { migrate } from '../../lambda/adapters/pg/migrate.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 
 /** A migrated in-memory PGlite: the real SQL engine of the local endpoint, for one test file. */

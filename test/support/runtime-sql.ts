@@ -4,23 +4,32 @@ import { REPO_ROOT } from '../../lib/bundling.js';
 
 /**
  * What the runtime's SQL needs, read from its source (decision 0069): every statement the
- * functions send is text in `lambda/adapters/pg/`, upper-case keywords, lower-case table names.
- * From that text, each table the statements insert into, update, delete from or read. Used to hold
- * the runtime grants to exactly what is needed, whoever adds a statement or a table.
+ * functions send is a file of `lambda/adapters/pg/statements/` (with the fragments of `sql/` they
+ * share), upper-case keywords, lower-case table names. From that text, each table the statements
+ * insert into, update, delete from or read. Used to hold the runtime grants to exactly what is
+ * needed, whoever adds a statement or a table.
  */
 
-/** Modules whose statements the owner runs, never the runtime role: migrations, re-embedding, the local engine's upkeep. */
-export const OWNER_ONLY_MODULES = ['migrate.ts', 'reembed.ts', 'pglite-client.ts'] as const;
+/**
+ * Statements the owner runs, never the runtime role: a re-embedding's, the migration runner's
+ * reads of the server and the catalog, and the local engine's upkeep.
+ */
+export const OWNER_ONLY = [
+  /^maintenance\/reembed-/,
+  /^schema\/(stale-statistics|role-exists|current-database|regions-of-database|server-version|delete-setting)\.ts$/,
+] as const;
 
-/** The runtime's SQL modules, each with its source text stripped of comments. */
+/** The runtime's SQL modules (statements and the fragments they share), each with its source text stripped of comments. */
 export function runtimeSqlSources(): { file: string; text: string }[] {
-  const dir = join(REPO_ROOT, 'lambda', 'adapters', 'pg');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.ts') && !(OWNER_ONLY_MODULES as readonly string[]).includes(f))
+  const pg = join(REPO_ROOT, 'lambda', 'adapters', 'pg');
+  const statements = readdirSync(join(pg, 'statements'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !OWNER_ONLY.some((owner) => owner.test(f)))
+    .map((f) => `statements/${f}`);
+  return [...statements, 'sql/fragments.ts', 'sql/policy.ts']
     .sort()
     .map((file) => ({
       file,
-      text: readFileSync(join(dir, file), 'utf8')
+      text: readFileSync(join(pg, file), 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, ' ')
         .replace(/^\s*\/\/.*$/gm, ' '),
     }));

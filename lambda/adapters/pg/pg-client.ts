@@ -1,5 +1,7 @@
 import pg from 'pg';
-import type { SqlClient, SqlEngine } from './sql-client.js';
+import type { Query, SqlClient, SqlEngine } from './sql-client.js';
+import { ISOLATION_LEVEL } from './statements/schema/isolation-level.js';
+import { SERVER_VERSION } from './statements/schema/server-version.js';
 import { tlsConnection } from './tls.js';
 
 export interface PgClientOptions {
@@ -101,7 +103,7 @@ export async function probeEngine(connection: string | pg.ClientConfig, connecti
   const client = new pg.Client({ ...given, connectionTimeoutMillis });
   await client.connect();
   try {
-    const result = await client.query<{ version: string }>('SELECT version() AS version');
+    const result = await client.query<{ version: string }>(SERVER_VERSION.query({}, 'postgres').text);
     return /cockroach/i.test(result.rows[0]?.version ?? '') ? 'cockroach' : 'postgres';
   } finally {
     await client.end();
@@ -114,9 +116,7 @@ export class IsolationError extends Error {
 }
 
 const levelOf = async (query: SqlClient['query']) =>
-  (
-    (await query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level"))[0]?.level ?? 'unknown'
-  ).toLowerCase();
+  ((await query<{ level: string }>(ISOLATION_LEVEL.query({}, 'postgres')))[0]?.level ?? 'unknown').toLowerCase();
 
 /**
  * Start-up check: the URL's own `options` come after ours and may lower the isolation level.
@@ -125,8 +125,8 @@ const levelOf = async (query: SqlClient['query']) =>
  * letting concurrent writers overfill a kind.
  */
 export async function requireSerializable(db: SqlClient): Promise<void> {
-  const level = await levelOf((text, params) => db.query(text, params));
-  const ceiling = db.ceiling ? await levelOf((text, params) => db.ceiling?.(text, params) ?? db.query(text, params)) : level;
+  const level = await levelOf((q) => db.query(q));
+  const ceiling = db.ceiling ? await levelOf((q) => db.ceiling?.(q) ?? db.query(q)) : level;
   if (level === 'serializable' && (ceiling === 'repeatable read' || ceiling === 'serializable')) return;
   const weak = level === 'serializable' ? ceiling : level;
   throw new IsolationError(
@@ -180,10 +180,11 @@ class Lane {
     this.lastUsed = Date.now();
   }
 
-  async run<R extends pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  async run<R extends pg.QueryResultRow>(query: Query | string): Promise<R[]> {
     const client = await this.checkout();
     try {
-      const result = await client.query<R>(text, params ? [...params] : undefined);
+      const result =
+        typeof query === 'string' ? await client.query<R>(query) : await client.query<R>(query.text, [...query.values]);
       this.release(client);
       return result.rows;
     } catch (error) {
@@ -199,8 +200,7 @@ class Lane {
 
 /** One connection inside a transaction: every statement on it, whatever it asks for. */
 function sessionOn(engine: SqlEngine, client: pg.PoolClient): SqlClient {
-  const query = async <R>(text: string, params?: readonly unknown[]) =>
-    (await client.query(text, params ? [...params] : undefined)).rows as R[];
+  const query = async <R>(q: Query) => (await client.query(q.text, [...q.values])).rows as R[];
   return {
     engine,
     query,
@@ -268,16 +268,16 @@ export class PgSqlClient implements SqlClient {
     return lane;
   }
 
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.lane('default').run(text, params) as Promise<R[]>;
+  query<R>(query: Query): Promise<R[]> {
+    return this.lane('default').run(query) as Promise<R[]>;
   }
 
-  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.lane('read').run(text, params) as Promise<R[]>;
+  read<R>(query: Query): Promise<R[]> {
+    return this.lane('read').run(query) as Promise<R[]>;
   }
 
-  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.lane('ceiling').run(text, params) as Promise<R[]>;
+  ceiling<R>(query: Query): Promise<R[]> {
+    return this.lane('ceiling').run(query) as Promise<R[]>;
   }
 
   /**
@@ -310,7 +310,7 @@ export class PgSqlClient implements SqlClient {
   }
 
   async exec(script: string): Promise<void> {
-    await this.query(script);
+    await this.lane('default').run(script);
   }
 
   async close(): Promise<void> {

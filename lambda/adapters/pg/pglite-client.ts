@@ -1,16 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { FairQueue } from './fair-queue.js';
-import type { SqlClient } from './sql-client.js';
-
-/** Tables whose size in pages is more than a fifth (and 8 pages) beyond what their last ANALYZE recorded. */
-const STALE_STATISTICS = `
-SELECT c.relname AS table
-  FROM pg_class AS c
- WHERE c.relkind = 'r'
-   AND c.relname IN ('memories', 'journal', 'memory_links', 'api_keys', 'memory_terms', 'memory_partition_terms', 'memory_partitions', 'memory_cells')
-   AND pg_relation_size(c.oid) / current_setting('block_size')::int > 1.2 * GREATEST(c.relpages, 0) + 8
- ORDER BY c.relname`;
+import type { Query, SqlClient } from './sql-client.js';
+import { send } from './sql/statement.js';
+import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
 
 /**
  * PostgreSQL in WebAssembly, in this process: the local and test engine. Never bundled for Lambda.
@@ -30,8 +23,8 @@ export class PgliteSqlClient implements SqlClient {
     return new PgliteSqlClient(db);
   }
 
-  async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    const result = await this.turns.run(() => this.db.query<R>(text, params ? [...params] : undefined));
+  async query<R>(query: Query): Promise<R[]> {
+    const result = await this.turns.run(() => this.db.query<R>(query.text, [...query.values]));
     return result.rows;
   }
 
@@ -44,7 +37,7 @@ export class PgliteSqlClient implements SqlClient {
    * Returns the tables it refreshed.
    */
   async refreshStatistics(): Promise<string[]> {
-    const grown = await this.query<{ table: string }>(STALE_STATISTICS);
+    const grown = await send(this, STALE_STATISTICS, {});
     for (const { table } of grown) await this.exec(`VACUUM (ANALYZE) ${table}`);
     return grown.map((g) => g.table);
   }

@@ -1,3 +1,7 @@
+import type { Query } from './sql/template.js';
+
+export type { Query } from './sql/template.js';
+
 /** The SQL engines naaba runs on. Runtime SQL is the subset both accept; DDL is per engine. */
 export type SqlEngine = 'postgres' | 'cockroach';
 
@@ -8,19 +12,19 @@ export type SqlEngine = 'postgres' | 'cockroach';
  */
 export interface SqlClient {
   readonly engine: SqlEngine;
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R>(query: Query): Promise<R[]>;
   /**
    * A read, or a write whose changes commute with any other (a decrement, a touch): on PostgreSQL
    * at READ COMMITTED, so it takes no predicate locks that would abort other users' calls.
    * Clients without isolation levels to choose from leave it out (see `asRead`).
    */
-  read?<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  read?<R>(query: Query): Promise<R[]>;
   /**
    * A write a ceiling or the pin limit depends on, which writes its partition's row: on PostgreSQL
    * at REPEATABLE READ, where a concurrent writer of that row makes it fail (40001) instead of
    * writing on what it read, without SERIALIZABLE's predicate locks (see `asCeilingWrite`).
    */
-  ceiling?<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  ceiling?<R>(query: Query): Promise<R[]>;
   /**
    * Runs `work` as one explicit transaction on one connection — on PostgreSQL at READ COMMITTED,
    * so each statement sees what committed before it; on CockroachDB at SERIALIZABLE — committed
@@ -33,13 +37,12 @@ export interface SqlClient {
   close(): Promise<void>;
 }
 
-/** `text` as a read (READ COMMITTED where the client can choose), else as any statement. */
-export const asRead = <R>(db: SqlClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
-  db.read ? db.read<R>(text, params) : db.query<R>(text, params);
+/** A read (READ COMMITTED where the client can choose), else as any statement. */
+export const asRead = <R>(db: SqlClient, query: Query): Promise<R[]> => (db.read ? db.read<R>(query) : db.query<R>(query));
 
-/** `text` as a ceiling write (REPEATABLE READ where the client can choose), else as any statement. */
-export const asCeilingWrite = <R>(db: SqlClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
-  db.ceiling ? db.ceiling<R>(text, params) : db.query<R>(text, params);
+/** A ceiling write (REPEATABLE READ where the client can choose), else as any statement. */
+export const asCeilingWrite = <R>(db: SqlClient, query: Query): Promise<R[]> =>
+  db.ceiling ? db.ceiling<R>(query) : db.query<R>(query);
 
 /** `work` in one transaction where the client has them; as is where it runs one statement at a time. */
 export function inTransaction<T>(db: SqlClient, work: (session: SqlClient) => Promise<T>): Promise<T> {
@@ -57,19 +60,19 @@ class CountedStatements implements SqlClient {
     this.engine = inner.engine;
   }
 
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  query<R>(query: Query): Promise<R[]> {
     this.counter.roundTrips += 1;
-    return this.inner.query<R>(text, params);
+    return this.inner.query<R>(query);
   }
 
-  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  read<R>(query: Query): Promise<R[]> {
     this.counter.roundTrips += 1;
-    return asRead<R>(this.inner, text, params);
+    return asRead<R>(this.inner, query);
   }
 
-  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  ceiling<R>(query: Query): Promise<R[]> {
     this.counter.roundTrips += 1;
-    return asCeilingWrite<R>(this.inner, text, params);
+    return asCeilingWrite<R>(this.inner, query);
   }
 
   transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {

@@ -1,20 +1,9 @@
-import * as memorySql from './memory-sql.js';
-import { ANY_MEMORY, RECORD_SETTING } from './schema.js';
-import { asCeilingWrite, asRead, inTransaction, type SqlClient, type SqlEngine } from './sql-client.js';
+import { asCeilingWrite, asRead, inTransaction, type Query, type SqlClient, type SqlEngine } from './sql-client.js';
 
 /** The tracing a traced client needs: one subsegment per unit of work, with chosen annotations only. */
 export interface SqlTracer {
   span<T>(name: string, annotations: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T>;
 }
-
-/** The store's named statements, by text: their constant's name is the best label there is. */
-const NAMED: ReadonlyMap<string, string> = new Map(
-  [
-    ...Object.entries(memorySql).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-    ['RECORD_SETTING', RECORD_SETTING],
-    ['ANY_MEMORY', ANY_MEMORY],
-  ].map(([name, text]) => [text as string, name as string]),
-);
 
 const WRITE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_.]*)/gi;
 const READ = /\bFROM\s+([a-z_][a-z0-9_.]*)/i;
@@ -22,13 +11,12 @@ const CALL = /^SELECT\s+([a-z_][a-z0-9_]*)\s*\(/i;
 
 /**
  * A short label for a statement, made only of SQL keywords and identifiers: a named statement's
- * constant, else its first keyword and the tables it writes (or else reads). Literals, comments
- * and parameters are stripped first, so nothing the caller sent can reach a label.
+ * name (`curation/insert-memory`), else its first keyword and the tables it writes (or else reads).
+ * Literals, comments and parameters are stripped first, so nothing the caller sent can reach a label.
  */
-export function statementLabel(text: string): string {
-  const named = NAMED.get(text);
-  if (named) return named;
-  const bare = text
+export function statementLabel(query: Query): string {
+  if (query.statement) return query.statement.name;
+  const bare = query.text
     .replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ')
     .replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\$[a-z_]*\$[\s\S]*?\$[a-z_]*\$/gi, ' ')
     .trim();
@@ -65,16 +53,16 @@ export class TracedSqlClient implements SqlClient {
     return this.tracer.span(`SQL ${label}`, { statement: label, engine: this.engine }, work);
   }
 
-  query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.span(statementLabel(text), () => this.inner.query<R>(text, params));
+  query<R>(query: Query): Promise<R[]> {
+    return this.span(statementLabel(query), () => this.inner.query<R>(query));
   }
 
-  read<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.span(statementLabel(text), () => asRead<R>(this.inner, text, params));
+  read<R>(query: Query): Promise<R[]> {
+    return this.span(statementLabel(query), () => asRead<R>(this.inner, query));
   }
 
-  ceiling<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return this.span(statementLabel(text), () => asCeilingWrite<R>(this.inner, text, params));
+  ceiling<R>(query: Query): Promise<R[]> {
+    return this.span(statementLabel(query), () => asCeilingWrite<R>(this.inner, query));
   }
 
   exec(script: string): Promise<void> {

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import type { CurationState } from '../../memory/service-types.js';
+import type { CurationState } from '../../memory/curation/curation-service.js';
 import type { ToolContext } from '../context.js';
 import { journalLineSchema, LIMITS } from '../schemas.js';
 import { guarded, success } from '../tool-result.js';

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { InvalidInputError } from '../../memory/errors.js';
-import type { ForgetInput } from '../../memory/service-types.js';
+import type { ForgetInput } from '../../memory/curation/curation-service.js';
 import type { ToolContext } from '../context.js';
 import { kindEnum, LIMITS, memoryId } from '../schemas.js';
 import { guarded, success } from '../tool-result.js';

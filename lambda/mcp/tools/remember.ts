@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import type { RememberResult } from '../../memory/service-types.js';
+import type { RememberResult } from '../../memory/curation/remember.js';
 import { clientFromMeta } from '../client-info.js';
 import type { ToolContext } from '../context.js';
 import { kindEnum, LIMITS, text } from '../schemas.js';

@@ -1,0 +1,137 @@
+import type { Memory, RecalledMemory } from '../../memory/model.js';
+import { isLive } from '../../memory/policy/expiry.js';
+import { isRelated } from '../../memory/policy/floor.js';
+import { lengthScaled } from '../../memory/policy/ranking.js';
+import type { RecallQuery } from '../../ports/curation-store.js';
+import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector } from './state.js';
+
+/**
+ * Recall's ranking over the reference store's memories, step for step as the recall statement
+ * ranks (statements/recall/recall.ts): the vector arm (exact: no cells), the lexical arm (BM25 with
+ * the length-scaled k1 and b, rarity from the caller's partitions, at most `postingsPerTerm`
+ * postings per term and partition), reciprocal rank fusion, the relevance floor, then what follows
+ * each hit in its origin. Returns the hits and their scores, best first.
+ */
+export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMemory; score: number }[] {
+  const kinds = query.kinds.map((k) => k.kind);
+  const rows = state.partition(query.scope, kinds);
+  const cutoffOf = new Map(query.kinds.map((k) => [k.kind, k.expiredBefore]));
+  const live = (m: StoredMemory) => isLive(m, cutoffOf.get(m.kind) ?? null);
+  const vector = storedVector(query.embedding);
+  const f = query.fusion;
+
+  const distances = new Map(rows.map((m) => [m.id, cosineDistance(vector, m.embedding)]));
+  const distance = (m: StoredMemory) => distances.get(m.id) ?? 2;
+  const nearest = [...rows].sort((a, b) => distance(a) - distance(b) || byId(a, b)).slice(0, query.candidates);
+  const vectorArm = nearest.filter(live).slice(0, f.depth);
+
+  const parts = new Map<string, { score: number; related: boolean }>();
+  const add = (id: string, part: number, related: boolean) => {
+    const was = parts.get(id) ?? { score: 0, related: false };
+    parts.set(id, { score: was.score + part, related: was.related || related });
+  };
+  vectorArm.forEach((m, i) => {
+    add(m.id, f.vectorWeight / (f.k + i + 1), isRelated({ foundByWords: false, distance: distance(m) }, query.farthest));
+  });
+  if (query.terms.length > 0) {
+    lexicalArm(rows, query)
+      .filter(live)
+      .slice(0, f.depth)
+      .forEach((m, i) => {
+        add(m.id, f.lexicalWeight / (f.k + i + 1), true);
+      });
+  }
+  const byScore = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || byId(a, b);
+  const ranked = [...parts.entries()]
+    .filter(([, p]) => p.score > 0 && p.related)
+    .map(([id, p]) => ({ id, score: p.score }))
+    .sort(byScore)
+    .slice(0, query.limit);
+
+  const best = new Map(ranked.map((r) => [r.id, r.score]));
+  for (const hit of ranked) {
+    const m = state.memories.get(hit.id);
+    if (!m || m.origin === null || m.originSeq === null) continue;
+    const seq = m.originSeq;
+    const followers = rows
+      .filter(
+        (o) =>
+          o.origin === m.origin &&
+          o.kind === m.kind &&
+          o.originSeq !== null &&
+          o.originSeq > seq &&
+          o.originSeq <= seq + (f.following > 0 ? f.followingReach : 0) &&
+          live(o),
+      )
+      .sort((a, b) => (a.originSeq ?? 0) - (b.originSeq ?? 0) || byId(a, b))
+      .slice(0, f.following);
+    for (const o of followers) best.set(o.id, Math.max(best.get(o.id) ?? 0, hit.score * f.followingShare));
+  }
+  return [...best.entries()]
+    .map(([id, score]) => ({ id, score }))
+    .filter((h) => h.score > 0)
+    .sort(byScore)
+    .slice(0, query.limit)
+    .flatMap((h) => {
+      const memory = state.memories.get(h.id);
+      return memory ? [{ memory, score: h.score }] : [];
+    });
+}
+
+/** The lexical arm's candidates, best first: BM25 over the caller's partitions of the query's kinds. */
+function lexicalArm(rows: readonly StoredMemory[], query: RecallQuery): StoredMemory[] {
+  const l = query.lexical;
+  const n = rows.length;
+  const average = Math.max(rows.reduce((sum, m) => sum + m.length, 0) / Math.max(n, 1), 1);
+  const { k1, b } = lengthScaled(l, average);
+  const scores = new Map<string, number>();
+  for (const term of new Set(query.terms)) {
+    const holding = rows.filter((m) => m.terms.has(term));
+    const df = holding.length;
+    if (df === 0 || df > Math.max(l.commonDf, l.commonShare * n)) continue;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    for (const kind of new Set(holding.map((m) => m.kind))) {
+      const postings = holding
+        .filter((m) => m.kind === kind)
+        .sort((x, y) => (y.terms.get(term) ?? 0) - (x.terms.get(term) ?? 0) || x.length - y.length || byId(x, y))
+        .slice(0, l.postingsPerTerm);
+      for (const m of postings) {
+        const tf = m.terms.get(term) ?? 0;
+        const part = (idf * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * m.length) / average));
+        scores.set(m.id, (scores.get(m.id) ?? 0) + part);
+      }
+    }
+  }
+  const byMemory = new Map(rows.map((m) => [m.id, m]));
+  return [...scores.entries()]
+    .sort(([a, x], [c, y]) => y - x || (a < c ? -1 : a > c ? 1 : 0))
+    .slice(0, query.candidates)
+    .flatMap(([id]) => {
+      const m = byMemory.get(id);
+      return m ? [m] : [];
+    });
+}
+
+/** A stored memory as the domain holds it. */
+export function toMemory(state: MemoryState, m: StoredMemory): Memory {
+  return {
+    id: m.id,
+    kind: m.kind,
+    content: m.content,
+    pinned: m.pinned,
+    createdAt: m.createdAt,
+    lastUsefulAt: m.lastUsefulAt,
+    recallCount: m.recallCount,
+    restatements: m.restatements,
+    source: { agent: m.agent, client: m.client, origin: m.origin, at: m.createdAt },
+    restatedBy: m.restatedBy.map((s) => ({ ...s })),
+    conflicts: state.linksOf(m.id),
+  };
+}
+
+/** A ranked memory as recall answers it, with its distance from the query. */
+export const toRecalled = (state: MemoryState, m: StoredMemory, score: number, query: RecallQuery): RecalledMemory => ({
+  ...toMemory(state, m),
+  distance: cosineDistance(storedVector(query.embedding), m.embedding),
+  score,
+});

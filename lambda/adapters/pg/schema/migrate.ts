@@ -1,0 +1,299 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { SqlClient, SqlEngine } from '../sql-client.js';
+import { send } from '../sql/statement.js';
+import { APPLIED_MIGRATIONS } from '../statements/schema/applied-migrations.js';
+import { CURRENT_DATABASE } from '../statements/schema/current-database.js';
+import { identifier as ident, REGIONS_OF_DATABASE } from '../statements/schema/regions-of-database.js';
+import { ROLE_EXISTS } from '../statements/schema/role-exists.js';
+import { SERVER_VERSION } from '../statements/schema/server-version.js';
+
+/** Where the migrations live: `sql/<engine>/NNNN_name.sql` at the repository root. */
+const SQL_ROOT = new URL('../../../../sql/', import.meta.url);
+
+/** The regions of a multi-region CockroachDB database: rows live in one of these. */
+export interface DatabaseRegions {
+  readonly primary: string;
+  readonly others: readonly string[];
+}
+
+export interface MigrationSettings {
+  readonly embeddingDimensions: number;
+  /**
+   * Stop before the first pending contract migration instead of applying it (what `naaba migrate`
+   * does unless told `--contract`): a contract removes what older code still uses, so it waits
+   * until no such code runs (docs/deployment.md, "Schema upgrades"). A database with no migration
+   * applied yet takes every file: no code can be running against it.
+   */
+  readonly stopBeforeContract?: boolean;
+  /** The folder holding `<engine>/NNNN_name.sql`; the repository's `sql/` unless a test gives its own. */
+  readonly source?: URL;
+  /**
+   * CockroachDB only: the regions the database must have (from NAABA_DB_REGIONS). When absent,
+   * the database must already be multi-region; PostgreSQL ignores it.
+   */
+  readonly regions?: DatabaseRegions | undefined;
+}
+
+/** A migration could not be applied; the message says what to change. */
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/** `naaba migrate` stopped before a contract migration; what came before it is applied. */
+export class ContractPendingError extends MigrationError {
+  override name = 'ContractPendingError';
+
+  constructor(
+    readonly file: string,
+    readonly requires: string,
+    readonly applied: readonly string[],
+  ) {
+    super(
+      `stopped before ${file}: it is a contract migration, which removes what code older than ${requires} still uses. Deploy code that ships ${requires} to every region, check each region with \`naaba migrate --check\` (the functions' secret), then run \`naaba migrate --contract\`${applied.length > 0 ? ` (applied before it: ${applied.join(', ')})` : ''}`,
+    );
+  }
+}
+
+/**
+ * A migration's own declaration, in a comment line of its file: `-- naaba:contract requires=NNNN_name.sql`
+ * marks a contract migration and names the oldest migration whose code no longer needs what it
+ * removes. Without the line a migration is an expansion, safe under any older code
+ * (test/plan/migration-phases.test.ts holds every file to that).
+ */
+export function contractRequires(script: string): string | undefined {
+  const found = /^--\s*naaba:contract\s+requires=(\d{4}_[a-z0-9_]+?)(\.sql)?\s*$/m.exec(script);
+  return found ? `${found[1]}.sql` : undefined;
+}
+
+/**
+ * Statements an expansion may hold: each leaves every statement older code sends working. New
+ * tables, indexes, columns that are nullable or have a default, seed rows and backfills, relaxed
+ * NOT NULL; dropping an index too, since no statement names one; a read (a marker migration may
+ * hold nothing else, or only a comment). Anything else (dropping or
+ * renaming a table or column, changing a type, a new constraint, deleting rows) is a contract.
+ */
+const EXPANSIONS: readonly RegExp[] = [
+  /^CREATE (UNIQUE |INVERTED )?INDEX\b/,
+  /^CREATE TABLE\b/,
+  /^CREATE EXTENSION\b/,
+  /^INSERT INTO\b/,
+  /^UPDATE\b/,
+  /^DROP INDEX\b/,
+  /^GRANT\b/,
+  /^COMMENT ON\b/,
+  /^SELECT\b/,
+  /^ALTER TABLE (IF EXISTS )?\S+ ADD COLUMN\b/,
+  /^ALTER TABLE (IF EXISTS )?\S+ ALTER COLUMN \S+ (DROP NOT NULL|SET DEFAULT)\b/,
+];
+
+/** The statements of a migration that only a contract migration may hold, each by its first line. */
+export function contractStatements(script: string): string[] {
+  return splitStatements(script)
+    .map((statement) =>
+      statement
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('--'))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+    .filter((code) => {
+      const upper = code.toUpperCase();
+      // A NOT NULL column without a default refuses older code's inserts, which do not name it.
+      const requiredColumn = /\bADD COLUMN\b/.test(upper) && /\bNOT NULL\b/.test(upper) && !/\bDEFAULT\b/.test(upper);
+      return requiredColumn || !EXPANSIONS.some((pattern) => pattern.test(upper));
+    });
+}
+
+/** The engine's migration files in order: what this code knows. */
+export async function migrationFiles(engine: SqlEngine, source: URL = SQL_ROOT): Promise<string[]> {
+  const names = await readdir(new URL(`${engine}/`, source));
+  return names.filter((n) => MIGRATION_FILE.test(n)).sort();
+}
+
+/** A migration's file name; other files in `sql/<engine>/` (the runtime grants) are not migrations. */
+export const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
+
+/** The oldest CockroachDB with GA vector indexes, cosine opclass and index backfill (DESIGN §5). */
+const MIN_COCKROACH = [25, 4] as const;
+
+function render(script: string, settings: MigrationSettings): string {
+  return script.replaceAll('{{embedding_dimensions}}', String(settings.embeddingDimensions));
+}
+
+/**
+ * Splits a DDL script into statements at semicolons that end a line. Comment lines never end a
+ * statement, and chunks holding only comments are dropped. Enough for our own DDL, which keeps
+ * no semicolon at a line end inside a string.
+ */
+export function splitStatements(script: string): string[] {
+  const statements: string[] = [];
+  let current: string[] = [];
+  for (const line of script.split('\n')) {
+    current.push(line);
+    const trimmed = line.trim();
+    if (!trimmed.startsWith('--') && trimmed.endsWith(';')) {
+      statements.push(current.join('\n'));
+      current = [];
+    }
+  }
+  statements.push(current.join('\n'));
+  const code = (s: string) =>
+    s
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('--'))
+      .join('\n')
+      .trim();
+  return statements.filter((s) => code(s) !== '').map((s) => s.trim());
+}
+
+async function requireCockroachVersion(db: SqlClient): Promise<void> {
+  const [row] = await send(db, SERVER_VERSION, {});
+  const found = /v(\d+)\.(\d+)/.exec(row?.version ?? '');
+  const [major, minor] = [Number(found?.[1] ?? 0), Number(found?.[2] ?? 0)];
+  if (major < MIN_COCKROACH[0] || (major === MIN_COCKROACH[0] && minor < MIN_COCKROACH[1])) {
+    throw new MigrationError(
+      `CockroachDB v${MIN_COCKROACH.join('.')} or newer is needed (vector indexes with cosine distance); the server says "${row?.version ?? 'unknown'}"`,
+    );
+  }
+}
+
+/**
+ * Makes the CockroachDB database multi-region with the configured regions, before any table
+ * refers to its `crdb_internal_region` type. Adds missing regions; never moves the primary
+ * region or drops one, since that rehomes data: those stay deliberate operator actions.
+ */
+async function ensureRegions(db: SqlClient, wanted: DatabaseRegions | undefined): Promise<void> {
+  const [row] = await send(db, CURRENT_DATABASE, {});
+  const database = row?.name ?? '';
+  const have = await send(db, REGIONS_OF_DATABASE, { database });
+  const primary = have.find((r) => r.primary)?.region;
+  if (!wanted) {
+    if (primary) return;
+    throw new MigrationError(
+      `database ${database} is not multi-region: set NAABA_DB_REGIONS to its regions, primary first (e.g. eu-central-1,us-east-1); SHOW REGIONS FROM CLUSTER lists them`,
+    );
+  }
+  if (primary && primary !== wanted.primary) {
+    throw new MigrationError(
+      `database ${database} has primary region ${primary} but NAABA_DB_REGIONS starts with ${wanted.primary}; change one of them deliberately`,
+    );
+  }
+  if (!primary) await db.exec(`ALTER DATABASE ${ident(database)} SET PRIMARY REGION ${ident(wanted.primary)}`);
+  const present = new Set(have.map((r) => r.region));
+  for (const region of wanted.others) {
+    if (!present.has(region)) await db.exec(`ALTER DATABASE ${ident(database)} ADD REGION IF NOT EXISTS ${ident(region)}`);
+  }
+}
+
+/**
+ * PostgreSQL: each file in one transaction, all or nothing. CockroachDB: each statement on its
+ * own, since multi-region `ALTER DATABASE` and schema changes on REGIONAL BY ROW tables do not
+ * belong in one explicit transaction; every statement there is written to be re-runnable.
+ */
+async function apply(db: SqlClient, file: string, script: string): Promise<void> {
+  const requires = contractRequires(script);
+  const record =
+    requires === undefined
+      ? `INSERT INTO naaba_migrations (version, applied_at) VALUES ('${file}', now()) ON CONFLICT (version) DO NOTHING`
+      : `INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('${file}', now(), '${requires}') ON CONFLICT (version) DO NOTHING`;
+  if (db.engine === 'postgres') {
+    await db.exec(`BEGIN;\n${script}\n${record};\nCOMMIT;`);
+    return;
+  }
+  for (const statement of splitStatements(script)) {
+    try {
+      await db.exec(statement);
+    } catch (error) {
+      const head = statement.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--')) ?? '';
+      throw new MigrationError(`${file}: "${head.trim()}" failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  await db.exec(record);
+}
+
+/**
+ * The record of applied migrations. `requires` is set on contract migrations: the oldest migration
+ * code must know to run against this database (lambda/adapters/pg/schema-version.ts reads it).
+ * The ALTER brings a record made before the column existed up to date.
+ */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS naaba_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL, requires TEXT);
+ALTER TABLE naaba_migrations ADD COLUMN IF NOT EXISTS requires TEXT`;
+
+/**
+ * Applies the engine's migrations not yet applied, in order; returns their names. With
+ * `stopBeforeContract`, throws {@link ContractPendingError} at the first pending contract
+ * migration of a database that already has migrations, after applying those before it.
+ */
+export async function migrate(db: SqlClient, settings: MigrationSettings): Promise<string[]> {
+  await db.exec(MIGRATIONS_TABLE);
+  if (db.engine === 'cockroach') {
+    await requireCockroachVersion(db);
+    await ensureRegions(db, settings.regions);
+  }
+  const done = new Set((await send(db, APPLIED_MIGRATIONS, {})).map((r) => r.version));
+  const applied: string[] = [];
+  const source = settings.source ?? SQL_ROOT;
+  for (const file of await migrationFiles(db.engine, source)) {
+    if (done.has(file)) continue;
+    const script = render(await readFile(new URL(`${db.engine}/${file}`, source), 'utf8'), settings);
+    const requires = contractRequires(script);
+    const contracts = contractStatements(script);
+    if (requires === undefined && contracts.length > 0) {
+      throw new MigrationError(
+        `${file} changes what older code uses (${contracts[0]?.slice(0, 60)}…) but does not say it is a contract migration: add the line "-- naaba:contract requires=NNNN_name.sql" naming the first migration of code that no longer needs it (docs/deployment.md, "Schema upgrades")`,
+      );
+    }
+    if (requires !== undefined && settings.stopBeforeContract && done.size > 0) {
+      throw new ContractPendingError(file, requires, applied);
+    }
+    await apply(db, file, script);
+    applied.push(file);
+  }
+  return applied;
+}
+
+/** Where the runtime role's privileges are written, one file per engine: `sql/<engine>/runtime-grants.sql`. */
+export const RUNTIME_GRANTS_FILE = 'runtime-grants.sql';
+
+/** One line of a runtime grants file: a table and the privileges granted on it. */
+export type TableGrants = ReadonlyMap<string, readonly string[]>;
+
+/** The per-table lines of a runtime grants file (database and schema lines left out), privileges sorted. */
+export function parseRuntimeGrants(text: string): TableGrants {
+  const grants = new Map<string, string[]>();
+  for (const found of text.matchAll(/^GRANT\s+([A-Z, ]+?)\s+ON\s+TABLE\s+([a-z_][a-z0-9_]*)\s+TO\s/gm)) {
+    const [, privileges = '', table = ''] = found;
+    grants.set(table, [...(grants.get(table) ?? []), ...privileges.split(',').map((p) => p.trim())].sort());
+  }
+  return grants;
+}
+
+/** The runtime grants of an engine as written, placeholders and all. */
+export function runtimeGrantsText(engine: SqlEngine): Promise<string> {
+  return readFile(new URL(`${engine}/${RUNTIME_GRANTS_FILE}`, SQL_ROOT), 'utf8');
+}
+
+/**
+ * Grants the runtime role exactly the DML of `sql/<engine>/runtime-grants.sql` (decision 0069),
+ * as the schema owner, after the migrations. The role must exist (the administrator creates it
+ * once, docs/deployment.md §2); GRANT is idempotent, so this runs on every `naaba migrate`, and a
+ * table a new migration adds is granted in the same run. Returns the statements it ran.
+ */
+export async function grantRuntimeRole(db: SqlClient, role: string): Promise<string[]> {
+  const [found] = await send(db, ROLE_EXISTS, { role });
+  if (!found?.found) {
+    throw new MigrationError(
+      `the runtime role ${role} does not exist: create it once as an administrator (docs/deployment.md §2), or name another with --runtime-role`,
+    );
+  }
+  const [database] = await send(db, CURRENT_DATABASE, {});
+  const statements = splitStatements(
+    (await runtimeGrantsText(db.engine))
+      .replaceAll('{{runtime_role}}', ident(role))
+      .replaceAll('{{database}}', ident(database?.name ?? '')),
+  );
+  if (db.engine === 'postgres') await db.exec(`BEGIN;\n${statements.join('\n')}\nCOMMIT;`);
+  else for (const statement of statements) await db.exec(statement);
+  return statements;
+}

@@ -1,0 +1,96 @@
+import type { Condition, OrderField } from '../../../memory/policy/condition.js';
+import { type Param, type SqlFragment, sql, verbatim, join } from './template.js';
+
+/**
+ * The curation rules of lambda/memory/policy written as SQL: a rule's condition becomes a
+ * predicate and an order an ORDER BY list, so the statements carry the rule the service and the
+ * in-memory store evaluate, never a copy of it. Negations are pushed down to the columns
+ * (`NOT pinned AND last_useful_at < cutoff`), so an engine sees predicates it can match to an index.
+ */
+
+/**
+ * How a kind's expiry cutoff reaches a statement: absent (the kinds never expire), one parameter
+ * that may be null, one known to be set (the sweeper's), or one per kind for a read of several
+ * kinds (the kinds without a TTL have none).
+ */
+export type CutoffSql =
+  | { readonly one: Param<Date | null> }
+  | { readonly set: Param<Date> }
+  | { readonly perKind: readonly { readonly kind: Param<string>; readonly cutoff: Param<Date> }[] };
+
+/** The inputs a condition reads, as the statement's parameters; an input left out is absent (null). */
+export interface ConditionSql {
+  readonly cutoff?: CutoffSql;
+  readonly spared?: Param<string | null | undefined>;
+}
+
+const COLUMNS: Record<OrderField | 'pinned' | 'kind', string> = {
+  id: 'id',
+  lastUsefulAt: 'last_useful_at',
+  pinned: 'pinned',
+  kind: 'kind',
+};
+
+/** A memory's column, read through `alias` when there is one. */
+const column = (alias: string | undefined, field: keyof typeof COLUMNS) =>
+  verbatim(alias ? `${alias}.${COLUMNS[field]}` : COLUMNS[field]);
+
+type Rendered = boolean | SqlFragment;
+
+function combine(parts: readonly Rendered[], conjunction: boolean): Rendered {
+  // A constant that decides the whole (true in OR, false in AND) wins; the neutral one drops out.
+  if (parts.includes(!conjunction)) return !conjunction;
+  const fragments = parts.filter((p): p is SqlFragment => typeof p !== 'boolean');
+  if (fragments.length === 0) return conjunction;
+  if (fragments.length === 1) return fragments[0] as SqlFragment;
+  return sql`(${join(fragments, conjunction ? ' AND ' : ' OR ')})`;
+}
+
+function usefulSince(alias: string | undefined, cutoff: CutoffSql | undefined, negated: boolean): Rendered {
+  const last = column(alias, 'lastUsefulAt');
+  const compare = negated ? verbatim(' < ') : verbatim(' >= ');
+  if (cutoff === undefined) return !negated;
+  if ('set' in cutoff) return sql`${last}${compare}${cutoff.set}::timestamptz`;
+  if ('one' in cutoff) {
+    const c = cutoff.one;
+    return negated
+      ? sql`(${c}::timestamptz IS NOT NULL AND ${last} < ${c}::timestamptz)`
+      : sql`(${c}::timestamptz IS NULL OR ${last} >= ${c}::timestamptz)`;
+  }
+  if (cutoff.perKind.length === 0) return !negated;
+  const arms = cutoff.perKind.map(({ kind, cutoff: c }) => sql`WHEN ${kind} THEN ${last}${compare}${c}::timestamptz`);
+  return sql`CASE ${column(alias, 'kind')} ${join(arms, ' ')} ELSE ${verbatim(negated ? 'false' : 'true')} END`;
+}
+
+function render(condition: Condition, alias: string | undefined, inputs: ConditionSql, negated: boolean): Rendered {
+  switch (condition.test) {
+    case 'pinned':
+      return negated ? sql`NOT ${column(alias, 'pinned')}` : column(alias, 'pinned');
+    case 'useful since cutoff':
+      return usefulSince(alias, inputs.cutoff, negated);
+    case 'spared': {
+      const s = inputs.spared;
+      if (s === undefined) return negated;
+      const id = column(alias, 'id');
+      return negated ? sql`(${s}::uuid IS NULL OR ${id} <> ${s}::uuid)` : sql`(${s}::uuid IS NOT NULL AND ${id} = ${s}::uuid)`;
+    }
+    case 'not':
+      return render(condition.of, alias, inputs, !negated);
+    case 'any':
+    case 'all':
+      return combine(
+        condition.of.map((c) => render(c, alias, inputs, negated)),
+        (condition.test === 'all') !== negated,
+      );
+  }
+}
+
+/** The condition as a predicate on the memory read as `alias` (or unqualified). */
+export function predicate(condition: Condition, alias: string | undefined, inputs: ConditionSql): SqlFragment {
+  const rendered = render(condition, alias, inputs, false);
+  return typeof rendered === 'boolean' ? verbatim(rendered ? 'true' : 'false') : rendered;
+}
+
+/** The order as an ORDER BY list (each ascending) of the memory read as `alias` (or unqualified). */
+export const orderBy = (order: readonly OrderField[], alias?: string): SqlFragment =>
+  join(order.map((field) => column(alias, field)));

@@ -1,0 +1,73 @@
+import type { Scope } from '../../../../memory/model.js';
+import { LIVE } from '../../../../memory/policy/expiry.js';
+import { restatedByPush } from '../../sql/fragments.js';
+import { predicate } from '../../sql/policy.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface MergeMemoryInputs {
+  readonly scope: Scope;
+  readonly targetId: string;
+  /** Whether the restatement pins the memory. */
+  readonly pin: boolean;
+  readonly now: Date;
+  /** The restatement's source as a restatement list's entry (JSON). */
+  readonly source: string;
+  readonly sourcesKept: number;
+  readonly pinLimit: number;
+  /** The target kind's cutoff; null without a TTL: an expired target is gone. */
+  readonly expiredBefore: Date | null;
+}
+
+export interface MergeMemoryRow {
+  readonly found: number;
+  readonly pin_ok: boolean | null;
+  readonly updated: number;
+}
+
+/**
+ * A restatement absorbed into an existing live memory (restatement count, bounded newest-first
+ * sources, usefulness now) and the merge journaled as `duplicate`: one statement. A merge that pins
+ * writes the user's partition row, so that pin counts hold under concurrency.
+ */
+export const MERGE_MEMORY = statement<MergeMemoryInputs, MergeMemoryRow>({
+  name: 'curation/merge-memory',
+  expects: (inputs) => ({ postgresIndex: inputs.pin ? ['memories_pkey', 'memories_pinned'] : 'memories_pkey' }),
+  render: (p) => {
+    const { region, userId } = p.scope;
+    const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
+    return sql`
+WITH target AS (
+  SELECT t.id, t.pinned FROM memories AS t
+   WHERE t.region = ${region} AND t.user_id = ${userId}::uuid AND t.id = ${p.targetId}::uuid AND ${live('t')}
+), allowed AS (
+  SELECT (NOT ${p.pin}::bool OR t.pinned
+          OR (SELECT count(*) FROM memories WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned) < ${p.pinLimit}::int4) AS pin_ok
+    FROM target AS t
+), updated AS (
+  UPDATE memories AS m
+     SET restatements = m.restatements + 1,
+         last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz),
+         pinned = m.pinned OR ${p.pin}::bool,
+         expires = m.expires AND NOT ${p.pin}::bool,
+         restated_by = ${restatedByPush('m', p.source, p.sourcesKept)}
+   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = ${p.targetId}::uuid AND (SELECT pin_ok FROM allowed)
+     AND ${live('m')}
+  RETURNING m.kind, m.created_at, m.recall_count
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  SELECT gen_random_uuid(), ${region}, ${userId}::uuid, ${p.now}::timestamptz, kind, 'duplicate',
+         CAST(extract(epoch FROM ${p.now}::timestamptz - created_at) AS INT8), recall_count FROM updated
+  RETURNING 1
+), counted AS (
+  INSERT INTO memory_partitions AS p (region, user_id, kind, writes)
+  SELECT ${region}, ${userId}::uuid, '', 1 WHERE ${p.pin}::bool AND EXISTS (SELECT 1 FROM updated)
+  ON CONFLICT (region, user_id, kind) DO UPDATE SET writes = p.writes + 1
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM target)::int4 AS found,
+       (SELECT pin_ok FROM allowed) AS pin_ok,
+       (SELECT count(*) FROM updated)::int4 AS updated,
+       (SELECT count(*) FROM counted)::int4 AS counted`;
+  },
+});

@@ -1,0 +1,54 @@
+import type { Scope } from '../../../../memory/model.js';
+import { LIVE } from '../../../../memory/policy/expiry.js';
+import { predicate } from '../../sql/policy.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface NeighboursInputs {
+  readonly scope: Scope;
+  readonly kind: string;
+  /** The new memory's vector, as its literal (`toVectorLiteral`). */
+  readonly embedding: string;
+  readonly fingerprint: string;
+  /** The kind's cutoff; null without a TTL. */
+  readonly expiredBefore: Date | null;
+  /** Vector candidates: 1, plus the kind's ceiling when it has a TTL, so that expired rows cannot hide the nearest live one. */
+  readonly candidates: number;
+}
+
+export interface NeighbourRow {
+  readonly role: 'nearest' | 'exact';
+  readonly id: string;
+  readonly content: string | null;
+  readonly distance: number | null;
+  readonly live: boolean;
+}
+
+/**
+ * The nearest live memory of the same (region, user, kind), and any exact restatement (same
+ * fingerprint) with whether it is live. The vector read carries only the partition's prefix, so
+ * CockroachDB's vector index serves it; liveness is checked on the rows it returns.
+ */
+export const NEIGHBOURS = statement<NeighboursInputs, NeighbourRow>({
+  name: 'curation/neighbours',
+  expects: { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+  render: (p) => {
+    const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
+    return sql`
+SELECT * FROM (
+  SELECT 'nearest' AS role, n.id::text AS id, n.content, n.distance, true AS live
+    FROM (SELECT id, content, pinned, last_useful_at, embedding <=> ${p.embedding}::vector AS distance
+            FROM memories
+           WHERE region = ${p.scope.region} AND user_id = ${p.scope.userId}::uuid AND kind = ${p.kind}
+           ORDER BY embedding <=> ${p.embedding}::vector
+           LIMIT ${p.candidates}::int4) AS n
+   WHERE ${live('n')}
+   ORDER BY n.distance, n.id
+   LIMIT 1
+) AS nearest
+UNION ALL
+SELECT 'exact' AS role, x.id::text AS id, NULL AS content, NULL AS distance, ${live('x')} AS live
+  FROM memories AS x
+ WHERE x.region = ${p.scope.region} AND x.user_id = ${p.scope.userId}::uuid AND x.kind = ${p.kind} AND x.fingerprint = ${p.fingerprint}`;
+  },
+});

@@ -1,0 +1,28 @@
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+import { type CellPartitionInputs, inPartition } from './cells-partition.js';
+
+/**
+ * A partition's ready cells brought up to date with what they hold now: each centroid becomes the
+ * mean of its memories' vectors, and a cell left without any goes. So a forgotten, evicted or
+ * expired memory's vector is in no centroid after the next sweep. A centroid that is already the
+ * mean is not written (the local server sweeps every 30 s, and PGlite has no autovacuum).
+ */
+export const REFRESH_CELLS = statement<CellPartitionInputs>({
+  name: 'maintenance/cells-refresh',
+  expects: { postgresIndex: ['memories_cell', 'memory_cells_pkey'] },
+  render: (p) => sql`
+WITH means AS (
+  SELECT m.cell, avg(m.embedding) AS mean
+    FROM memories AS m WHERE ${inPartition(p, 'm')} AND m.cell IS NOT NULL
+   GROUP BY m.cell
+), emptied AS (
+  DELETE FROM memory_cells AS c
+   WHERE ${inPartition(p, 'c')} AND c.ready AND NOT EXISTS (SELECT 1 FROM means WHERE means.cell = c.cell)
+  RETURNING 1
+)
+UPDATE memory_cells AS c
+   SET centroid = means.mean
+  FROM means
+ WHERE ${inPartition(p, 'c')} AND c.ready AND c.cell = means.cell AND c.centroid IS DISTINCT FROM means.mean`,
+});

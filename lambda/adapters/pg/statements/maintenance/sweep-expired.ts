@@ -1,0 +1,43 @@
+import { EXPIRED } from '../../../../memory/policy/expiry.js';
+import { expiryLines, forgottenTerms } from '../../sql/fragments.js';
+import { predicate } from '../../sql/policy.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface SweepExpiredInputs {
+  readonly region: string;
+  readonly kind: string;
+  readonly expiredBefore: Date;
+  readonly batch: number;
+  readonly now: Date;
+}
+
+/**
+ * One bounded batch of expired memories of one kind in one region, journaled as expiry. It walks
+ * the expiry index, which holds only rows of kinds with a TTL (`expires`). The DELETE checks expiry
+ * again, so a memory recalled meanwhile survives, and a row two sweepers both picked is deleted (and
+ * journaled) once.
+ */
+export const SWEEP_EXPIRED = statement<SweepExpiredInputs, { expired: number }>({
+  name: 'maintenance/sweep-expired',
+  expects: { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiring' },
+  render: (p) => {
+    const expired = predicate(EXPIRED, undefined, { cutoff: { set: p.expiredBefore } });
+    return sql`
+WITH victims AS (
+  SELECT id FROM memories
+   WHERE region = ${p.region} AND kind = ${p.kind} AND expires AND ${expired}
+   ORDER BY last_useful_at
+   LIMIT ${p.batch}::int4
+), gone AS (
+  DELETE FROM memories
+   WHERE region = ${p.region} AND id IN (SELECT id FROM victims) AND ${expired}
+  RETURNING id, user_id, kind, created_at, last_useful_at, recall_count, terms, term_count
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  ${expiryLines('gone', p.region, sql`e.user_id`, sql`e.kind`, sql`(${p.now}::timestamptz - ${p.expiredBefore}::timestamptz)`)}
+  RETURNING 1
+), ${forgottenTerms('gone', p.region)}
+SELECT (SELECT count(*) FROM gone)::int4 AS expired`;
+  },
+});

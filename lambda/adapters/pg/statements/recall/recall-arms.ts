@@ -1,0 +1,159 @@
+import type { Params } from '../../sql/template.js';
+import { join, type SqlFragment, sql } from '../../sql/template.js';
+import type { RecallInputs } from './recall.js';
+
+/**
+ * The parts of the recall statement (recall.ts): the vector arm on each engine, the lexical arm, and
+ * what follows a hit. Each reads the statement's named parameters `p` and the partitions' prefix
+ * list `prefixes`; `live` is the liveness predicate of the row each arm returns.
+ */
+
+/** One arm's part of a fused score: its weight over k + rank (reciprocal rank fusion). */
+export const fusedPart = (p: Params<RecallInputs>, weight: SqlFragment) =>
+  sql`${weight}::float8 / (${p.fusion.k}::float8 + CAST(rank AS FLOAT8))`;
+
+/** The vector arm's last step: the live ones among the nearest rows, ranked. */
+const liveRanked = (p: Params<RecallInputs>, live: SqlFragment) => sql`vector_arm AS (
+  SELECT v.id, v.distance, row_number() OVER (ORDER BY v.distance, v.id) AS rank
+    FROM vector_rows AS v
+   WHERE ${live}
+   ORDER BY v.distance, v.id
+   LIMIT ${p.depth}::int4
+)`;
+
+/** The vector arm on CockroachDB: nearest first over the vector index, whose prefix is (region, user, kind). */
+export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: SqlFragment) => sql`vector_rows AS (
+  SELECT id, kind, pinned, last_useful_at, embedding <=> ${p.embedding}::vector AS distance
+    FROM memories
+   WHERE (region, user_id, kind) IN (${prefixes})
+   ORDER BY embedding <=> ${p.embedding}::vector
+   LIMIT ${p.candidates}::int4
+), ${liveRanked(p, live)}`;
+
+/**
+ * The vector arm on PostgreSQL and PGlite, exact over what it reads (decision 0083): in each
+ * partition that has cells, the `cellsProbed` share of them nearest the query (materialized: a few
+ * rows per kind), then each cell's memories by key of `memories_cell` (`OFFSET 0` keeps the read
+ * per cell: pulled up into a plain join, PostgreSQL may read all the user's cells and merge); and
+ * every memory of the partitions without a cell (`memories_uncelled`), which is all of a partition
+ * that has none (a small one) and, in one that has, what was written since the sweeper last
+ * assigned cells.
+ */
+export const cellsVectorArm = (
+  p: Params<RecallInputs>,
+  prefixes: SqlFragment,
+  live: SqlFragment,
+) => sql`near_cells AS MATERIALIZED (
+  SELECT c.kind, c.cell
+    FROM (SELECT c.kind, c.cell, count(*) OVER (PARTITION BY c.kind) AS cells,
+                 row_number() OVER (PARTITION BY c.kind ORDER BY c.centroid <=> ${p.embedding}::vector, c.cell) AS nearness
+            FROM memory_cells AS c
+           WHERE (c.region, c.user_id, c.kind) IN (${prefixes}) AND c.ready) AS c
+   WHERE c.nearness <= ceil(c.cells * ${p.fusion.cellsProbed}::float8)
+), vector_rows AS (
+  SELECT v.id, v.kind, v.pinned, v.last_useful_at, v.distance
+    FROM (SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.embedding <=> ${p.embedding}::vector AS distance
+            FROM memories AS m
+           WHERE (m.region, m.user_id, m.kind) IN (${prefixes}) AND m.cell IS NULL
+          UNION ALL
+          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.distance
+            FROM near_cells AS n,
+                 LATERAL (SELECT c.id, c.kind, c.pinned, c.last_useful_at, c.embedding <=> ${p.embedding}::vector AS distance
+                            FROM memories AS c
+                           WHERE c.region = ${p.scope.region} AND c.user_id = ${p.scope.userId}::uuid AND c.kind = n.kind AND c.cell = n.cell
+                          OFFSET 0) AS m) AS v
+   ORDER BY v.distance
+   LIMIT ${p.candidates}::int4
+), ${liveRanked(p, live)}`;
+
+/**
+ * The lexical arm, BM25 over the caller's own partitions from their postings and kept statistics
+ * (decision 0056): a term's rarity comes from its document frequency kept per partition, the
+ * average length from the partitions' kept totals: nothing is counted on read. Candidates are the
+ * memories holding a rarer term; a very common term (in more than a share of the partition) is left
+ * out, so its long posting list is never read. Each remaining term's postings are read best first
+ * and at most `postingsPerTerm` per partition (decision 0078): the arm reads at most terms × that
+ * many rows whatever the partition's size, and below that depth it is exact BM25. Ranked candidates
+ * are checked for expiry on their rows, `candidates` of them so that expired ones cannot starve the
+ * `depth` kept.
+ */
+export function lexicalArm(p: Params<RecallInputs>, partitions: readonly SqlFragment[], live: SqlFragment): SqlFragment {
+  const l = p.lexical;
+  const prefixes = join(partitions);
+  // Per partition, a term's postings best first (most occurrences, then the shortest memory) and at
+  // most postingsPerTerm of them: the memory_terms_impact index hands them over in that order.
+  const postings = join(
+    partitions.map(
+      (partition) => sql`(SELECT p.memory_id, p.tf, p.dl
+                      FROM memory_terms AS p
+                     WHERE (p.region, p.user_id, p.kind) IN (${partition}) AND p.term = w.term
+                     ORDER BY p.tf DESC, p.dl
+                     LIMIT ${l.postingsPerTerm}::int8)`,
+    ),
+    ' UNION ALL ',
+  );
+  // One posting's part of its memory's score: BM25's saturated, length-normalised frequency.
+  const bm25 = sql`x.tf * (w.k1 + 1) / (x.tf + w.k1 * (1 - w.b + w.b * x.dl / w.average))`;
+  const n = sql`CAST(COALESCE(sum(p.memories), 0) AS FLOAT8)`;
+  const excess = sql`GREATEST(a.average - ${l.shortLength}::float8, 0)`;
+  return sql`lex_stats AS (
+  -- k1 and b scaled by the share of the average length past the short length (lengthScaled in policy/ranking.ts).
+  SELECT l.n, l.average, ${l.k1}::float8 * l.share AS k1, ${l.b}::float8 * l.share AS b
+    FROM (SELECT a.n, a.average,
+                 ${excess} / GREATEST(${excess} + ${l.halfLength}::float8, 1) AS share
+            FROM (SELECT ${n} AS n, GREATEST(CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) / GREATEST(${n}, 1), 1) AS average
+                    FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (${prefixes})) AS a) AS l
+), lex_terms AS (
+  SELECT d.term, CAST(sum(d.df) AS FLOAT8) AS df
+    FROM memory_partition_terms AS d
+   WHERE (d.region, d.user_id, d.kind) IN (${prefixes}) AND d.term = ANY(${p.terms}::text[])
+   GROUP BY d.term
+  HAVING sum(d.df) > 0
+), lex_weights AS (
+  SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf,
+         t.df <= GREATEST(${l.commonDf}::float8, ${l.commonShare}::float8 * s.n) AS rare, s.average, s.k1, s.b
+    FROM lex_terms AS t, lex_stats AS s
+), lex_scores AS (
+  SELECT x.memory_id AS id, sum(w.idf * ${bm25}) AS score
+    FROM lex_weights AS w,
+         LATERAL (${postings}) AS x
+   WHERE w.rare
+   GROUP BY x.memory_id
+), lex_top AS (
+  SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT ${p.candidates}::int4
+), lexical_arm AS (
+  SELECT l.id, row_number() OVER (ORDER BY l.score DESC, l.id) AS rank
+    FROM lex_top AS l JOIN memories AS m ON m.region = ${p.scope.region} AND m.id = l.id
+   WHERE ${live}
+   ORDER BY l.score DESC, l.id
+   LIMIT ${p.depth}::int4
+)`;
+}
+
+/**
+ * The memories that follow each ranked hit: the first `following` live ones among the
+ * `followingReach` places after the hit's in its (user, origin, kind), in the order they were
+ * written, scored at `followingShare` of the hit's score (decision 0082). The places are listed
+ * first (materialized, so that no planner reads the origin and filters it instead), then each is
+ * read by key, so a hit costs at most `followingReach` point reads of `memories_origin_seq` on every
+ * engine, however many memories its origin holds. A memory without an origin (or without a place)
+ * has no followers; `origin IS NOT NULL` is written out so that each engine sees the partial
+ * index's predicate.
+ */
+export const followingHits = (p: Params<RecallInputs>, live: SqlFragment) => sql`places AS MATERIALIZED (
+  SELECT r.id AS hit, r.score, h.origin, h.kind, h.origin_seq + g.step AS place
+    FROM ranked AS r
+    JOIN memories AS h ON h.region = ${p.scope.region} AND h.id = r.id
+   CROSS JOIN generate_series(1, ${p.fusion.followingReach}::int8) AS g(step)
+   WHERE h.origin IS NOT NULL AND h.origin_seq IS NOT NULL
+), following AS (
+  SELECT f.id, f.score
+    FROM (SELECT m.id, p.score * ${p.fusion.followingShare}::float8 AS score,
+                 row_number() OVER (PARTITION BY p.hit ORDER BY m.origin_seq, m.id) AS rank
+            FROM places AS p
+            JOIN memories AS m
+              ON m.region = ${p.scope.region} AND m.user_id = ${p.scope.userId}::uuid AND m.origin IS NOT NULL AND m.origin = p.origin
+             AND m.kind = p.kind AND m.origin_seq = p.place
+           WHERE ${live}) AS f
+   WHERE f.rank <= ${p.fusion.following}::int8
+)`;

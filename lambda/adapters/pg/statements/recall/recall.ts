@@ -1,0 +1,131 @@
+import type { Scope } from '../../../../memory/model.js';
+import type { KindCutoff } from '../../../../memory/policy/expiry.js';
+import type { LexicalScoring } from '../../../../memory/policy/ranking.js';
+import { conflictsOf, kindsParams, liveIn, type MemoryRow, memoryColumns, partitionList } from '../../sql/fragments.js';
+import { type PlanExpectations, statement } from '../../sql/statement.js';
+import { join, sql } from '../../sql/template.js';
+import { cellsVectorArm, followingHits, fusedPart, lexicalArm, vectorArm } from './recall-arms.js';
+
+export interface RecallInputs {
+  readonly scope: Scope;
+  /** The query's vector, as its literal: the vector arm's query, and every answer's distance. */
+  readonly embedding: string;
+  /** The query's lexical terms, checked; none: the vector arm runs alone. */
+  readonly terms: readonly string[];
+  /** The kinds searched, each with its cutoff. */
+  readonly kinds: readonly KindCutoff[];
+  /** Rows asked of each arm's read so that expiry checks on the returned rows cannot starve the result. */
+  readonly candidates: number;
+  /** How many each arm ranks. */
+  readonly depth: number;
+  readonly limit: number;
+  readonly now: Date;
+  readonly fusion: {
+    readonly k: number;
+    readonly vectorWeight: number;
+    readonly lexicalWeight: number;
+    /** The relevance floor: what only the vector arm found counts within this distance (policy/floor.ts). */
+    readonly farthest: number;
+    readonly following: number;
+    readonly followingShare: number;
+    /** Places read after each hit; 0 when nothing follows. */
+    readonly followingReach: number;
+    readonly cellsProbed: number;
+  };
+  readonly lexical: LexicalScoring;
+  /** Whether the returned memories become useful (recall) or not (the page's search: looking is not recalling). */
+  readonly touch: boolean;
+}
+
+/**
+ * PostgreSQL: the vector arm reads the caller's partitions by their cells, and those without a
+ * cell through the (region, user_id, kind, cell) btree (decision 0083); the lexical arm the
+ * postings of the query's terms by their key (decision 0056).
+ */
+const CELLS_PLAN_PG = ['memories_cell', 'memories_uncelled', 'memory_cells_pkey'];
+const LEXICAL_PLAN_PG = [...CELLS_PLAN_PG, 'memory_terms_impact'];
+
+function recallPlan(inputs: RecallInputs, engine: string): PlanExpectations {
+  const lexical = inputs.terms.length > 0;
+  if (engine === 'cockroach') return { vectorSearch: true, lexicalSearch: lexical, followingRead: true };
+  return {
+    cellsRead: true,
+    lexicalSearch: lexical,
+    followingRead: true,
+    postgresIndex: lexical ? LEXICAL_PLAN_PG : CELLS_PLAN_PG,
+  };
+}
+
+/**
+ * The best live memories first, one statement: the vector arm and, with terms, the lexical arm over
+ * the caller's (region, user, kind) partitions; expiry checked on the rows each returns; the ranks
+ * fused (score = Σ weight / (k + rank)); the relevance floor (what only the vector arm found counts
+ * within the farthest distance, so a query that matches no term and lies far from every memory
+ * returns nothing); then each hit brings the memories that follow it in its origin, and the best
+ * `limit` of both are returned, marked useful unless `touch` is false. An arm of weight 0 still
+ * runs but counts for nothing, and what only it found is not returned (the lexical arm alone).
+ *
+ * The vector arm reads the vector index with the prefix pinned and nothing else on CockroachDB; on
+ * PostgreSQL and PGlite, which have no such index, it reads the nearest cells of each partition
+ * that has them, and the rest exactly.
+ */
+export const RECALL = statement<RecallInputs, RecalledRow>({
+  name: 'recall/recall',
+  expects: recallPlan,
+  render: (p, inputs, engine) => {
+    const kinds = kindsParams(inputs.kinds);
+    const prefixes = partitionList(p.scope, kinds.names);
+    const arm = engine === 'cockroach' ? vectorArm : cellsVectorArm;
+    const ctes = [arm(p, prefixes, liveIn('v', kinds))];
+    const parts = [
+      sql`SELECT id, ${fusedPart(p, sql`${p.fusion.vectorWeight}`)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
+    ];
+    if (inputs.terms.length > 0) {
+      const partitions = kinds.names.map((kind) => partitionList(p.scope, [kind]));
+      ctes.push(lexicalArm(p, partitions, liveIn('m', kinds)));
+      parts.push(sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, TRUE AS related FROM lexical_arm`);
+    }
+    const { region, userId } = p.scope;
+    const found = inputs.touch
+      ? sql`UPDATE memories AS m
+     SET recall_count = m.recall_count + 1,
+         last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz)
+    FROM hits
+   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = hits.id
+  RETURNING ${memoryColumns('m')}, hits.score, m.embedding <=> ${p.embedding}::vector AS distance`
+      : sql`SELECT ${memoryColumns('m')}, hits.score, m.embedding <=> ${p.embedding}::vector AS distance,
+         ${p.now}::timestamptz AS read_at
+    FROM memories AS m JOIN hits ON hits.id = m.id
+   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid`;
+    return sql`
+WITH ${join(ctes)}, ranked AS (
+  SELECT arms.id, sum(arms.part) AS score
+    FROM (${join(parts, ' UNION ALL ')}) AS arms
+   GROUP BY arms.id
+  HAVING sum(arms.part) > 0 AND bool_or(arms.related)
+   ORDER BY score DESC, arms.id
+   LIMIT ${p.limit}::int4
+), ${followingHits(p, liveIn('m', kinds))}, hits AS (
+  -- A memory both ranked and following another keeps its better score.
+  SELECT c.id, max(c.score) AS score
+    FROM (SELECT id, score FROM ranked UNION ALL SELECT id, score FROM following) AS c
+   GROUP BY c.id
+  HAVING max(c.score) > 0
+   ORDER BY score DESC, c.id
+   LIMIT ${p.limit}::int4
+), found AS (
+  ${found}
+)
+SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
+       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score,
+       ${conflictsOf('t', region)} AS conflicts
+  FROM found AS t
+ ORDER BY t.score DESC, t.id`;
+  },
+});
+
+/** A memory as recall answers it. */
+export interface RecalledRow extends MemoryRow {
+  readonly distance: number;
+  readonly score: number;
+}

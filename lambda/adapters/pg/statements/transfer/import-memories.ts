@@ -1,0 +1,174 @@
+import type { Scope } from '../../../../memory/model.js';
+import type { KindCutoff } from '../../../../memory/policy/expiry.js';
+import { kindsParams, lastPlace, liveIn, partitionList } from '../../sql/fragments.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+/** An import's memories, postings, links and journal lines, column by column (arrays of equal length). */
+export interface ImportMemoriesInputs {
+  readonly scope: Scope;
+  readonly memories: {
+    readonly ids: readonly string[];
+    readonly kinds: readonly string[];
+    readonly contents: readonly string[];
+    readonly fingerprints: readonly string[];
+    readonly embeddings: readonly string[];
+    readonly lengths: readonly number[];
+    readonly pinned: readonly boolean[];
+    readonly expires: readonly boolean[];
+    readonly createdAt: readonly Date[];
+    readonly lastUsefulAt: readonly Date[];
+    readonly recallCounts: readonly number[];
+    readonly restatements: readonly number[];
+    readonly origins: readonly (string | null)[];
+    readonly agents: readonly string[];
+    readonly clients: readonly string[];
+    /** Each memory's restatement sources (JSON). */
+    readonly restatedBy: readonly string[];
+  };
+  readonly postings: {
+    readonly ids: readonly string[];
+    readonly terms: readonly string[];
+    readonly frequencies: readonly number[];
+  };
+  /** Conflict links between the imported memories' ids, each direction given. */
+  readonly links: { readonly from: readonly string[]; readonly to: readonly string[] };
+  readonly journal: {
+    readonly at: readonly Date[];
+    readonly kinds: readonly string[];
+    readonly rules: readonly string[];
+    readonly ages: readonly number[];
+    readonly recallCounts: readonly number[];
+  };
+  /** Every kind the memories and lines name, with its cutoff, and (same order) its ceiling. */
+  readonly kinds: readonly KindCutoff[];
+  readonly ceilings: { readonly kinds: readonly string[]; readonly ceilings: readonly number[] };
+  readonly pinLimit: number;
+}
+
+export interface ImportMemoriesRow {
+  ok: boolean;
+  written: number;
+  present: number;
+  linked: number;
+  journaled: number;
+  pins_have: number;
+  pins_adding: number;
+  /** `kind:have:adding` per kind. */
+  room: string[];
+}
+
+/**
+ * An import: many memories of one user, of several kinds, with their provenance, pins, conflict
+ * links, postings and the partitions' statistics, and journal lines — all or nothing, in one
+ * statement (decision 0075). Memories equal (same kind and fingerprint) to a live one are already
+ * there and are not written again; a link naming one goes to that live memory. Nothing is written
+ * unless every kind stays within its ceiling and the user within the pin limit once the new ones are
+ * in (an import never evicts: policy/eviction.ts `fitsWithoutEviction`, policy/pins.ts `pinsFit`);
+ * the answer says by how much each would pass. A journal line equal to one the user has already is
+ * not added again, so importing a file twice changes nothing.
+ */
+export const IMPORT_MEMORIES = statement<ImportMemoriesInputs, ImportMemoriesRow>({
+  name: 'transfer/import-memories',
+  expects: { vectorMutation: true, postgresIndex: ['memories_user_kind', 'memories_pinned', 'journal_user_at'] },
+  render: (p, inputs) => {
+    const { region, userId } = p.scope;
+    const m = p.memories;
+    const kinds = kindsParams(inputs.kinds);
+    return sql`
+WITH given AS (
+  SELECT g.* FROM unnest(${m.ids}::uuid[], ${m.kinds}::text[], ${m.contents}::text[], ${m.fingerprints}::text[], ${m.embeddings}::text[], ${m.lengths}::int4[], ${m.pinned}::bool[], ${m.expires}::bool[],
+                         ${m.createdAt}::timestamptz[], ${m.lastUsefulAt}::timestamptz[], ${m.recallCounts}::int4[], ${m.restatements}::int4[], ${m.origins}::text[], ${m.agents}::text[],
+                         ${m.clients}::text[], ${m.restatedBy}::text[])
+    AS g(id, kind, content, fingerprint, embedding, dl, pinned, expires, created_at, last_useful_at, recall_count,
+         restatements, origin, agent, client, restated_by)
+), postings AS (
+  SELECT p.id, p.term, p.tf FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[]) AS p(id, term, tf)
+), ceilings AS (
+  SELECT c.kind, c.ceiling FROM unnest(${p.ceilings.kinds}::text[], ${p.ceilings.ceilings}::int4[]) AS c(kind, ceiling)
+), live AS (
+  SELECT m.id, m.kind, m.fingerprint FROM memories AS m
+   WHERE (m.region, m.user_id, m.kind) IN (${partitionList(p.scope, kinds.names)}) AND ${liveIn('m', kinds)}
+), present AS (
+  SELECT g.id AS given_id, l.id AS live_id FROM given AS g JOIN live AS l ON l.kind = g.kind AND l.fingerprint = g.fingerprint
+), fresh AS (
+  SELECT g.* FROM given AS g WHERE NOT EXISTS (SELECT 1 FROM present AS p WHERE p.given_id = g.id)
+), room AS (
+  SELECT c.kind, c.ceiling, (SELECT count(*) FROM live AS l WHERE l.kind = c.kind) AS have,
+         (SELECT count(*) FROM fresh AS f WHERE f.kind = c.kind) AS adding
+    FROM ceilings AS c
+), pins AS (
+  SELECT (SELECT count(*) FROM memories WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned) AS have,
+         (SELECT count(*) FROM fresh WHERE pinned) AS adding
+), allowed AS (
+  SELECT NOT EXISTS (SELECT 1 FROM room AS r WHERE r.adding > 0 AND r.have + r.adding > r.ceiling)
+     AND (SELECT p.adding = 0 OR p.have + p.adding <= ${p.pinLimit}::int4 FROM pins AS p) AS ok
+), written AS (
+  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
+                        created_at, last_useful_at, recall_count, restatements, origin, origin_seq, agent, client, restated_by)
+  SELECT f.id, ${region}, ${userId}::uuid, f.kind, f.content, f.fingerprint, f.embedding::vector,
+         COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = f.id), ARRAY[]::text[]), f.dl, f.pinned, f.expires,
+         f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin,
+         CASE WHEN f.origin IS NOT NULL THEN ${lastPlace(p.scope, sql`f.origin`, sql`f.kind`)} + f.place END,
+         f.agent, f.client, f.restated_by::jsonb
+    FROM (SELECT f.*, row_number() OVER (PARTITION BY f.origin, f.kind ORDER BY f.created_at, f.id) AS place
+            FROM fresh AS f) AS f
+   WHERE (SELECT ok FROM allowed)
+  ON CONFLICT DO NOTHING
+  RETURNING id, kind, term_count
+), posted AS (
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
+  SELECT ${region}, ${userId}::uuid, w.kind, p.term, p.id, p.tf, w.term_count FROM postings AS p JOIN written AS w ON w.id = p.id
+  RETURNING 1
+), rarity AS (
+  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
+  SELECT ${region}, ${userId}::uuid, w.kind, p.term, CAST(count(*) AS INT4) FROM postings AS p JOIN written AS w ON w.id = p.id
+   GROUP BY w.kind, p.term
+  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  RETURNING 1
+), counted AS (
+  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)
+  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1
+  UNION ALL
+  SELECT ${region}, ${userId}::uuid, c.kind, (SELECT count(*) FROM written AS w WHERE w.kind = c.kind),
+         (SELECT COALESCE(sum(w.term_count), 0) FROM written AS w WHERE w.kind = c.kind), 1
+    FROM ceilings AS c
+  ON CONFLICT (region, user_id, kind) DO UPDATE
+     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1
+  RETURNING 1
+), resolved AS (
+  SELECT w.id AS given_id, w.id AS final_id FROM written AS w
+  UNION ALL
+  SELECT p.given_id, p.live_id FROM present AS p WHERE (SELECT ok FROM allowed)
+), linked AS (
+  INSERT INTO memory_links (memory_id, linked_id, region, user_id)
+  SELECT a.final_id, b.final_id, ${region}, ${userId}::uuid
+    FROM unnest(${p.links.from}::uuid[], ${p.links.to}::uuid[]) AS k(a, b)
+    JOIN resolved AS a ON a.given_id = k.a
+    JOIN resolved AS b ON b.given_id = k.b
+   WHERE a.final_id <> b.final_id
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+), journaled AS (
+  INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
+  SELECT gen_random_uuid(), ${region}, ${userId}::uuid, j.at, j.kind, j.rule, j.age_s, j.recall_count
+    FROM unnest(${p.journal.at}::timestamptz[], ${p.journal.kinds}::text[], ${p.journal.rules}::text[], ${p.journal.ages}::int8[], ${p.journal.recallCounts}::int4[]) AS j(at, kind, rule, age_s, recall_count)
+   WHERE (SELECT ok FROM allowed)
+     AND NOT EXISTS (SELECT 1 FROM journal AS e
+                      WHERE e.region = ${region} AND e.user_id = ${userId}::uuid AND e.at = j.at AND e.kind = j.kind AND e.rule = j.rule
+                        AND e.age_s = j.age_s AND e.recall_count = j.recall_count)
+  RETURNING 1
+)
+SELECT (SELECT ok FROM allowed) AS ok,
+       (SELECT count(*) FROM written)::int4 AS written,
+       (SELECT count(*) FROM present)::int4 AS present,
+       (SELECT count(*) FROM linked)::int4 AS linked,
+       (SELECT count(*) FROM journaled)::int4 AS journaled,
+       (SELECT count(*) FROM posted)::int4 AS posted,
+       (SELECT count(*) FROM rarity)::int4 AS rarity,
+       (SELECT count(*) FROM counted)::int4 AS counted,
+       (SELECT have FROM pins)::int4 AS pins_have,
+       (SELECT adding FROM pins)::int4 AS pins_adding,
+       ARRAY(SELECT r.kind || ':' || CAST(r.have AS TEXT) || ':' || CAST(r.adding AS TEXT) FROM room AS r ORDER BY r.kind) AS room`;
+  },
+});

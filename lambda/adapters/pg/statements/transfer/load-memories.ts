@@ -1,0 +1,68 @@
+import type { Scope } from '../../../../memory/model.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface LoadMemoriesInputs {
+  readonly scope: Scope;
+  readonly kind: string;
+  /** The memories column by column: ids, contents, fingerprints, vector literals, lengths in terms. */
+  readonly ids: readonly string[];
+  readonly contents: readonly string[];
+  readonly fingerprints: readonly string[];
+  readonly embeddings: readonly string[];
+  readonly lengths: readonly number[];
+  /** Their creation (and last usefulness). */
+  readonly at: Date;
+  /** Their postings: memory id, term (checked), frequency. */
+  readonly postingIds: readonly string[];
+  readonly postingTerms: readonly string[];
+  readonly postingFrequencies: readonly number[];
+  /** Whether they go into the expiry index: the kind has a TTL. */
+  readonly expires: boolean;
+  readonly agent: string;
+  readonly client: string;
+}
+
+/**
+ * Many memories of one partition at once, with their postings and the partition's statistics, for
+ * loads known to fit under the ceiling (benchmarks' bulk users, tests' seeds): no eviction, no
+ * duplicate check, no journal.
+ */
+export const LOAD_MEMORIES = statement<LoadMemoriesInputs, { written: number }>({
+  name: 'transfer/load-memories',
+  expects: { vectorMutation: true },
+  render: (p) => {
+    const { region, userId } = p.scope;
+    return sql`
+WITH given AS (
+  SELECT g.id, g.content, g.fingerprint, g.embedding, g.dl
+    FROM unnest(${p.ids}::uuid[], ${p.contents}::text[], ${p.fingerprints}::text[], ${p.embeddings}::text[], ${p.lengths}::int4[]) AS g(id, content, fingerprint, embedding, dl)
+), postings AS (
+  SELECT p.id, p.term, p.tf FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[]) AS p(id, term, tf)
+), written AS (
+  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, expires,
+                        created_at, last_useful_at, agent, client)
+  SELECT g.id, ${region}, ${userId}::uuid, ${p.kind}, g.content, g.fingerprint, g.embedding::vector,
+         COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = g.id), ARRAY[]::text[]), g.dl, ${p.expires}::bool,
+         ${p.at}::timestamptz, ${p.at}::timestamptz, ${p.agent}, ${p.client}
+    FROM given AS g
+  RETURNING id
+), posted AS (
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
+  SELECT ${region}, ${userId}::uuid, ${p.kind}, p.term, p.id, p.tf, g.dl FROM postings AS p JOIN given AS g ON g.id = p.id
+  RETURNING 1
+), rarity AS (
+  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
+  SELECT ${region}, ${userId}::uuid, ${p.kind}, p.term, CAST(count(*) AS INT4) FROM postings AS p GROUP BY p.term
+  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  RETURNING 1
+), counted AS (
+  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)
+  SELECT ${region}, ${userId}::uuid, ${p.kind}, count(*), COALESCE(sum(dl), 0), 1 FROM given
+  ON CONFLICT (region, user_id, kind) DO UPDATE
+     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM written)::int4 AS written, (SELECT count(*) FROM posted)::int4 AS posted`;
+  },
+});

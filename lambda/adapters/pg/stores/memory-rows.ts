@@ -1,0 +1,40 @@
+import type { Memory, RecalledMemory, Source } from '../../../memory/model.js';
+import type { MemoryRow } from '../sql/fragments.js';
+
+/** A restatement source as the `restated_by` JSON list holds it. */
+interface SourceJson {
+  agent: string;
+  client: string;
+  origin: string | null;
+  at: string;
+}
+
+/** A source as one entry of a memory's `restated_by` list. */
+export const sourceJson = (source: Source): string =>
+  JSON.stringify({ agent: source.agent, client: source.client, origin: source.origin, at: source.at.toISOString() });
+
+/** A memory as the statements answer it, as the domain holds it. */
+export function toMemory(row: MemoryRow): Memory {
+  const list = typeof row.restated_by === 'string' ? JSON.parse(row.restated_by) : row.restated_by;
+  const restatedBy = (list ?? []) as SourceJson[];
+  return {
+    id: row.id,
+    kind: row.kind,
+    content: row.content,
+    pinned: row.pinned,
+    createdAt: new Date(row.created_at),
+    lastUsefulAt: new Date(row.last_useful_at),
+    recallCount: row.recall_count,
+    restatements: row.restatements,
+    source: { agent: row.agent, client: row.client, origin: row.origin, at: new Date(row.created_at) },
+    restatedBy: restatedBy.map((s) => ({ agent: s.agent, client: s.client, origin: s.origin, at: new Date(s.at) })),
+    conflicts: row.conflicts ?? [],
+  };
+}
+
+/** A recalled memory, with its distance and fused score. */
+export const toRecalled = (row: MemoryRow & { distance: number; score: number }): RecalledMemory => ({
+  ...toMemory(row),
+  distance: Number(row.distance),
+  score: Number(row.score),
+});

@@ -1,0 +1,112 @@
+import type { Scope } from '../../../memory/model.js';
+import type { CellBuild, CellPartition, MaintenanceStore } from '../../../ports/maintenance-store.js';
+import { ASSIGN_CELLS } from '../statements/maintenance/cells-assign.js';
+import { DROP_CELLS } from '../statements/maintenance/cells-drop.js';
+import { CELL_PARTITIONS } from '../statements/maintenance/cells-partitions.js';
+import { REFINE_CELLS } from '../statements/maintenance/cells-refine.js';
+import { REFRESH_CELLS } from '../statements/maintenance/cells-refresh.js';
+import { SEED_CELLS } from '../statements/maintenance/cells-seed.js';
+import { SWAP_CELLS } from '../statements/maintenance/cells-swap.js';
+import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.js';
+import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
+import { MARK_EXPIRING } from '../statements/maintenance/mark-expiring.js';
+import { RECORD_EXPIRING_KINDS } from '../statements/maintenance/record-expiring-kinds.js';
+import { SWEEP_EXPIRED } from '../statements/maintenance/sweep-expired.js';
+import { TRIM_JOURNAL } from '../statements/maintenance/trim-journal.js';
+import type { StatementRunner } from './statement-runner.js';
+
+/** Below every user id: where a walk of the partitions in key order starts. */
+const NO_USER = '00000000-0000-0000-0000-000000000000';
+
+/** What a second sweeper seeding one partition's cells meets: the first one's rows. */
+const UNIQUE_VIOLATION = '23505';
+
+/** The sweeper's storage over SQL: region-wide work in bounded batches, and the vector cells of large partitions. */
+export class SqlMaintenanceStore implements MaintenanceStore {
+  constructor(private readonly sql: StatementRunner) {}
+
+  /**
+   * Whether the vector arm reads partitions by cells (decision 0083): on PostgreSQL and PGlite,
+   * whose vector arm is otherwise exact; CockroachDB's vector index already reads by prefix.
+   */
+  private get hasCells(): boolean {
+    return this.sql.engine !== 'cockroach';
+  }
+
+  async sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number> {
+    const [row] = await this.sql.read(SWEEP_EXPIRED, { region, kind, expiredBefore, batch, now });
+    return row?.expired ?? 0;
+  }
+
+  async trimJournal(region: string, olderThan: Date, batch: number): Promise<number> {
+    const [row] = await this.sql.read(TRIM_JOURNAL, { region, olderThan, batch });
+    return row?.trimmed ?? 0;
+  }
+
+  async markExpiring(region: string, kind: string, batch: number): Promise<number> {
+    return (await this.sql.read(MARK_EXPIRING, { region, kind, batch })).length;
+  }
+
+  async expiringKinds(region: string): Promise<string[]> {
+    const [row] = await this.sql.read(EXPIRING_KINDS, {});
+    const recorded = row ? (JSON.parse(row.value) as Record<string, string[]>) : {};
+    return Object.hasOwn(recorded, region) ? (recorded[region] ?? []) : [];
+  }
+
+  async recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void> {
+    await this.sql.read(RECORD_EXPIRING_KINDS, { region, kinds: JSON.stringify(kinds) });
+  }
+
+  async clearEmptyTerms(region: string, batch: number): Promise<number> {
+    return (await this.sql.read(CLEAR_EMPTY_TERMS, { region, batch })).length;
+  }
+
+  async cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]> {
+    if (!this.hasCells) return [];
+    const rows = await this.sql.read(CELL_PARTITIONS, {
+      region,
+      from,
+      afterUser: after?.userId ?? NO_USER,
+      afterKind: after?.kind ?? '',
+      batch,
+    });
+    return rows.map((r) => ({
+      userId: r.user_id,
+      kind: r.kind,
+      memories: Number(r.memories),
+      cellsFor: r.cells_for === null ? null : Number(r.cells_for),
+    }));
+  }
+
+  /**
+   * Seeds and refines cells recall does not read yet, then swaps them in with every memory's place
+   * in one statement: recalls meanwhile read the old cells, and what is written meanwhile has no
+   * cell, so is read exactly until the next sweep.
+   */
+  async buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean> {
+    const partition = { scope, kind };
+    try {
+      await this.sql.read(SEED_CELLS, { ...partition, cells: build.cells });
+    } catch (error) {
+      // Another sweeper seeded the same cells first: it builds them.
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+    for (let round = 0; round < build.rounds; round += 1) await this.sql.read(REFINE_CELLS, partition);
+    const [row] = await this.sql.read(SWAP_CELLS, { ...partition, memories: build.memories, cellsFor: build.cellsFor });
+    return (row?.built ?? 0) > 0;
+  }
+
+  async dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean> {
+    const [row] = await this.sql.read(DROP_CELLS, { scope, kind, cellsFor });
+    return (row?.dropped ?? 0) > 0;
+  }
+
+  async assignCells(scope: Scope, kind: string, batch: number): Promise<number> {
+    return (await this.sql.read(ASSIGN_CELLS, { scope, kind, batch })).length;
+  }
+
+  async refreshCells(scope: Scope, kind: string): Promise<void> {
+    await this.sql.read(REFRESH_CELLS, { scope, kind });
+  }
+}

@@ -1,0 +1,198 @@
+import type { Clock } from '../../ports/clock.js';
+import type { CurationStore } from '../../ports/curation-store.js';
+import type { Embedder } from '../../ports/embedder.js';
+import type { Judge } from '../../ports/judge.js';
+import { fingerprint } from '../canonical.js';
+import { embedChecked } from '../embedding.js';
+import { KindFullError, MemoryError, PinLimitError } from '../errors.js';
+import type { ExpiredMemories } from '../expired-memories.js';
+import type { JudgeHealth } from '../judge-health.js';
+import type { LexicalAnalyzer } from '../lexical.js';
+import { checkText, LIMITS } from '../limits.js';
+import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, Scope, Source } from '../model.js';
+import { expiredBefore, recallCandidates } from '../policy/expiry.js';
+import { kindRule } from '../policy/kinds.js';
+import { exactRestatement, judged, type MergeDecision, notAsked } from '../policy/merge.js';
+
+/** What a remember asks: the content, its kind, whether to pin it, where it came from. */
+export interface RememberInput {
+  readonly content: string;
+  readonly kind: string;
+  readonly pinned?: boolean;
+  readonly origin?: string;
+}
+
+export interface RememberResult {
+  readonly id: string;
+  readonly kind: string;
+  readonly outcome: 'stored' | 'merged' | 'conflict';
+  /** On `merged`: the existing memory that absorbed this restatement. */
+  readonly mergedInto?: string;
+  /** On `conflict`: the memory the judge said this one contradicts. */
+  readonly conflictsWith?: string;
+  /** Memories evicted to keep the kind under its ceiling. */
+  readonly evicted: number;
+  /** How the duplicate check decided: exact restatement, the judge's answer, or no neighbour to ask about. */
+  readonly judge: MergeDecision['verdict'];
+}
+
+export interface RememberDeps {
+  readonly store: CurationStore;
+  readonly expired: ExpiredMemories;
+  readonly embedder: Embedder;
+  readonly judge: Judge;
+  readonly judgeHealth: JudgeHealth;
+  readonly clock: Clock;
+  readonly rules: CurationRules;
+  readonly analyzer: LexicalAnalyzer;
+  readonly newId: () => string;
+}
+
+/** How often a remember decides again after its target vanished between the read and the write. */
+const REMEMBER_ATTEMPTS = 3;
+
+/** A remember call, checked and embedded, ready to be written. */
+interface Draft {
+  readonly scope: Scope;
+  readonly input: RememberInput;
+  readonly rule: KindRule;
+  readonly embedding: number[];
+  readonly terms: ReadonlyMap<string, number>;
+  readonly source: Source;
+  readonly fingerprint: string;
+}
+
+/** The duplicate check's decision, and whether an expired exact restatement must leave first. */
+type Decision = MergeDecision & { readonly expiredTwin: boolean };
+
+const clientLabel = (c: ClientInfo) => `${c.name}/${c.version}`;
+
+/**
+ * `remember`: check and embed once, then decide by the merge rule (policy/merge.ts) and write —
+ * a merge into the memory it restates, or an insert that keeps the ceiling (policy/eviction.ts).
+ * A target that vanished between the read and the write (forgotten, evicted, expired) makes it
+ * decide again, a bounded number of times.
+ */
+export class Remember {
+  constructor(private readonly deps: RememberDeps) {}
+
+  async run(principal: Principal, client: ClientInfo, input: RememberInput): Promise<RememberResult> {
+    const draft = await this.draft(principal, client, input);
+    for (let attempt = 1; attempt <= REMEMBER_ATTEMPTS; attempt += 1) {
+      const decision: Decision = draft.rule.dedup === false ? { ...notAsked, expiredTwin: false } : await this.decide(draft);
+      // An exact restatement of an expired memory is new: the expired one leaves first, as expiry.
+      if (decision.expiredTwin) await this.deps.expired.clear(draft.scope, input.kind);
+      const result = decision.target
+        ? await this.mergeInto(draft, decision.target, decision.verdict)
+        : await this.insert(draft, decision);
+      if (result) return result;
+    }
+    throw new MemoryError('the memory to merge into kept disappearing under concurrent changes; nothing was written', {
+      retryable: true,
+    });
+  }
+
+  /** Checks the input and prepares everything a write needs; embeds once, before any database call. */
+  private async draft(principal: Principal, client: ClientInfo, input: RememberInput): Promise<Draft> {
+    checkText('content', input.content, { bytes: LIMITS.contentBytes });
+    const rule = kindRule(this.deps.rules, input.kind);
+    const origin = input.origin?.trim() ? input.origin.trim() : null;
+    if (origin !== null) checkText('origin', origin, { chars: LIMITS.originChars });
+    const embedding = await embedChecked(this.deps.embedder, input.content);
+    const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
+    const terms = this.deps.analyzer.frequencies(input.content);
+    const scope = { region: principal.region, userId: principal.userId };
+    return { scope, input, rule, embedding, terms, source, fingerprint: fingerprint(input.content) };
+  }
+
+  /** The merge rule over the nearest live memory of the kind and any exact restatement. */
+  private async decide(draft: Draft): Promise<Decision> {
+    const near = await this.deps.store.neighbours({
+      scope: draft.scope,
+      kind: draft.input.kind,
+      embedding: draft.embedding,
+      fingerprint: draft.fingerprint,
+      expiredBefore: expiredBefore(draft.rule, this.deps.clock.now()),
+      candidates: recallCandidates(this.deps.rules, [draft.input.kind], 1),
+    });
+    if (near.exact?.live) return { ...exactRestatement(near.exact.id), expiredTwin: false };
+    const expiredTwin = near.exact !== undefined;
+    if (!near.nearest) return { ...notAsked, expiredTwin };
+    return { ...judged(await this.ask(near.nearest.content, draft.input.content), near.nearest.id), expiredTwin };
+  }
+
+  /** Resolves undefined when the target vanished since it was read, so the caller decides again. */
+  private async mergeInto(draft: Draft, target: string, verdict: Decision['verdict']): Promise<RememberResult | undefined> {
+    const now = this.deps.clock.now();
+    const merged = await this.deps.store.merge(
+      {
+        scope: draft.scope,
+        targetId: target,
+        kind: draft.input.kind,
+        pin: draft.input.pinned ?? false,
+        source: draft.source,
+        pinLimit: this.deps.rules.pinLimit,
+        sourcesKept: LIMITS.sourcesKept,
+        expiredBefore: expiredBefore(draft.rule, now),
+      },
+      now,
+    );
+    if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
+    if (merged.status === 'gone') return undefined;
+    return { id: merged.id, kind: draft.input.kind, outcome: 'merged', mergedInto: merged.id, evicted: 0, judge: verdict };
+  }
+
+  /** Resolves undefined when an expired exact restatement stood in the way, so the caller decides again (and clears it). */
+  private async insert(draft: Draft, decision: MergeDecision): Promise<RememberResult | undefined> {
+    const id = this.deps.newId();
+    const now = this.deps.clock.now();
+    const inserted = await this.deps.store.insert(
+      {
+        scope: draft.scope,
+        id,
+        kind: draft.input.kind,
+        content: draft.input.content,
+        // Without dedup every memory is its own: a fingerprint no other row can share.
+        fingerprint: draft.rule.dedup === false ? `${draft.fingerprint}#${id}` : draft.fingerprint,
+        embedding: draft.embedding,
+        terms: [...draft.terms.keys()],
+        frequencies: [...draft.terms.values()],
+        pinned: draft.input.pinned ?? false,
+        source: draft.source,
+        conflictsWith: decision.conflictsWith,
+        ceiling: draft.rule.ceiling,
+        pinLimit: this.deps.rules.pinLimit,
+        sourcesKept: LIMITS.sourcesKept,
+        expiredBefore: expiredBefore(draft.rule, now),
+      },
+      now,
+    );
+    const kind = draft.input.kind;
+    switch (inserted.status) {
+      case 'pin_limit':
+        throw new PinLimitError(this.deps.rules.pinLimit);
+      case 'kind_full':
+        throw new KindFullError(kind, draft.rule.ceiling);
+      case 'merged':
+        return { id: inserted.id, kind, outcome: 'merged', mergedInto: inserted.id, evicted: 0, judge: 'exact' };
+      case 'expired_twin':
+        return undefined;
+      case 'inserted': {
+        const outcome = decision.conflictsWith ? 'conflict' : 'stored';
+        return { id, kind, outcome, conflictsWith: decision.conflictsWith, evicted: inserted.evicted, judge: decision.verdict };
+      }
+    }
+  }
+
+  /** Asks the judge; a throw counts as unavailable, so the memory is stored and nothing merged. */
+  private async ask(existing: string, incoming: string): Promise<JudgeOutcome> {
+    let outcome: JudgeOutcome;
+    try {
+      outcome = await this.deps.judge.compare(existing, incoming);
+    } catch {
+      outcome = 'unavailable';
+    }
+    this.deps.judgeHealth.record(outcome, this.deps.clock.now());
+    return outcome;
+  }
+}

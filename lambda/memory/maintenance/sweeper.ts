@@ -1,0 +1,159 @@
+import type { Clock } from '../../ports/clock.js';
+import type { CellPartition, MaintenanceStore } from '../../ports/maintenance-store.js';
+import type { CurationRules } from '../model.js';
+import { expiredBefore } from '../policy/expiry.js';
+import { VECTOR_CELLS } from '../policy/ranking.js';
+
+export interface SweepOptions {
+  /** Rows deleted per statement: keeps each transaction short. */
+  readonly batchSize: number;
+  /** Statements per kind and per journal trim in one run: bounds the run's duration. */
+  readonly maxBatches: number;
+  /** Called after each batch, for progress output; for `cells`, the count is of memories put in cells. */
+  readonly onBatch?: (step: { phase: 'expiry' | 'journal' | 'cells'; kind?: string; count: number }) => void;
+  /** When partitions get cells, and how they are refined: {@link VECTOR_CELLS} unless a test says otherwise. */
+  readonly cells?: { readonly from: number; readonly rounds: number };
+}
+
+/** What a sweep did to the vector arm's cells (decision 0083). */
+export interface CellsReport {
+  /** Partitions whose cells were built, or built again. */
+  readonly built: number;
+  /** Partitions that shrank below the size that pays for cells, and lost them. */
+  readonly dropped: number;
+  /** Memories written since their partition's cells were built, put in one. */
+  readonly placed: number;
+}
+
+export interface SweepReport {
+  readonly region: string;
+  readonly expired: Record<string, number>;
+  readonly trimmed: number;
+  readonly cells: CellsReport;
+  /** True when a bound stopped the run before everything due was deleted; the next run continues. */
+  readonly incomplete: boolean;
+}
+
+/**
+ * Deletes a region's expired memories (journaling each) and trims journal lines past retention,
+ * in bounded batches, then keeps the vector arm's cells of large partitions (on the engines that
+ * use them). Safe to run twice at once: every batch deletes and journals a row at most once, and a
+ * partition's cells change only where they are as the run found them.
+ */
+export class Sweeper {
+  constructor(
+    private readonly store: MaintenanceStore,
+    private readonly rules: CurationRules,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(region: string, options: SweepOptions): Promise<SweepReport> {
+    const now = this.clock.now();
+    const expired: Record<string, number> = {};
+    let incomplete = await this.markExpiring(region, options);
+    for (const [kind, rule] of Object.entries(this.rules.kinds)) {
+      const cutoff = expiredBefore(rule, now);
+      if (!cutoff) continue;
+      const swept = await this.drain(options, (batch) => this.store.sweepExpired(region, kind, cutoff, batch, now), {
+        phase: 'expiry',
+        kind,
+      });
+      expired[kind] = swept.total;
+      incomplete ||= swept.incomplete;
+    }
+    const retentionCutoff = new Date(now.getTime() - this.rules.journalRetentionSeconds * 1000);
+    const trimmed = await this.drain(options, (batch) => this.store.trimJournal(region, retentionCutoff, batch), {
+      phase: 'journal',
+    });
+    const cleared = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.clearEmptyTerms(region, batch), {
+      phase: 'journal',
+    });
+    const cells = await this.keepCells(region, options);
+    return {
+      region,
+      expired,
+      trimmed: trimmed.total,
+      cells: cells.report,
+      incomplete: incomplete || trimmed.incomplete || cleared.incomplete || cells.incomplete,
+    };
+  }
+
+  /**
+   * The vector arm's cells (decision 0083), partition by partition, a page of them per batch: a
+   * partition of at least `from` memories without cells gets about √n of them; one that has
+   * doubled or halved since its cells were built gets them anew, or loses them below `from`; in
+   * every other, what was written since is put in its nearest cell, and each centroid becomes the
+   * mean of what its cell holds now (no removed memory's vector stays in one past a sweep).
+   */
+  private async keepCells(region: string, options: SweepOptions): Promise<{ report: CellsReport; incomplete: boolean }> {
+    const { from, rounds } = options.cells ?? VECTOR_CELLS;
+    const report = { built: 0, dropped: 0, placed: 0 };
+    let after: CellPartition | undefined;
+    for (let page = 0; page < options.maxBatches; page += 1) {
+      const partitions = await this.store.cellPartitions(region, from, options.batchSize, after);
+      for (const p of partitions) {
+        const scope = { region, userId: p.userId };
+        const due = p.cellsFor === null || p.memories >= 2 * p.cellsFor || 2 * p.memories <= p.cellsFor;
+        if (due && p.memories >= from) {
+          const cells = Math.max(1, Math.round(Math.sqrt(p.memories)));
+          if (await this.store.buildCells(scope, p.kind, { cells, rounds, memories: p.memories, cellsFor: p.cellsFor })) {
+            report.built += 1;
+            options.onBatch?.({ phase: 'cells', kind: p.kind, count: p.memories });
+          }
+        } else if (due && p.cellsFor !== null) {
+          if (await this.store.dropCells(scope, p.kind, p.cellsFor)) report.dropped += 1;
+        } else {
+          const placed = await this.drain(options, (batch) => this.store.assignCells(scope, p.kind, batch), {
+            phase: 'cells',
+            kind: p.kind,
+          });
+          report.placed += placed.total;
+          if (placed.incomplete) return { report, incomplete: true };
+          // What was forgotten, evicted or expired since leaves the centroids.
+          await this.store.refreshCells(scope, p.kind);
+        }
+      }
+      if (partitions.length < options.batchSize) return { report, incomplete: false };
+      after = partitions.at(-1);
+    }
+    return { report, incomplete: true };
+  }
+
+  /**
+   * Puts into the expiry index the memories of kinds that have a TTL now but did not when the
+   * region was last swept (or before the index became partial): once per kind, recorded. Returns
+   * whether a bound stopped it (the next run goes on).
+   */
+  private async markExpiring(region: string, options: SweepOptions): Promise<boolean> {
+    const ttlKinds = Object.entries(this.rules.kinds)
+      .filter(([, rule]) => rule.ttlSeconds !== null)
+      .map(([kind]) => kind)
+      .sort();
+    const marked = new Set(await this.store.expiringKinds(region));
+    if (ttlKinds.length === marked.size && ttlKinds.every((k) => marked.has(k))) return false;
+    for (const kind of ttlKinds.filter((k) => !marked.has(k))) {
+      const done = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.markExpiring(region, kind, batch), {
+        phase: 'expiry',
+        kind,
+      });
+      if (done.incomplete) return true;
+    }
+    await this.store.recordExpiringKinds(region, ttlKinds);
+    return false;
+  }
+
+  private async drain(
+    options: SweepOptions,
+    step: (batch: number) => Promise<number>,
+    label: { phase: 'expiry' | 'journal' | 'cells'; kind?: string },
+  ): Promise<{ total: number; incomplete: boolean }> {
+    let total = 0;
+    for (let i = 0; i < options.maxBatches; i += 1) {
+      const count = await step(options.batchSize);
+      total += count;
+      options.onBatch?.({ ...label, count });
+      if (count < options.batchSize) return { total, incomplete: false };
+    }
+    return { total, incomplete: true };
+  }
+}

@@ -1,0 +1,64 @@
+import type { Embedder } from '../ports/embedder.js';
+import type { RecallQuery } from '../ports/curation-store.js';
+import { embedChecked } from './embedding.js';
+import { InvalidInputError } from './errors.js';
+import type { LexicalAnalyzer } from './lexical.js';
+import { checkText, LIMITS } from './limits.js';
+import type { CurationRules, Scope } from './model.js';
+import { kindCutoffs, recallCandidates } from './policy/expiry.js';
+import { farthestRelated } from './policy/floor.js';
+import { kindsOf } from './policy/kinds.js';
+import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking, rankingParts } from './policy/ranking.js';
+
+/** What a recall asks: words, the kinds to search (all by default) and how many. */
+export interface RecallInput {
+  readonly query: string;
+  readonly kinds?: readonly string[];
+  readonly limit?: number;
+}
+
+export interface RecallPlannerDeps {
+  readonly embedder: Embedder;
+  readonly rules: CurationRules;
+  readonly analyzer: LexicalAnalyzer;
+  /** Which recall arms run; hybrid unless configured otherwise (NAABA_RECALL_RANKING). */
+  readonly ranking?: RecallRanking;
+  /** How recall scores, when not the tuned defaults of policy/ranking.ts: for the tuning harness. */
+  readonly scoring?: { readonly fusion: Fusion; readonly lexical: LexicalScoring };
+}
+
+/**
+ * Turns a recall (the tool's, or the page's search) into the store's query: the input checked,
+ * one embedding, the configured arms, each kind's cutoff, and the relevance floor.
+ */
+export class RecallPlanner {
+  constructor(private readonly deps: RecallPlannerDeps) {}
+
+  async plan(scope: Scope, input: RecallInput, now: Date): Promise<RecallQuery> {
+    checkText('query', input.query, { bytes: LIMITS.queryBytes });
+    const kinds = input.kinds && input.kinds.length > 0 ? [...new Set(input.kinds)] : kindsOf(this.deps.rules);
+    const limit = input.limit ?? LIMITS.recallDefault;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.recallMax) {
+      throw new InvalidInputError(`limit must be an integer from 1 to ${LIMITS.recallMax}`);
+    }
+    const searched = kindCutoffs(this.deps.rules, kinds, now);
+    const embedding = await embedChecked(this.deps.embedder, input.query);
+    const fusion = this.deps.scoring?.fusion ?? FUSION;
+    const depth = Math.max(limit, fusion.depth);
+    const ranking = this.deps.ranking ?? 'hybrid';
+    const terms = ranking === 'vector' ? [] : this.deps.analyzer.queryTerms(input.query);
+    const { vectorWeight, floored, following } = rankingParts(ranking, fusion, terms.length > 0);
+    return {
+      scope,
+      embedding,
+      terms,
+      fusion: { ...fusion, depth, vectorWeight, following },
+      lexical: this.deps.scoring?.lexical ?? LEXICAL,
+      farthest: farthestRelated(this.deps.embedder.unrelatedBeyond, floored),
+      kinds: searched,
+      limit,
+      candidates: recallCandidates(this.deps.rules, kinds, depth),
+      now,
+    };
+  }
+}

@@ -1,0 +1,260 @@
+import { InvalidInputError } from '../errors.js';
+import { checkText, LIMITS } from '../limits.js';
+import type { CurationRules, JournalLine, JournalRule, Memory, Source } from '../model.js';
+
+/**
+ * The export file (docs/export-format.md): one user's memories with everything they carry —
+ * content, provenance, pins, times, counts, restatements, conflict links — and their journal
+ * lines. It names no user, key or region: who imports it is the one whose memory it fills, so a
+ * file moves between machines, or from a laptop to AWS, without carrying anyone's identity.
+ */
+
+export const TRANSFER_FORMAT = 'naaba-memories';
+export const TRANSFER_VERSION = 1;
+
+export interface TransferSource {
+  readonly agent: string;
+  readonly client: string;
+  readonly origin: string | null;
+  readonly at: string;
+}
+
+export interface TransferMemory {
+  readonly id: string;
+  readonly kind: string;
+  readonly content: string;
+  readonly pinned: boolean;
+  readonly createdAt: string;
+  readonly lastUsefulAt: string;
+  readonly recallCount: number;
+  readonly restatements: number;
+  readonly agent: string;
+  readonly client: string;
+  readonly origin: string | null;
+  readonly restatedBy: readonly TransferSource[];
+  readonly conflicts: readonly string[];
+}
+
+export interface TransferLine {
+  readonly at: string;
+  readonly kind: string;
+  readonly rule: JournalRule;
+  readonly ageSeconds: number;
+  readonly recallCount: number;
+}
+
+export interface TransferDocument {
+  readonly format: typeof TRANSFER_FORMAT;
+  readonly version: typeof TRANSFER_VERSION;
+  readonly exportedAt: string;
+  readonly memories: readonly TransferMemory[];
+  readonly journal: readonly TransferLine[];
+}
+
+const iso = (d: Date) => d.toISOString();
+const sourceOut = (s: Source): TransferSource => ({ agent: s.agent, client: s.client, origin: s.origin, at: iso(s.at) });
+
+/** A memory as the file holds it. */
+export function memoryOut(m: Memory): TransferMemory {
+  return {
+    id: m.id,
+    kind: m.kind,
+    content: m.content,
+    pinned: m.pinned,
+    createdAt: iso(m.createdAt),
+    lastUsefulAt: iso(m.lastUsefulAt),
+    recallCount: m.recallCount,
+    restatements: m.restatements,
+    agent: m.source.agent,
+    client: m.source.client,
+    origin: m.source.origin,
+    restatedBy: m.restatedBy.map(sourceOut),
+    conflicts: [...m.conflicts],
+  };
+}
+
+/** A journal line as the file holds it. */
+export const lineOut = (l: JournalLine): TransferLine => ({
+  at: iso(l.at),
+  kind: l.kind,
+  rule: l.rule,
+  ageSeconds: l.ageSeconds,
+  recallCount: l.recallCount,
+});
+
+/** The whole file, from every memory and journal line read. */
+export function transferDocument(memories: readonly Memory[], journal: readonly JournalLine[], now: Date): TransferDocument {
+  return {
+    format: TRANSFER_FORMAT,
+    version: TRANSFER_VERSION,
+    exportedAt: iso(now),
+    memories: memories.map(memoryOut),
+    journal: journal.map(lineOut),
+  };
+}
+
+/** Bounds an import file is checked against before anything is embedded or written. */
+export const TRANSFER_LIMITS = {
+  memories: 5000,
+  journalLines: 50_000,
+  agentChars: 200,
+  clientChars: 300,
+  /** How far past the importer's clock a time may be: clocks of two machines disagree a little. */
+  futureSkewMs: 5 * 60_000,
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate'];
+
+/** Reads one field of an object of the file, naming where it is when it is wrong. */
+class Reader {
+  constructor(
+    private readonly at: string,
+    private readonly value: Record<string, unknown>,
+    private readonly latest: number,
+  ) {}
+
+  static of(at: string, value: unknown, latest: number): Reader {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new InvalidInputError(`${at} must be an object`);
+    return new Reader(at, value as Record<string, unknown>, latest);
+  }
+
+  fail(field: string, what: string): never {
+    throw new InvalidInputError(`${this.at}.${field} ${what}; nothing was imported`);
+  }
+
+  text(field: string, limit: { chars?: number; bytes?: number }, nullable = false): string | null {
+    const v = this.value[field];
+    if (nullable && (v === null || v === undefined)) return null;
+    if (typeof v !== 'string') this.fail(field, 'must be a string');
+    try {
+      checkText(`${this.at}.${field}`, v, limit.bytes ? { bytes: limit.bytes } : { chars: limit.chars ?? 0 });
+    } catch (error) {
+      throw new InvalidInputError(`${(error as Error).message}; nothing was imported`);
+    }
+    return v;
+  }
+
+  string(field: string, limit: { chars?: number; bytes?: number }): string {
+    return this.text(field, limit) as string;
+  }
+
+  count(field: string, least: number): number {
+    const v = this.value[field];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < least || v > 2_147_483_647)
+      this.fail(field, `must be a whole number from ${least}`);
+    return v;
+  }
+
+  flag(field: string): boolean {
+    const v = this.value[field];
+    if (typeof v !== 'boolean') this.fail(field, 'must be true or false');
+    return v;
+  }
+
+  /** A UTC time; one that says when something happened to a memory cannot be later than now (give or take clock skew). */
+  instant(field: string, anyTime = false): string {
+    const v = this.value[field];
+    if (typeof v !== 'string' || !ISO.test(v) || Number.isNaN(Date.parse(v))) this.fail(field, 'must be an ISO 8601 UTC time');
+    if (!anyTime && Date.parse(v) > this.latest) this.fail(field, 'is in the future');
+    return new Date(v).toISOString();
+  }
+
+  list(field: string, max: number): unknown[] {
+    const v = this.value[field] ?? [];
+    if (!Array.isArray(v)) this.fail(field, 'must be a list');
+    if (v.length > max) this.fail(field, `holds ${v.length} entries; at most ${max}`);
+    return v;
+  }
+}
+
+function kindOf(r: Reader, rules: CurationRules): string {
+  const kind = r.string('kind', { chars: 100 });
+  if (!rules.kinds[kind])
+    r.fail('kind', `is "${kind}", which this server does not keep (its kinds: ${Object.keys(rules.kinds).join(', ')})`);
+  return kind;
+}
+
+function sourceIn(at: string, value: unknown, latest: number): TransferSource {
+  const r = Reader.of(at, value, latest);
+  return {
+    agent: r.string('agent', { chars: TRANSFER_LIMITS.agentChars }),
+    client: r.string('client', { chars: TRANSFER_LIMITS.clientChars }),
+    origin: r.text('origin', { chars: LIMITS.originChars }, true),
+    at: r.instant('at'),
+  };
+}
+
+function memoryIn(at: string, value: unknown, rules: CurationRules, latest: number): TransferMemory {
+  const r = Reader.of(at, value, latest);
+  const id = r.string('id', { chars: 36 });
+  if (!UUID.test(id)) r.fail('id', 'must be a UUID');
+  const createdAt = r.instant('createdAt');
+  const lastUsefulAt = r.instant('lastUsefulAt');
+  if (Date.parse(lastUsefulAt) < Date.parse(createdAt)) r.fail('lastUsefulAt', 'is before createdAt');
+  const conflicts = r.list('conflicts', 100).map((c, i) => {
+    if (typeof c !== 'string' || !UUID.test(c))
+      throw new InvalidInputError(`${at}.conflicts[${i}] must be a UUID; nothing was imported`);
+    return c.toLowerCase();
+  });
+  return {
+    id: id.toLowerCase(),
+    kind: kindOf(r, rules),
+    content: r.string('content', { bytes: LIMITS.contentBytes }),
+    pinned: r.flag('pinned'),
+    createdAt,
+    lastUsefulAt,
+    recallCount: r.count('recallCount', 0),
+    restatements: r.count('restatements', 1),
+    agent: r.string('agent', { chars: TRANSFER_LIMITS.agentChars }),
+    client: r.string('client', { chars: TRANSFER_LIMITS.clientChars }),
+    origin: r.text('origin', { chars: LIMITS.originChars }, true),
+    restatedBy: r.list('restatedBy', LIMITS.sourcesKept).map((s, i) => sourceIn(`${at}.restatedBy[${i}]`, s, latest)),
+    conflicts,
+  };
+}
+
+function lineIn(at: string, value: unknown, rules: CurationRules, latest: number): TransferLine {
+  const r = Reader.of(at, value, latest);
+  const rule = r.string('rule', { chars: 20 }) as JournalRule;
+  if (!RULES.includes(rule)) r.fail('rule', `must be one of ${RULES.join(', ')}`);
+  return {
+    at: r.instant('at'),
+    kind: kindOf(r, rules),
+    rule,
+    ageSeconds: r.count('ageSeconds', 0),
+    recallCount: r.count('recallCount', 0),
+  };
+}
+
+/**
+ * Checks a whole import file before anything happens: its format and version, every field of
+ * every memory and line (the same text rules as `remember`), kinds this server keeps, unique ids,
+ * no two memories of one kind that are the same text, and conflict links between memories of the
+ * file. The first problem is a clear error naming where it is; nothing has been written.
+ */
+export function parseTransfer(value: unknown, rules: CurationRules, now: Date): TransferDocument {
+  const latest = now.getTime() + TRANSFER_LIMITS.futureSkewMs;
+  const top = Reader.of('the file', value, latest);
+  const raw = value as Record<string, unknown>;
+  if (raw.format !== TRANSFER_FORMAT) top.fail('format', `must be "${TRANSFER_FORMAT}" (a file naaba export wrote)`);
+  if (raw.version !== TRANSFER_VERSION)
+    top.fail('version', `must be ${TRANSFER_VERSION}; this server reads version ${TRANSFER_VERSION} only`);
+  const memories = top.list('memories', TRANSFER_LIMITS.memories).map((m, i) => memoryIn(`memories[${i}]`, m, rules, latest));
+  const journal = top.list('journal', TRANSFER_LIMITS.journalLines).map((l, i) => lineIn(`journal[${i}]`, l, rules, latest));
+  const ids = new Set<string>();
+  for (const [i, m] of memories.entries()) {
+    if (ids.has(m.id)) throw new InvalidInputError(`memories[${i}].id ${m.id} appears twice; nothing was imported`);
+    ids.add(m.id);
+  }
+  for (const [i, m] of memories.entries()) {
+    const stray = m.conflicts.find((c) => !ids.has(c) || c === m.id);
+    if (stray)
+      throw new InvalidInputError(
+        `memories[${i}].conflicts names ${stray}, which is not another memory of the file; nothing was imported`,
+      );
+  }
+  return { format: TRANSFER_FORMAT, version: TRANSFER_VERSION, exportedAt: top.instant('exportedAt', true), memories, journal };
+}

@@ -1,0 +1,58 @@
+import type { Scope } from '../memory/model.js';
+
+/**
+ * What the sweeper needs, region by region in bounded batches: expired memories out (journaled),
+ * the journal trimmed, the expiry index kept, empty term statistics cleared, and the vector arm's
+ * cells of large partitions kept (decision 0083; none on an engine whose vector index reads by
+ * prefix).
+ */
+export interface MaintenanceStore {
+  /** Deletes one bounded batch of a region's expired memories of one kind, journaling each (rule `expiry`). */
+  sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;
+  /** Deletes one bounded batch of a region's journal lines older than the cutoff. */
+  trimJournal(region: string, olderThan: Date, batch: number): Promise<number>;
+  /** Puts one bounded batch of a kind's unpinned memories into the expiry index (a kind that gained a TTL). */
+  markExpiring(region: string, kind: string, batch: number): Promise<number>;
+  /** The kinds whose memories of a region are all in the expiry index, as last recorded. */
+  expiringKinds(region: string): Promise<string[]>;
+  /** Records the kinds whose memories of a region are all in the expiry index. */
+  recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void>;
+  /** Clears one bounded batch of a region's term statistics that came down to zero. */
+  clearEmptyTerms(region: string, batch: number): Promise<number>;
+  /**
+   * One page of a region's partitions that have cells or hold at least `from` memories, after
+   * `after` in (user, kind) order. None on an engine whose vector index already reads by prefix.
+   */
+  cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]>;
+  /**
+   * Builds a partition's cells anew and puts every memory of it in one; false when another sweeper
+   * changed its cells since `build.cellsFor` was read (nothing is changed).
+   */
+  buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean>;
+  /** Removes a partition's cells, unless they changed since `cellsFor` was read; true when removed. */
+  dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean>;
+  /** Puts one bounded batch of a partition's memories that have no cell yet in their nearest cell. */
+  assignCells(scope: Scope, kind: string, batch: number): Promise<number>;
+  /** Makes each of a partition's centroids the mean of what its cell holds now; empty cells go. */
+  refreshCells(scope: Scope, kind: string): Promise<void>;
+}
+
+/** A partition whose vectors are in cells, or should be (decision 0083). */
+export interface CellPartition {
+  readonly userId: string;
+  readonly kind: string;
+  /** Memories it holds now, by its kept count. */
+  readonly memories: number;
+  /** How many it held when its cells were built; null when it has none. */
+  readonly cellsFor: number | null;
+}
+
+/** What a build of a partition's cells is given: how many, how refined, and what the sweeper saw. */
+export interface CellBuild {
+  readonly cells: number;
+  readonly rounds: number;
+  /** The partition's size the cells are built for. */
+  readonly memories: number;
+  /** The size its cells were for when the sweeper looked (null: none); a build finding otherwise does nothing. */
+  readonly cellsFor: number | null;
+}
