@@ -25,14 +25,12 @@ export function runtimeSqlSources(): { file: string; text: string }[] {
   const statements = readdirSync(join(pg, 'statements'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !OWNER_ONLY.some((owner) => owner.test(f)))
     .map((f) => `statements/${f}`);
-  return [...statements, 'sql/fragments.ts', 'sql/policy.ts']
-    .sort()
-    .map((file) => ({
-      file,
-      text: readFileSync(join(pg, file), 'utf8')
-        .replace(/\/\*[\s\S]*?\*\//g, ' ')
-        .replace(/^\s*\/\/.*$/gm, ' '),
-    }));
+  return [...statements, 'sql/fragments.ts', 'sql/policy.ts'].sort().map((file) => ({
+    file,
+    text: readFileSync(join(pg, file), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, ' ')
+      .replace(/^\s*\/\/.*$/gm, ' '),
+  }));
 }
 
 /** A privilege a statement needs on a table, as `table:PRIVILEGE`. */

@@ -54,7 +54,7 @@ export class InMemoryKeyStore implements KeyStore {
 
   async findByAccessToken(tokenSha256: string, now: Date): Promise<ApiKey | undefined> {
     const token = this.state.tokens.get(tokenSha256);
-    if (!token || token.kind !== 'access' || token.expiresAt <= now) return undefined;
+    if (token?.kind !== 'access' || token.expiresAt <= now) return undefined;
     const key = this.state.keys.get(token.keyId);
     return key ? asKey(key) : undefined;
   }

@@ -43,7 +43,8 @@ export class InMemoryTransferStore implements TransferStore {
     const lastPlaces = new Map<string, number>();
     for (const m of fresh) {
       const key = JSON.stringify([m.source.origin, m.kind]);
-      if (m.source.origin !== null && !lastPlaces.has(key)) lastPlaces.set(key, this.state.lastPlace(scope, m.source.origin, m.kind));
+      if (m.source.origin !== null && !lastPlaces.has(key))
+        lastPlaces.set(key, this.state.lastPlace(scope, m.source.origin, m.kind));
     }
     const journalBefore = [...this.state.journal];
     const resolved = new Map(present);
