@@ -3,7 +3,7 @@ import { authorize } from '../../lambda/auth/authorize.js';
 import type { Container } from '../../lambda/composition.js';
 import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
-import { MAX_BODY_BYTES } from '../../lambda/mcp/serve.js';
+import { MAX_BODY_BYTES } from '../../lambda/http/request-body.js';
 import type { ImportReport } from '../../lambda/memory/importer.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import {

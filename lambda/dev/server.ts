@@ -18,9 +18,8 @@ import {
   UNAUTHORIZED,
 } from '../http/api-gateway.js';
 import { clientAddress } from '../http/client-address.js';
-import { MAX_BODY_BYTES } from '../mcp/serve.js';
-import { loggable } from '../mcp/tool-result.js';
-import { logger } from '../observability.js';
+import { MAX_BODY_BYTES } from '../http/request-body.js';
+import { loggable, logger } from '../observability.js';
 import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
 import { FailedAuthLimit } from './failed-auth.js';

@@ -3,8 +3,7 @@ import { registrationJson } from '../auth/oauth-clients.js';
 import { OAuthError } from '../auth/oauth-errors.js';
 import type { LimitedRoute } from '../auth/oauth-limits.js';
 import { securityEvent } from '../auth/security-events.js';
-import type { ToolLog } from '../mcp/context.js';
-import { loggable } from '../mcp/tool-result.js';
+import { loggable, type RequestLog } from '../observability.js';
 import { RESOURCE_METADATA_PATH } from './api-gateway.js';
 import { answerConsent, readForm, showConsent } from './consent.js';
 import { type OriginPolicy, originProblem } from './origin.js';
@@ -24,7 +23,7 @@ export interface OAuthDeps {
   /** The public base URL the request came in on: the issuer. */
   readonly base: string;
   readonly origins: OriginPolicy;
-  readonly log: ToolLog;
+  readonly log: RequestLog;
   /** The client address the request came from, as limits count it (`clientAddress`). */
   readonly address: string;
 }

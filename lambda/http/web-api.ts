@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolLog } from '../mcp/context.js';
-import { loggable, outcomeOf } from '../mcp/tool-result.js';
 import { InvalidInputError } from '../memory/errors.js';
 import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
+import { outcomeOf } from '../memory/outcome.js';
 import type { MemoryService } from '../memory/service.js';
 import { lineOut, memoryOut } from '../memory/transfer.js';
 import type { MemoryFilters, MemoryOrder } from '../ports/memory-store.js';
-import { MAX_BODY_BYTES } from '../mcp/serve.js';
+import { loggable, type RequestLog } from '../observability.js';
 import { CLIENTS, clientConfig } from './client-config.js';
 import { type OriginPolicy, originProblem } from './origin.js';
+import { boundedBody, MAX_BODY_BYTES } from './request-body.js';
 import { StoreUnavailableError } from './unavailable.js';
 
 /**
@@ -19,7 +19,7 @@ import { StoreUnavailableError } from './unavailable.js';
 
 export interface WebApiDeps {
   readonly memory: () => Promise<MemoryService>;
-  readonly log: ToolLog;
+  readonly log: RequestLog;
   readonly origins: OriginPolicy;
 }
 
@@ -85,8 +85,8 @@ const filtersOf = (q: URLSearchParams): MemoryFilters => ({
 
 /** The request's JSON body, bounded as the MCP endpoint bounds its own. */
 async function jsonBody(request: Request): Promise<unknown> {
-  const raw = await request.text();
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
+  const raw = await boundedBody(request);
+  if (raw === undefined) {
     throw new InvalidInputError(
       `the body is over ${MAX_BODY_BYTES} bytes; import a larger file with naaba import while the server is stopped, or in parts (--kind)`,
     );
@@ -217,7 +217,7 @@ function routeOf(method: string, path: string): { route: Route; id: string | und
  * caller's input is a 400; a busy database or an unavailable embedder a 503 with Retry-After,
  * logged; anything else a 500 with a correlation id, never its message.
  */
-function failure(error: unknown, log: ToolLog, route: string): Response {
+function failure(error: unknown, log: RequestLog, route: string): Response {
   const outcome = outcomeOf(error);
   if (outcome === 'bad_input') return json(400, { error: (error as Error).message });
   if (outcome === 'store_busy' || outcome === 'embedder_unavailable' || outcome === 'judge_unavailable') {

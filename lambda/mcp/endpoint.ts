@@ -1,7 +1,7 @@
 import type { MemoryService } from '../memory/service.js';
 import type { Principal } from '../memory/model.js';
 import { type OriginPolicy, originProblem } from '../http/origin.js';
-import type { ToolLog } from './context.js';
+import type { RequestLog } from '../observability.js';
 import { serveMcp } from './serve.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -11,7 +11,7 @@ export interface EndpointDeps {
   readonly region: string;
   /** Built on first use: /healthz must answer without touching the database or a model. */
   readonly memory: () => Promise<MemoryService>;
-  readonly log: ToolLog;
+  readonly log: RequestLog;
   readonly origins: OriginPolicy;
 }
 
