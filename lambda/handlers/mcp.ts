@@ -22,7 +22,7 @@ import { count, logger, observed, type TracerModules, traced } from '../observab
 /** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first request, not at load (decision 0051). */
 const mcpEndpoint = () => import('../mcp/endpoint.js');
 /** The OAuth routes (decision 0054): loaded by the first sign-in request. */
-const oauthRoutes = () => import('../http/oauth.js');
+const oauthRoutes = () => import('../sign-in/routes.js');
 const isOAuthPath = (path: string) => path.startsWith('/.well-known/') || path.startsWith('/oauth/');
 
 /** The judge's calls of this invocation: the judge-unavailable rate is `judge_unavailable / judge_asked`. */
