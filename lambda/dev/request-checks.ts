@@ -1,6 +1,6 @@
 import { isRequestMethod } from '../http/api-gateway.js';
 import { type OriginPolicy, originProblem, parseHost } from '../http/origin.js';
-import { PAGE_PATHS } from '../http/web-page.js';
+import { PAGE_PATHS } from '../page/files.js';
 import { oauthMethods } from '../sign-in/routes.js';
 
 /**

@@ -13,11 +13,11 @@ import {
 } from '../http/api-gateway.js';
 import { clientAddress } from '../http/client-address.js';
 import { reachable, StoreUnavailableError, storeUnavailable } from '../http/unavailable.js';
-import { isApiPath, type WebApiDeps, webApi } from '../http/web-api.js';
-import { webPage } from '../http/web-page.js';
 import type { Principal } from '../memory/model.js';
 import type { MemoryService } from '../memory/service.js';
 import { count, logger, observed, type TracerModules, traced } from '../observability.js';
+import { isApiPath, type PageApiDeps, pageApi } from '../page/api.js';
+import { pageFile } from '../page/files.js';
 
 /** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first request, not at load (decision 0051). */
 const mcpEndpoint = () => import('../mcp/endpoint.js');
@@ -38,7 +38,7 @@ async function answer(
   event: ProxyEvent,
   principal: Principal | undefined,
   runtime: Container,
-  deps: WebApiDeps,
+  deps: PageApiDeps,
 ): Promise<Response> {
   const request = toRequest(event);
   if (isOAuthPath(event.path)) {
@@ -48,9 +48,9 @@ async function answer(
     const signIn = await (await oauthRoutes()).oauthRoute(request, event.path, oauth);
     if (signIn) return signIn;
   }
-  if (isApiPath(event.path)) return webApi(request, principal, deps);
+  if (isApiPath(event.path)) return pageApi(request, principal, deps);
   return (
-    (await webPage(request.method, event.path)) ??
+    (await pageFile(request.method, event.path)) ??
     (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region }))
   );
 }

@@ -6,10 +6,10 @@ import type { MemoryService } from '../memory/service.js';
 import { lineOut, memoryOut } from '../memory/transfer.js';
 import type { MemoryFilters, MemoryOrder } from '../ports/memory-store.js';
 import { loggable, type RequestLog } from '../observability.js';
-import { CLIENTS, clientConfig } from './client-config.js';
-import { type OriginPolicy, originProblem } from './origin.js';
-import { boundedBody, MAX_BODY_BYTES } from './request-body.js';
-import { StoreUnavailableError } from './unavailable.js';
+import { CLIENTS, clientConfig } from '../http/client-config.js';
+import { type OriginPolicy, originProblem } from '../http/origin.js';
+import { boundedBody, MAX_BODY_BYTES } from '../http/request-body.js';
+import { StoreUnavailableError } from '../http/unavailable.js';
 
 /**
  * The memory page's data API under `/api/`: JSON in web terms over the same MemoryService the MCP
@@ -17,7 +17,7 @@ import { StoreUnavailableError } from './unavailable.js';
  * not recalling (docs/decisions/0053).
  */
 
-export interface WebApiDeps {
+export interface PageApiDeps {
   readonly memory: () => Promise<MemoryService>;
   readonly log: RequestLog;
   readonly origins: OriginPolicy;
@@ -230,7 +230,7 @@ function failure(error: unknown, log: RequestLog, route: string): Response {
 }
 
 /** Answers one `/api/…` request of an authorized principal. */
-export async function webApi(request: Request, principal: Principal | undefined, deps: WebApiDeps): Promise<Response> {
+export async function pageApi(request: Request, principal: Principal | undefined, deps: PageApiDeps): Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname.replace(/\/+$/, '');
   const found = routeOf(request.method, path);
