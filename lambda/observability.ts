@@ -153,7 +153,7 @@ async function loadTracing(modules: TracerModules): Promise<LoadedTracing | unde
 }
 
 /**
- * The X-Ray middleware of a handler that traces (the MCP function, which has active tracing).
+ * The X-Ray middleware of a handler that traces (the endpoint function, which has active tracing).
  * Inside Lambda, unless POWERTOOLS_TRACE_ENABLED=false, the tracer is loaded on the first
  * invocation (the X-Ray SDK is a large import); elsewhere nothing is loaded and nothing changes.
  */

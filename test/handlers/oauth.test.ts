@@ -1,4 +1,4 @@
-import { handler as mcp } from '../../lambda/handlers/mcp.js';
+import { handler as mcp } from '../../lambda/handlers/endpoint.js';
 import { lambdaContext, proxyEvent } from './events.js';
 import { type HandlerRuntime, installRuntime } from './runtime.js';
 

@@ -1,4 +1,4 @@
-import { handler as mcp } from '../../lambda/handlers/mcp.js';
+import { handler as mcp } from '../../lambda/handlers/endpoint.js';
 import { handler as sweep } from '../../lambda/handlers/sweeper.js';
 import { lambdaContext, mcpCall, scheduledEvent } from './events.js';
 import { contextOf, type HandlerRuntime, installRuntime, REGION } from './runtime.js';
