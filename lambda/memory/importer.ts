@@ -5,7 +5,8 @@ import { InvalidInputError } from './errors.js';
 import type { LexicalAnalyzer } from './lexical.js';
 import type { CurationRules } from './model.js';
 import { expiredBefore, kindRule } from './rules.js';
-import { parseTransfer, type TransferDocument, type TransferMemory } from './transfer.js';
+import type { MemoryJson } from './memory-json.js';
+import { parseTransfer, type TransferDocument } from './transfer.js';
 
 /**
  * An import of an export file into the caller's memory (docs/export-format.md): checked whole,
@@ -62,7 +63,7 @@ export class Importer {
   constructor(private readonly deps: ImporterDeps) {}
 
   /** Whether a memory of the file is still live now: pinned, of a kind without TTL, or useful within its TTL. */
-  private live(m: TransferMemory, now: Date): boolean {
+  private live(m: MemoryJson, now: Date): boolean {
     const cutoff = expiredBefore(kindRule(this.deps.rules, m.kind), now);
     return m.pinned || cutoff === null || Date.parse(m.lastUsefulAt) >= cutoff.getTime();
   }
@@ -71,7 +72,7 @@ export class Importer {
    * Each memory's exact-restatement key. A kind without dedup keys each memory by its file id, so
    * importing the same file twice still finds what the first import wrote.
    */
-  private fingerprints(kept: readonly TransferMemory[]): string[] {
+  private fingerprints(kept: readonly MemoryJson[]): string[] {
     const seen = new Map<string, string>();
     return kept.map((m) => {
       if (kindRule(this.deps.rules, m.kind).dedup === false) return `${fingerprint(m.content)}#${m.id}`;

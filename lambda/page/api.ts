@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../memory/errors.js';
-import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
+import { journalLineJson, memoryJson } from '../memory/memory-json.js';
+import type { Principal, RecalledMemory } from '../memory/model.js';
 import { outcomeOf } from '../memory/outcome.js';
 import type { MemoryService } from '../memory/service.js';
-import { lineOut, memoryOut } from '../memory/transfer.js';
 import type { MemoryFilters, MemoryOrder } from '../ports/memory-store.js';
 import { loggable, type RequestLog } from '../observability.js';
 import { CLIENTS, clientConfig } from '../http/client-config.js';
@@ -34,27 +34,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { ...API_HEADERS, ...headers } });
 
 const iso = (d: Date) => d.toISOString();
-const sourceJson = (s: Source) => ({ agent: s.agent, client: s.client, origin: s.origin, at: iso(s.at) });
 
-function memoryJson(m: Memory) {
-  return {
-    id: m.id,
-    kind: m.kind,
-    content: m.content,
-    pinned: m.pinned,
-    createdAt: iso(m.createdAt),
-    lastUsefulAt: iso(m.lastUsefulAt),
-    recallCount: m.recallCount,
-    restatements: m.restatements,
-    agent: m.source.agent,
-    client: m.source.client,
-    origin: m.source.origin,
-    restatedBy: m.restatedBy.map(sourceJson),
-    conflicts: m.conflicts,
-  };
-}
-
-const scoredJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score, distance: m.distance });
+/** A memory the search found: the one JSON shape, with the ranking's score and distance after it. */
+const foundJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score, distance: m.distance });
 
 /** An optional integer query parameter; text that is not a whole number is a clear error. */
 function integer(params: URLSearchParams, name: string): number | undefined {
@@ -147,11 +129,11 @@ const ROUTES: Record<string, Route> = {
   },
   'GET export/memories': async (s, p, q) => {
     const page = await s.exportMemories(p, text(q, 'cursor'));
-    return { memories: page.memories.map(memoryOut), nextCursor: page.nextCursor ?? null };
+    return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null };
   },
   'GET export/journal': async (s, p, q) => {
     const page = await s.exportJournal(p, text(q, 'cursor'));
-    return { lines: page.lines.map(lineOut), nextCursor: page.nextCursor ?? null };
+    return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
   'POST import': async (s, p, _q, _id, request) => ({ imported: await s.importMemories(p, await jsonBody(request)) }),
   'GET search': async (s, p, q) => {
@@ -159,7 +141,7 @@ const ROUTES: Record<string, Route> = {
       ?.split(',')
       .filter((k) => k !== '');
     const found = await s.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit') });
-    return { memories: found.map(scoredJson) };
+    return { memories: found.map(foundJson) };
   },
   'DELETE memories/{id}': async (s, p, _q, id) => {
     const gone = await s.forget(p, { ids: [id ?? ''] });
@@ -174,16 +156,7 @@ const ROUTES: Record<string, Route> = {
   },
   'GET journal': async (s, p, q) => {
     const page = await s.journal(p, text(q, 'cursor'));
-    return {
-      lines: page.lines.map((l) => ({
-        at: iso(l.at),
-        kind: l.kind,
-        rule: l.rule,
-        ageSeconds: l.ageSeconds,
-        recallCount: l.recallCount,
-      })),
-      nextCursor: page.nextCursor ?? null,
-    };
+    return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
   'GET journal/daily': async (s, p, q) => ({ days: await s.journalByDay(p, integer(q, 'days')) }),
   'GET journal/hourly': async (s, p, q) => ({ hours: await s.journalByHour(p, integer(q, 'hours')) }),

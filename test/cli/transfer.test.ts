@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
-import type { TransferDocument, TransferMemory } from '../../lambda/memory/transfer.js';
+import type { MemoryJson } from '../../lambda/memory/memory-json.js';
+import type { TransferDocument } from '../../lambda/memory/transfer.js';
 import { ManualClock } from '../support/clock.js';
 import { runCli } from '../support/cli.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -75,7 +76,7 @@ test('export through an endpoint writes every memory and journal line to an owne
   exported = JSON.parse(readFileSync(file('alice.json'), 'utf8'));
   expect(exported).toMatchObject({ format: 'naaba-memories', version: 1 });
   expect(await source.sql.query('SELECT id, recall_count, last_useful_at FROM memories ORDER BY id')).toEqual(before);
-  const ferry = exported.memories.find((m) => m.content.startsWith('The ferry')) as TransferMemory;
+  const ferry = exported.memories.find((m) => m.content.startsWith('The ferry')) as MemoryJson;
   expect(ferry).toMatchObject({
     kind: 'fact',
     recallCount: 1,
@@ -84,7 +85,7 @@ test('export through an endpoint writes every memory and journal line to an owne
     client: 'claude-code/2.1.4',
   });
   expect(ferry.restatedBy.map((s) => s.origin)).toEqual(['a second chat']);
-  const moved = exported.memories.find((m) => m.content.includes('10:00')) as TransferMemory;
+  const moved = exported.memories.find((m) => m.content.includes('10:00')) as MemoryJson;
   expect(moved.pinned).toBe(true);
   expect(moved.conflicts).toEqual([exported.memories.find((m) => m.content.includes('9:30'))?.id]);
   expect(exported.journal.map((l) => l.rule).sort()).toEqual(['ceiling', 'duplicate']);
