@@ -1,4 +1,5 @@
 import { InvalidInputError } from './errors.js';
+import { canonicalId } from './ids.js';
 import { checkText, LIMITS } from './limits.js';
 import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson, type SourceJson } from './memory-json.js';
 import type { CurationRules, JournalLine, JournalRule, Memory } from './model.js';
@@ -45,7 +46,6 @@ export const TRANSFER_LIMITS = {
   futureSkewMs: 5 * 60_000,
 } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate'];
 
@@ -131,18 +131,17 @@ function sourceIn(at: string, value: unknown, latest: number): SourceJson {
 
 function memoryIn(at: string, value: unknown, rules: CurationRules, latest: number): MemoryJson {
   const r = Reader.of(at, value, latest);
-  const id = r.string('id', { chars: 36 });
-  if (!UUID.test(id)) r.fail('id', 'must be a UUID');
+  const id = canonicalId(r.string('id', { chars: 36 })) ?? r.fail('id', 'must be a UUID');
   const createdAt = r.instant('createdAt');
   const lastUsefulAt = r.instant('lastUsefulAt');
   if (Date.parse(lastUsefulAt) < Date.parse(createdAt)) r.fail('lastUsefulAt', 'is before createdAt');
   const conflicts = r.list('conflicts', 100).map((c, i) => {
-    if (typeof c !== 'string' || !UUID.test(c))
-      throw new InvalidInputError(`${at}.conflicts[${i}] must be a UUID; nothing was imported`);
-    return c.toLowerCase();
+    const linked = typeof c === 'string' ? canonicalId(c) : undefined;
+    if (!linked) throw new InvalidInputError(`${at}.conflicts[${i}] must be a UUID; nothing was imported`);
+    return linked;
   });
   return {
-    id: id.toLowerCase(),
+    id,
     kind: kindOf(r, rules),
     content: r.string('content', { bytes: LIMITS.contentBytes }),
     pinned: r.flag('pinned'),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../memory/errors.js';
+import { canonicalId } from '../memory/ids.js';
 import { journalLineJson, memoryJson } from '../memory/memory-json.js';
 import type { Principal, RecalledMemory } from '../memory/model.js';
 import { outcomeOf } from '../memory/outcome.js';
@@ -169,8 +170,6 @@ const ROUTES: Record<string, Route> = {
   }),
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The route a method and path name: `memories/{id}` and `memories/{id}/pin` carry an id; anything else is matched whole. */
 function routeOf(method: string, path: string): { route: Route; id: string | undefined } | undefined {
   const rest = path.replace(/^.*?\/api\//, '');
@@ -179,7 +178,7 @@ function routeOf(method: string, path: string): { route: Route; id: string | und
     const route = ROUTES[`${method} memories/{id}${one[2] ?? ''}`];
     // A UUID holds no escapes: the raw segment is checked as it came (a malformed `%E0` is a 400, never a throw).
     const id = one[1];
-    return route ? { route, id: UUID.test(id) ? id.toLowerCase() : 'invalid:' } : undefined;
+    return route ? { route, id: canonicalId(id) ?? 'invalid:' } : undefined;
   }
   const route = ROUTES[`${method} ${rest}`];
   return route ? { route, id: undefined } : undefined;
