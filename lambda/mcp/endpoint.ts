@@ -7,6 +7,7 @@ import { serveMcp } from './serve.js';
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
+/** What `/mcp` needs beyond the request: the memory, a log and the origin policy. */
 export interface McpEndpointDeps {
   /** Built on first use: a refused request never touches the database. */
   readonly memory: () => Promise<MemoryService>;

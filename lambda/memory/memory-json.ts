@@ -14,6 +14,7 @@ export interface SourceJson {
   readonly at: string;
 }
 
+/** A memory with its provenance, times as ISO 8601 UTC text. */
 export interface MemoryJson {
   readonly id: string;
   readonly kind: string;
@@ -30,6 +31,7 @@ export interface MemoryJson {
   readonly conflicts: readonly string[];
 }
 
+/** A journal line: what was removed or merged, and why; never content. */
 export interface JournalLineJson {
   readonly at: string;
   readonly kind: string;
@@ -42,6 +44,7 @@ const iso = (d: Date) => d.toISOString();
 
 const sourceJson = (s: Source): SourceJson => ({ agent: s.agent, client: s.client, origin: s.origin, at: iso(s.at) });
 
+/** A memory as JSON; the conflict links are copied, so the JSON never shares the memory's array. */
 export function memoryJson(m: Memory): MemoryJson {
   return {
     id: m.id,
@@ -60,6 +63,7 @@ export function memoryJson(m: Memory): MemoryJson {
   };
 }
 
+/** A journal line as JSON. */
 export const journalLineJson = (l: JournalLine): JournalLineJson => ({
   at: iso(l.at),
   kind: l.kind,
