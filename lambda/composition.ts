@@ -88,7 +88,7 @@ export class Container {
   sql(): Promise<SqlClient> {
     return this.once('sql', async () => {
       const client = this.supplied.sql ?? (await openSql(this.config));
-      // A subsegment per statement where the handler traces (the MCP function in Lambda); as is elsewhere.
+      // A subsegment per statement where the handler traces (the endpoint function in Lambda); as is elsewhere.
       const [{ tracing }, { traceSql }] = await Promise.all([
         import('./observability.js'),
         import('./adapters/pg/traced-client.js'),

@@ -34,6 +34,46 @@ export const logger = new Logger({
  */
 export const metrics = new Metrics({ namespace: 'naaba', serviceName: 'naaba', logger });
 
+/**
+ * The structured log a request's code writes to (the MCP tools, the page's API, the sign-in routes):
+ * ids, names, outcomes and timings only, never content, a header or a token. {@link logger} is one;
+ * tests pass a recorder.
+ */
+export interface RequestLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+/**
+ * What an ERROR line may say about an unexpected error: its name, a driver's error code and where
+ * it was thrown. Never its message: messages of database and validation errors quote the input
+ * (`invalid input syntax for type uuid: "…"`), and no caller text may reach an ERROR line.
+ */
+export function loggable(error: unknown): { name: string; code?: string; at?: string; causes?: string[] } {
+  if (!(error instanceof Error)) return { name: typeof error };
+  const code = (error as { code?: unknown }).code;
+  const at = error.stack?.split('\n').slice(1, 6).join('\n');
+  const causes = causeNames(error.cause);
+  return {
+    name: error.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(at ? { at } : {}),
+    ...(causes.length > 0 ? { causes } : {}),
+  };
+}
+
+/**
+ * The chain of causes by name, with a provider's HTTP status or a driver's code where it has one
+ * (`ProviderCallError`, `AccessDeniedException 403`): what an operator needs, and no message.
+ */
+function causeNames(cause: unknown, depth = 0): string[] {
+  if (!(cause instanceof Error) || depth >= 4) return [];
+  const e = cause as Error & { code?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  const status = e.$metadata?.httpStatusCode;
+  const detail = typeof status === 'number' ? ` ${status}` : typeof e.code === 'string' ? ` ${e.code}` : '';
+  return [`${e.name}${detail}`, ...causeNames(e.cause, depth + 1)];
+}
+
 /** Adds to a count metric of this invocation; a no-op outside Lambda. Names: decision 0051. */
 export function count(name: string, value = 1): void {
   if (inLambda) metrics.addMetric(name, MetricUnit.Count, value);
@@ -113,7 +153,7 @@ async function loadTracing(modules: TracerModules): Promise<LoadedTracing | unde
 }
 
 /**
- * The X-Ray middleware of a handler that traces (the MCP function, which has active tracing).
+ * The X-Ray middleware of a handler that traces (the endpoint function, which has active tracing).
  * Inside Lambda, unless POWERTOOLS_TRACE_ENABLED=false, the tracer is loaded on the first
  * invocation (the X-Ray SDK is a large import); elsewhere nothing is loaded and nothing changes.
  */

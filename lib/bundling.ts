@@ -71,7 +71,7 @@ export const BUNDLING: {
 
 /** The Lambda entry points, relative to the repository root. */
 export const ENTRY_POINTS = {
-  mcp: 'lambda/handlers/mcp.ts',
+  mcp: 'lambda/handlers/endpoint.ts',
   authorizer: 'lambda/handlers/authorizer.ts',
   sweeper: 'lambda/handlers/sweeper.ts',
 } as const;

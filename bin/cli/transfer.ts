@@ -3,18 +3,11 @@ import { authorize } from '../../lambda/auth/authorize.js';
 import type { Container } from '../../lambda/composition.js';
 import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
-import { MAX_BODY_BYTES } from '../../lambda/mcp/serve.js';
+import { MAX_BODY_BYTES } from '../../lambda/http/request-body.js';
 import type { ImportReport } from '../../lambda/memory/transfer/importer.js';
 import type { Principal } from '../../lambda/memory/model.js';
-import {
-  lineOut,
-  memoryOut,
-  TRANSFER_FORMAT,
-  TRANSFER_VERSION,
-  type TransferDocument,
-  type TransferLine,
-  type TransferMemory,
-} from '../../lambda/memory/transfer/transfer-file.js';
+import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson } from '../../lambda/memory/memory-json.js';
+import { TRANSFER_FORMAT, TRANSFER_VERSION, type TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
 import { withContainer } from './open.js';
 
@@ -104,10 +97,10 @@ function inDatabase(container: Container, principal: Principal, where: string): 
       const service = (await container.memory()).transfer;
       if (part === 'memories') {
         const page = await service.exportMemories(principal, cursor ?? undefined);
-        return { items: page.memories.map(memoryOut), next: page.nextCursor ?? null };
+        return { items: page.memories.map(memoryJson), next: page.nextCursor ?? null };
       }
       const page = await service.exportJournal(principal, cursor ?? undefined);
-      return { items: page.lines.map(lineOut), next: page.nextCursor ?? null };
+      return { items: page.lines.map(journalLineJson), next: page.nextCursor ?? null };
     },
     importFile: async (file) => (await container.memory()).transfer.importMemories(principal, file),
   };
@@ -144,8 +137,8 @@ export async function exportCommand(
   file: string | undefined,
 ): Promise<void> {
   await withTarget(config, flags, async (target) => {
-    const memories = (await everyPage(target, 'memories')) as TransferMemory[];
-    const journal = (await everyPage(target, 'journal')) as TransferLine[];
+    const memories = (await everyPage(target, 'memories')) as MemoryJson[];
+    const journal = (await everyPage(target, 'journal')) as JournalLineJson[];
     const doc: TransferDocument = {
       format: TRANSFER_FORMAT,
       version: TRANSFER_VERSION,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UUID_PATTERN } from '../memory/ids.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKey, KeyStore } from '../ports/key-store.js';
 import { hashToken, newToken } from './token.js';
@@ -18,7 +19,6 @@ export interface IssuedKey {
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@/-]{0,63}$/;
 const REGION_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Issues, revokes and lists API keys. A lost key is revoked, never recovered. */
 export class KeyService {

@@ -1,7 +1,7 @@
 import { isRequestMethod } from '../http/api-gateway.js';
-import { oauthMethods } from '../http/oauth.js';
 import { type OriginPolicy, originProblem, parseHost } from '../http/origin.js';
-import { PAGE_PATHS } from '../http/web-page.js';
+import { PAGE_PATHS } from '../page/files.js';
+import { oauthMethods } from '../sign-in/routes.js';
 
 /**
  * What the local server refuses before any work, as a clear 4xx (decision 0066): a request

@@ -6,7 +6,7 @@ import { securityEvent } from '../auth/security-events.js';
 import { bearerToken, hashToken } from '../auth/token.js';
 import { type Container, installContainer } from '../composition.js';
 import { handler as authorizerHandler } from '../handlers/authorizer.js';
-import { handler as mcpHandler } from '../handlers/mcp.js';
+import { handler as endpointHandler } from '../handlers/endpoint.js';
 import {
   type AuthorizerResult,
   isAllowed,
@@ -18,9 +18,8 @@ import {
   UNAUTHORIZED,
 } from '../http/api-gateway.js';
 import { clientAddress } from '../http/client-address.js';
-import { MAX_BODY_BYTES } from '../mcp/serve.js';
-import { loggable } from '../mcp/tool-result.js';
-import { logger } from '../observability.js';
+import { MAX_BODY_BYTES } from '../http/request-body.js';
+import { loggable, logger } from '../observability.js';
 import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
 import { FailedAuthLimit } from './failed-auth.js';
@@ -29,7 +28,7 @@ import { refusalOf } from './request-checks.js';
 
 /**
  * A small stand-in for API Gateway: each HTTP request becomes the event API Gateway would send,
- * and goes to the same exported authorizer and MCP handlers that Lambda runs. Before any of that it
+ * and goes to the same exported authorizer and endpoint handlers that Lambda runs. Before any of that it
  * refuses odd requests (request-checks.ts), bounds failed authentications per client address
  * (failed-auth.ts), and runs each request in its caller's lane of the database's fair queue.
  */
@@ -139,7 +138,7 @@ async function route(request: LocalRequest, failures: FailedAuthLimit): Promise<
       if ('statusCode' in result) return result;
       authorizer = result;
     }
-    return mcpHandler(proxyEvent(request, authorizer), localContext('naaba-mcp', request.requestId));
+    return endpointHandler(proxyEvent(request, authorizer), localContext('naaba-mcp', request.requestId));
   });
 }
 

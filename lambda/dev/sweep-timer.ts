@@ -1,6 +1,5 @@
 import type { Container } from '../composition.js';
-import { loggable } from '../mcp/tool-result.js';
-import { logger } from '../observability.js';
+import { loggable, logger } from '../observability.js';
 import { type RegionSweepReport, sweepRegion } from '../region-sweep.js';
 
 /** A running schedule of local sweeps; `stop` waits for a sweep in progress to finish. */

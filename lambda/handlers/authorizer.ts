@@ -7,8 +7,7 @@ import { usageBuckets, usageIdentifier } from '../auth/usage-identifier.js';
 import { container } from '../composition.js';
 import { environment } from '../config/env.js';
 import { AuthorizerFailure, type AuthorizerResult, authorizerResult, type TokenAuthorizerEvent } from '../http/api-gateway.js';
-import { loggable } from '../mcp/tool-result.js';
-import { count, logger, observed } from '../observability.js';
+import { count, loggable, logger, observed } from '../observability.js';
 import type { KeyStore } from '../ports/key-store.js';
 
 /** Time kept back from Lambda's own timeout, so a hung database still ends in a counted, logged failure. */

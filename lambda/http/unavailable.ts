@@ -1,5 +1,4 @@
-import { count, logger } from '../observability.js';
-import { loggable } from '../mcp/tool-result.js';
+import { count, logger, loggable } from '../observability.js';
 
 /**
  * The function could not build what a request needs from the database — the secret, the

@@ -1,11 +1,6 @@
 import type { CurationService } from '../memory/curation/curation-service.js';
 import type { ClientInfo, Principal } from '../memory/model.js';
-
-/** The structured log a tool writes to: ids, names and timings only, never content or tokens. */
-export interface ToolLog {
-  info(message: string, attributes: Record<string, unknown>): void;
-  error(message: string, attributes: Record<string, unknown>): void;
-}
+import type { RequestLog } from '../observability.js';
 
 /**
  * What one request's answers may still add up to, in bytes of their JSON. Shared by the calls of
@@ -31,7 +26,7 @@ export interface ToolContext {
   readonly memory: CurationService;
   readonly principal: Principal;
   readonly client: ClientInfo;
-  readonly log: ToolLog;
+  readonly log: RequestLog;
   /** Bytes the answers of this request may still take (REQUEST_LIMITS.responseBytes in all). */
   readonly budget: ResponseBudget;
 }

@@ -1,32 +1,25 @@
-import type { MemoryServices } from '../memory/services.js';
-import type { Principal } from '../memory/model.js';
 import { type OriginPolicy, originProblem } from '../http/origin.js';
-import type { ToolLog } from './context.js';
+import type { Principal } from '../memory/model.js';
+import type { MemoryServices } from '../memory/services.js';
+import type { RequestLog } from '../observability.js';
 import { serveMcp } from './serve.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
-export interface EndpointDeps {
-  readonly region: string;
-  /** Built on first use: /healthz must answer without touching the database or a model. */
+/** What `/mcp` needs beyond the request: the memory, a log and the origin policy. */
+export interface McpEndpointDeps {
+  /** Built on first use: a refused request never touches the database. */
   readonly memory: () => Promise<MemoryServices>;
-  readonly log: ToolLog;
+  readonly log: RequestLog;
   readonly origins: OriginPolicy;
 }
 
 /**
- * The HTTP surface of the MCP function: `GET /healthz` (open, touches nothing), `POST /mcp`
- * (stateless MCP for an authorized principal), 405 for other methods on /mcp.
+ * `/mcp`: stateless MCP over POST for an authorized principal. Another method is a 405, a
+ * foreign origin a 403, a request without the authorizer's principal a 401.
  */
-export async function endpoint(request: Request, principal: Principal | undefined, deps: EndpointDeps): Promise<Response> {
-  const path = new URL(request.url).pathname.replace(/\/+$/, '');
-  if (path.endsWith('/healthz')) {
-    return request.method === 'GET'
-      ? json(200, { status: 'ok', region: deps.region })
-      : json(405, { message: 'use GET' }, { allow: 'GET' });
-  }
-  if (!path.endsWith('/mcp')) return json(404, { message: 'not found; the MCP endpoint is POST /mcp' });
+export async function mcpEndpoint(request: Request, principal: Principal | undefined, deps: McpEndpointDeps): Promise<Response> {
   if (request.method !== 'POST') {
     return json(
       405,

@@ -1,15 +1,14 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { boundedBody, MAX_BODY_BYTES } from '../http/request-body.js';
 import { LIMITS } from '../memory/limits.js';
 import type { CurationService } from '../memory/curation/curation-service.js';
 import type { ClientInfo, Principal } from '../memory/model.js';
+import type { RequestLog } from '../observability.js';
 import { clientFromSessionId, clientInfoFrom, sessionIdFor, UNKNOWN_CLIENT } from './client-info.js';
-import { ResponseBudget, type ToolLog } from './context.js';
+import { ResponseBudget } from './context.js';
 import { KeySlots } from './key-slots.js';
 import { paramsProblem } from './params.js';
 import { createMcpServer } from './server.js';
-
-/** Requests larger than this are refused before parsing: content is capped at 8 KiB anyway. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Work one request may ask for (docs/configuration.md, "Request limits"). Refused before any work
@@ -98,9 +97,14 @@ function initializeClient(body: unknown): ClientInfo | undefined {
  * Serves one MCP request statelessly: a fresh server and transport, JSON responses. The
  * client's name travels in the session id it echoes back (see client-info.ts).
  */
-export async function serveMcp(request: Request, principal: Principal, memory: CurationService, log: ToolLog): Promise<Response> {
-  const raw = await request.text();
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) return jsonRpcError(413, -32000, `request body over ${MAX_BODY_BYTES} bytes`);
+export async function serveMcp(
+  request: Request,
+  principal: Principal,
+  memory: CurationService,
+  log: RequestLog,
+): Promise<Response> {
+  const raw = await boundedBody(request);
+  if (raw === undefined) return jsonRpcError(413, -32000, `request body over ${MAX_BODY_BYTES} bytes`);
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -152,7 +156,7 @@ async function answer(
   body: unknown,
   principal: Principal,
   memory: CurationService,
-  log: ToolLog,
+  log: RequestLog,
 ): Promise<Response> {
   const initializing = initializeClient(body);
   const client = initializing ?? clientFromSessionId(request.headers.get('mcp-session-id')) ?? UNKNOWN_CLIENT;

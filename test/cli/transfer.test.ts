@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
-import type { TransferDocument, TransferMemory } from '../../lambda/memory/transfer/transfer-file.js';
+import type { MemoryJson } from '../../lambda/memory/memory-json.js';
+import type { TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
 import { ManualClock } from '../support/clock.js';
 import { runCli } from '../support/cli.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -76,7 +77,7 @@ test('export through an endpoint writes every memory and journal line to an owne
   exported = JSON.parse(readFileSync(file('alice.json'), 'utf8'));
   expect(exported).toMatchObject({ format: 'naaba-memories', version: 1 });
   expect(await source.sql.query(sql`SELECT id, recall_count, last_useful_at FROM memories ORDER BY id`)).toEqual(before);
-  const ferry = exported.memories.find((m) => m.content.startsWith('The ferry')) as TransferMemory;
+  const ferry = exported.memories.find((m) => m.content.startsWith('The ferry')) as MemoryJson;
   expect(ferry).toMatchObject({
     kind: 'fact',
     recallCount: 1,
@@ -85,7 +86,7 @@ test('export through an endpoint writes every memory and journal line to an owne
     client: 'claude-code/2.1.4',
   });
   expect(ferry.restatedBy.map((s) => s.origin)).toEqual(['a second chat']);
-  const moved = exported.memories.find((m) => m.content.includes('10:00')) as TransferMemory;
+  const moved = exported.memories.find((m) => m.content.includes('10:00')) as MemoryJson;
   expect(moved.pinned).toBe(true);
   expect(moved.conflicts).toEqual([exported.memories.find((m) => m.content.includes('9:30'))?.id]);
   expect(exported.journal.map((l) => l.rule).sort()).toEqual(['ceiling', 'duplicate']);
@@ -115,7 +116,7 @@ test('import into a local data folder (no server): the same memories, links and 
 test('import through an endpoint goes to the key’s own user; the exporter’s memory is untouched', async () => {
   const carol = await source.issueKey('carol');
   const before = await source.sql.query<{ n: number }>(
-    sql`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${param('alice.userId', alice.userId)}`,
+    sql`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${param('value', alice.userId)}`,
   );
   const answer = await cli(['import', file('alice.json'), ...endpointFlag()], carol.token);
   expect(answer.stderr).toBe('');
@@ -135,7 +136,7 @@ test('an import that would pass a ceiling or the pin limit writes nothing and sa
   const count = async () =>
     (
       await source.sql.query<{ n: number }>(
-        sql`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${param('dave.userId', dave.userId)}`,
+        sql`SELECT count(*)::int4 AS n FROM memories WHERE user_id = ${param('value', dave.userId)}`,
       )
     )[0]?.n;
   const refused = await cli(['import', file('alice.json'), ...endpointFlag()], dave.token);
@@ -163,7 +164,7 @@ test('a bad file is refused whole, naming where it is wrong', async () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(message);
   }
-  expect((await source.sql.query(sql`SELECT 1 FROM memories WHERE user_id = ${param('eve.userId', eve.userId)}`)).length).toBe(0);
+  expect((await source.sql.query(sql`SELECT 1 FROM memories WHERE user_id = ${param('value', eve.userId)}`)).length).toBe(0);
   const unknown = await cli(['export', '-', ...endpointFlag()], 'nb_0000000000000000000000000000000000000000000');
   expect(unknown.stderr).toContain('does not know this key');
   const none = await runCli(['export', '-', ...endpointFlag()], { NAABA_KEY: '' });

@@ -1,6 +1,6 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PAGE_CSP } from '../../lambda/http/web-page.js';
+import { PAGE_CSP } from '../../lambda/page/files.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 
 /**

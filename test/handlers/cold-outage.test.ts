@@ -18,7 +18,7 @@ const restoreEnvironment = setEnvironment({
 const { Container, installContainer } = await import('../../lambda/composition.js');
 const { loadConfig } = await import('../../lambda/config/env.js');
 const { freshDatabase } = await import('../support/database.js');
-const { handler } = await import('../../lambda/handlers/mcp.js');
+const { handler } = await import('../../lambda/handlers/endpoint.js');
 
 type Db = Awaited<ReturnType<typeof freshDatabase>>;
 let db: Db;

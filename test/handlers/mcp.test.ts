@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { IssuedKey } from '../../lambda/auth/keys.js';
-import { handler } from '../../lambda/handlers/mcp.js';
+import { handler } from '../../lambda/handlers/endpoint.js';
 import { type AuthorizerContext, lambdaContext, mcpCall, proxyEvent } from './events.js';
 import { contextOf, type HandlerRuntime, installRuntime } from './runtime.js';
 

@@ -1,5 +1,5 @@
 import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
-import { handler as mcp } from '../../lambda/handlers/mcp.js';
+import { handler as mcp } from '../../lambda/handlers/endpoint.js';
 import { lambdaContext, proxyEvent } from './events.js';
 import { type HandlerRuntime, installRuntime } from './runtime.js';
 
@@ -40,7 +40,7 @@ test('registration through the handler stores the client and answers RFC 7591 JS
 
   expect(result.statusCode).toBe(201);
   const rows = await runtime.sql.query<{ client_name: string }>(
-    sql`SELECT client_name FROM oauth_clients WHERE client_id = ${param('body.client_id', body.client_id)}`,
+    sql`SELECT client_name FROM oauth_clients WHERE client_id = ${param('value', body.client_id)}`,
   );
   expect(rows).toEqual([{ client_name: 'Lambda Client' }]);
 });

@@ -1,5 +1,5 @@
 import { sql, param } from '../../lambda/adapters/pg/sql/template.js';
-import { handler as mcp } from '../../lambda/handlers/mcp.js';
+import { handler as mcp } from '../../lambda/handlers/endpoint.js';
 import { handler as sweep } from '../../lambda/handlers/sweeper.js';
 import { lambdaContext, mcpCall, scheduledEvent } from './events.js';
 import { contextOf, type HandlerRuntime, installRuntime, REGION } from './runtime.js';
@@ -32,10 +32,10 @@ test('OAuth codes and tokens go a day after they expire, not before', async () =
   const at = (hours: number) => new Date(now + hours * 3_600_000);
   const code = (hash: string, expires: Date) =>
     runtime.sql.query(sql`INSERT INTO oauth_codes (region, code_sha256, client_id, user_id, agent, redirect_uri, code_challenge, resource, expires_at)
-       VALUES (${param('REGION', REGION)}, ${param('hash', hash)}, 'c', gen_random_uuid(), 'a', 'https://a/cb', 'x', 'https://r/mcp', ${param('expires', expires)}::timestamptz)`);
+       VALUES (${param('value', REGION)}, ${param('value', hash)}, 'c', gen_random_uuid(), 'a', 'https://a/cb', 'x', 'https://r/mcp', ${param('value', expires)}::timestamptz)`);
   const token = (hash: string, expires: Date) =>
     runtime.sql.query(
-      sql`INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES (${param('hash', hash)}, gen_random_uuid(), 'refresh', ${param('expires', expires)}::timestamptz)`,
+      sql`INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES (${param('value', hash)}, gen_random_uuid(), 'refresh', ${param('value', expires)}::timestamptz)`,
     );
   await code('old-code', at(-25));
   await code('recent-code', at(-1));

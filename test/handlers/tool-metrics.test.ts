@@ -15,7 +15,7 @@ const restoreEnvironment = setEnvironment({
   // This file reads the log lines too.
   NAABA_LOG_LEVEL: 'INFO',
 });
-const { handler } = await import('../../lambda/handlers/mcp.js');
+const { handler } = await import('../../lambda/handlers/endpoint.js');
 const { Container, installContainer } = await import('../../lambda/composition.js');
 const { loadConfig } = await import('../../lambda/config/env.js');
 const { makeEmbedder } = await import('../../lambda/providers.js');

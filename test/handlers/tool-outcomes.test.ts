@@ -11,14 +11,14 @@ import {
   StoreBusyError,
   UnknownKindError,
 } from '../../lambda/memory/errors.js';
-import { outcomeOf, type ToolOutcome } from '../../lambda/mcp/tool-result.js';
+import { type CallOutcome, outcomeOf } from '../../lambda/memory/outcome.js';
 
 const denied = Object.assign(new Error('User is not authorized'), {
   name: 'AccessDeniedException',
   $metadata: { httpStatusCode: 403 },
 });
 
-test.each<[string, ToolOutcome, unknown]>([
+test.each<[string, CallOutcome, unknown]>([
   ['InvalidInputError', 'bad_input', new InvalidInputError('limit must be 1 to 50')],
   ['UnknownKindError', 'bad_input', new UnknownKindError('nope', ['fact'])],
   ['PinLimitError', 'bad_input', new PinLimitError(20)],

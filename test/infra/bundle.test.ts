@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { PAGE_CSP } from '../../lambda/http/web-page.js';
+import { PAGE_CSP } from '../../lambda/page/files.js';
 import { EXTERNAL_MODULES, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../../lib/bundling.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { BUNDLE_ROOT, buildLambdaBundle, type LambdaBundle } from './lambda-bundle.js';

@@ -3,7 +3,7 @@ import { bearerToken, newToken } from '../../lambda/auth/token.js';
 import { loadConfig, novaMicroProfile } from '../../lambda/config/env.js';
 import { SECURITY_EVENTS } from '../../lambda/auth/security-events.js';
 import { GATEWAY_RESPONSES, RESOURCE_METADATA_PATH } from '../../lambda/http/api-gateway.js';
-import { OAUTH_PATHS, oauthMethods } from '../../lambda/http/oauth.js';
+import { OAUTH_PATHS, oauthMethods } from '../../lambda/sign-in/routes.js';
 import { TEXT_LANGUAGES } from '../../lambda/memory/lexical.js';
 import { contextSchema } from '../../lib/config/context-schema.js';
 import { BUNDLING } from '../../lib/bundling.js';

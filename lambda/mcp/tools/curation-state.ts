@@ -1,9 +1,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import { journalLineJson } from '../../memory/memory-json.js';
+import type { JournalLine } from '../../memory/model.js';
 import type { CurationState } from '../../memory/curation/curation-service.js';
 import type { ToolContext } from '../context.js';
 import { journalLineSchema, LIMITS } from '../schemas.js';
 import { guarded, success } from '../tool-result.js';
+
+/** A journal line as `journalLineSchema` names it: the one JSON shape (memory-json.ts) in snake_case. */
+function lineOut(l: JournalLine) {
+  const j = journalLineJson(l);
+  return { at: j.at, kind: j.kind, rule: j.rule, age_s: j.ageSeconds, recall_count: j.recallCount };
+}
 
 const outputSchema = {
   rules: z.object({
@@ -38,13 +46,7 @@ function structured(state: CurationState) {
     },
     counts: { per_kind: state.counts.perKind, pinned: state.counts.pinned, total },
     journal: {
-      lines: state.journal.lines.map((l) => ({
-        at: l.at.toISOString(),
-        kind: l.kind,
-        rule: l.rule,
-        age_s: l.ageSeconds,
-        recall_count: l.recallCount,
-      })),
+      lines: state.journal.lines.map(lineOut),
       ...(state.journal.nextCursor ? { next_cursor: state.journal.nextCursor } : {}),
     },
   };

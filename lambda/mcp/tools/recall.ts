@@ -1,29 +1,33 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import type { RecalledMemory, Source } from '../../memory/model.js';
+import { memoryJson } from '../../memory/memory-json.js';
+import type { RecalledMemory } from '../../memory/model.js';
 import type { ToolContext } from '../context.js';
 import { kindEnum, LIMITS, recalledSchema, text } from '../schemas.js';
 import { guarded, success } from '../tool-result.js';
 
-const sourceOut = (s: Source) => ({ agent: s.agent, client: s.client, origin: s.origin, at: s.at.toISOString() });
-
-export function recalledOut(m: RecalledMemory) {
+/**
+ * A recalled memory as the tool's output schema (`recalledSchema`) names it: the one JSON shape
+ * (memory-json.ts) in snake_case and in the schema's order, with the ranking's distance and score.
+ */
+function recalledOut(m: RecalledMemory) {
+  const j = memoryJson(m);
   return {
-    id: m.id,
-    kind: m.kind,
-    content: m.content,
+    id: j.id,
+    kind: j.kind,
+    content: j.content,
     distance: m.distance,
     score: m.score,
-    created_at: m.createdAt.toISOString(),
-    last_useful_at: m.lastUsefulAt.toISOString(),
-    recall_count: m.recallCount,
-    restatements: m.restatements,
-    pinned: m.pinned,
-    origin: m.source.origin,
-    agent: m.source.agent,
-    client: m.source.client,
-    restated_by: m.restatedBy.map(sourceOut),
-    conflicts: [...m.conflicts],
+    created_at: j.createdAt,
+    last_useful_at: j.lastUsefulAt,
+    recall_count: j.recallCount,
+    restatements: j.restatements,
+    pinned: j.pinned,
+    origin: j.origin,
+    agent: j.agent,
+    client: j.client,
+    restated_by: j.restatedBy,
+    conflicts: j.conflicts,
   };
 }
 

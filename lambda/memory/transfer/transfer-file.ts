@@ -1,86 +1,29 @@
 import { InvalidInputError } from '../errors.js';
+import { canonicalId } from '../ids.js';
 import { checkText, LIMITS } from '../limits.js';
-import type { CurationRules, JournalLine, JournalRule, Memory, Source } from '../model.js';
+import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson, type SourceJson } from '../memory-json.js';
+import type { CurationRules, JournalLine, JournalRule, Memory } from '../model.js';
 
 /**
  * The export file (docs/export-format.md): one user's memories with everything they carry —
  * content, provenance, pins, times, counts, restatements, conflict links — and their journal
- * lines. It names no user, key or region: who imports it is the one whose memory it fills, so a
- * file moves between machines, or from a laptop to AWS, without carrying anyone's identity.
+ * lines, each in the one JSON shape of memory-json.ts. It names no user, key or region: who
+ * imports it is the one whose memory it fills, so a file moves between machines, or from a laptop
+ * to AWS, without carrying anyone's identity.
  */
 
 export const TRANSFER_FORMAT = 'naaba-memories';
 export const TRANSFER_VERSION = 1;
 
-export interface TransferSource {
-  readonly agent: string;
-  readonly client: string;
-  readonly origin: string | null;
-  readonly at: string;
-}
-
-export interface TransferMemory {
-  readonly id: string;
-  readonly kind: string;
-  readonly content: string;
-  readonly pinned: boolean;
-  readonly createdAt: string;
-  readonly lastUsefulAt: string;
-  readonly recallCount: number;
-  readonly restatements: number;
-  readonly agent: string;
-  readonly client: string;
-  readonly origin: string | null;
-  readonly restatedBy: readonly TransferSource[];
-  readonly conflicts: readonly string[];
-}
-
-export interface TransferLine {
-  readonly at: string;
-  readonly kind: string;
-  readonly rule: JournalRule;
-  readonly ageSeconds: number;
-  readonly recallCount: number;
-}
-
 export interface TransferDocument {
   readonly format: typeof TRANSFER_FORMAT;
   readonly version: typeof TRANSFER_VERSION;
   readonly exportedAt: string;
-  readonly memories: readonly TransferMemory[];
-  readonly journal: readonly TransferLine[];
+  readonly memories: readonly MemoryJson[];
+  readonly journal: readonly JournalLineJson[];
 }
 
 const iso = (d: Date) => d.toISOString();
-const sourceOut = (s: Source): TransferSource => ({ agent: s.agent, client: s.client, origin: s.origin, at: iso(s.at) });
-
-/** A memory as the file holds it. */
-export function memoryOut(m: Memory): TransferMemory {
-  return {
-    id: m.id,
-    kind: m.kind,
-    content: m.content,
-    pinned: m.pinned,
-    createdAt: iso(m.createdAt),
-    lastUsefulAt: iso(m.lastUsefulAt),
-    recallCount: m.recallCount,
-    restatements: m.restatements,
-    agent: m.source.agent,
-    client: m.source.client,
-    origin: m.source.origin,
-    restatedBy: m.restatedBy.map(sourceOut),
-    conflicts: [...m.conflicts],
-  };
-}
-
-/** A journal line as the file holds it. */
-export const lineOut = (l: JournalLine): TransferLine => ({
-  at: iso(l.at),
-  kind: l.kind,
-  rule: l.rule,
-  ageSeconds: l.ageSeconds,
-  recallCount: l.recallCount,
-});
 
 /** The whole file, from every memory and journal line read. */
 export function transferDocument(memories: readonly Memory[], journal: readonly JournalLine[], now: Date): TransferDocument {
@@ -88,8 +31,8 @@ export function transferDocument(memories: readonly Memory[], journal: readonly 
     format: TRANSFER_FORMAT,
     version: TRANSFER_VERSION,
     exportedAt: iso(now),
-    memories: memories.map(memoryOut),
-    journal: journal.map(lineOut),
+    memories: memories.map(memoryJson),
+    journal: journal.map(journalLineJson),
   };
 }
 
@@ -103,7 +46,6 @@ export const TRANSFER_LIMITS = {
   futureSkewMs: 5 * 60_000,
 } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate'];
 
@@ -177,7 +119,7 @@ function kindOf(r: Reader, rules: CurationRules): string {
   return kind;
 }
 
-function sourceIn(at: string, value: unknown, latest: number): TransferSource {
+function sourceIn(at: string, value: unknown, latest: number): SourceJson {
   const r = Reader.of(at, value, latest);
   return {
     agent: r.string('agent', { chars: TRANSFER_LIMITS.agentChars }),
@@ -187,20 +129,19 @@ function sourceIn(at: string, value: unknown, latest: number): TransferSource {
   };
 }
 
-function memoryIn(at: string, value: unknown, rules: CurationRules, latest: number): TransferMemory {
+function memoryIn(at: string, value: unknown, rules: CurationRules, latest: number): MemoryJson {
   const r = Reader.of(at, value, latest);
-  const id = r.string('id', { chars: 36 });
-  if (!UUID.test(id)) r.fail('id', 'must be a UUID');
+  const id = canonicalId(r.string('id', { chars: 36 })) ?? r.fail('id', 'must be a UUID');
   const createdAt = r.instant('createdAt');
   const lastUsefulAt = r.instant('lastUsefulAt');
   if (Date.parse(lastUsefulAt) < Date.parse(createdAt)) r.fail('lastUsefulAt', 'is before createdAt');
   const conflicts = r.list('conflicts', 100).map((c, i) => {
-    if (typeof c !== 'string' || !UUID.test(c))
-      throw new InvalidInputError(`${at}.conflicts[${i}] must be a UUID; nothing was imported`);
-    return c.toLowerCase();
+    const linked = typeof c === 'string' ? canonicalId(c) : undefined;
+    if (!linked) throw new InvalidInputError(`${at}.conflicts[${i}] must be a UUID; nothing was imported`);
+    return linked;
   });
   return {
-    id: id.toLowerCase(),
+    id,
     kind: kindOf(r, rules),
     content: r.string('content', { bytes: LIMITS.contentBytes }),
     pinned: r.flag('pinned'),
@@ -216,7 +157,7 @@ function memoryIn(at: string, value: unknown, rules: CurationRules, latest: numb
   };
 }
 
-function lineIn(at: string, value: unknown, rules: CurationRules, latest: number): TransferLine {
+function lineIn(at: string, value: unknown, rules: CurationRules, latest: number): JournalLineJson {
   const r = Reader.of(at, value, latest);
   const rule = r.string('rule', { chars: 20 }) as JournalRule;
   if (!RULES.includes(rule)) r.fail('rule', `must be one of ${RULES.join(', ')}`);

@@ -1,14 +1,13 @@
-import { type OAuthService, SCOPE } from '../auth/oauth.js';
+import { SCOPE } from '../auth/oauth.js';
 import { registrationJson } from '../auth/oauth-clients.js';
 import { OAuthError } from '../auth/oauth-errors.js';
 import type { LimitedRoute } from '../auth/oauth-limits.js';
 import { securityEvent } from '../auth/security-events.js';
-import type { ToolLog } from '../mcp/context.js';
-import { loggable } from '../mcp/tool-result.js';
-import { RESOURCE_METADATA_PATH } from './api-gateway.js';
-import { answerConsent, readForm, showConsent } from './consent.js';
-import { type OriginPolicy, originProblem } from './origin.js';
-import { isUnreachable, storeUnavailable } from './unavailable.js';
+import { RESOURCE_METADATA_PATH } from '../http/api-gateway.js';
+import { originProblem } from '../http/origin.js';
+import { isUnreachable, storeUnavailable } from '../http/unavailable.js';
+import { loggable, type RequestLog } from '../observability.js';
+import { answerConsent, type ConsentDeps, readForm, showConsent } from './consent.js';
 
 /**
  * The OAuth routes of the endpoint (MCP authorization spec; docs/decisions/0054): protected
@@ -19,14 +18,9 @@ import { isUnreachable, storeUnavailable } from './unavailable.js';
  * token and revocation answer browsers across origins (CORS), the consent page never does.
  */
 
-export interface OAuthDeps {
-  readonly oauth: () => Promise<OAuthService>;
-  /** The public base URL the request came in on: the issuer. */
-  readonly base: string;
-  readonly origins: OriginPolicy;
-  readonly log: ToolLog;
-  /** The client address the request came from, as limits count it (`clientAddress`). */
-  readonly address: string;
+/** What the routes need: the consent page's needs, and a log. */
+export interface OAuthDeps extends ConsentDeps {
+  readonly log: RequestLog;
 }
 
 const METADATA_PATHS = new Set([RESOURCE_METADATA_PATH, '/.well-known/oauth-protected-resource']);

@@ -1,10 +1,10 @@
 /**
  * The memory page's static files: `GET /`, `/app.js`, `/app.css`, open like `/healthz`; every data
- * call they make goes to the authenticated `/api/…` (lambda/http/web-api.ts). Where the files come
+ * call they make goes to the authenticated `/api/…` (api.ts). Where the files come
  * from: docs/decisions/0053.
  */
 
-export interface WebFiles {
+export interface PageFiles {
   readonly html: string;
   readonly js: string;
   readonly css: string;
@@ -22,7 +22,7 @@ export const PAGE_CSP =
 
 const COMMON = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const;
 
-const ASSETS: Record<string, { file: keyof WebFiles; type: string; headers: Record<string, string> }> = {
+const ASSETS: Record<string, { file: keyof PageFiles; type: string; headers: Record<string, string> }> = {
   '/': {
     file: 'html',
     type: 'text/html; charset=utf-8',
@@ -35,24 +35,24 @@ const ASSETS: Record<string, { file: keyof WebFiles; type: string; headers: Reco
 /** The paths this module serves, as the stack declares them. */
 export const PAGE_PATHS = Object.keys(ASSETS);
 
-let loaded: Promise<WebFiles> | undefined;
+let loaded: Promise<PageFiles> | undefined;
 
 /** Inlined text in the bundle; read from `web/` otherwise. Only the bundle's branch is bundled. */
-function webFiles(): Promise<WebFiles> {
+function pageFiles(): Promise<PageFiles> {
   loaded ??= globalThis.NAABA_BUNDLED
-    ? import('./web-files-bundled.js').then((m) => m.files)
-    : import('./web-files-disk.js').then((m) => m.readWebFiles());
+    ? import('./files-bundled.js').then((m) => m.files)
+    : import('./files-disk.js').then((m) => m.readPageFiles());
   return loaded;
 }
 
 /** The page file at `path` for a GET or HEAD, 405 for another method, undefined when `path` is no page file. */
-export async function webPage(method: string, path: string): Promise<Response | undefined> {
+export async function pageFile(method: string, path: string): Promise<Response | undefined> {
   const asset = ASSETS[path === '' ? '/' : path];
   if (!asset) return undefined;
   if (method !== 'GET' && method !== 'HEAD') {
     return new Response('{"message":"use GET"}', { status: 405, headers: { 'content-type': 'application/json', allow: 'GET' } });
   }
-  const body = (await webFiles())[asset.file];
+  const body = (await pageFiles())[asset.file];
   return new Response(method === 'HEAD' ? null : body, {
     status: 200,
     headers: { 'content-type': asset.type, ...COMMON, ...asset.headers },

@@ -1,9 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConsentError } from '../auth/oauth.js';
+import { ConsentError, type OAuthService } from '../auth/oauth.js';
 import { securityEvent } from '../auth/security-events.js';
+import { type OriginPolicy, originProblem } from '../http/origin.js';
 import { consentCsp, consentPage, refusalPage } from './consent-page.js';
-import type { OAuthDeps } from './oauth.js';
-import { originProblem } from './origin.js';
 
 /**
  * The consent page's two requests (decision 0054): GET shows the form with a one-time value in a
@@ -11,6 +10,16 @@ import { originProblem } from './origin.js';
  * sends the browser on. One form makes at most one code (decision 0067): its value's hash is
  * stored with the code it made.
  */
+
+/** What the consent page needs of the request's surroundings (the routes' deps are a superset). */
+export interface ConsentDeps {
+  readonly oauth: () => Promise<OAuthService>;
+  /** The public base URL the request came in on: the issuer. */
+  readonly base: string;
+  readonly origins: OriginPolicy;
+  /** The client address the request came from, as limits count it (`clientAddress`). */
+  readonly address: string;
+}
 
 const MAX_FORM = 16 * 1024;
 const CSRF_COOKIE = 'naaba_oauth_csrf';
@@ -57,20 +66,20 @@ export async function readForm(request: Request): Promise<URLSearchParams | unde
   return text.length > MAX_FORM ? undefined : new URLSearchParams(text);
 }
 
-function formPage(deps: OAuthDeps, checked: Parameters<typeof consentPage>[0], status = 200, problem?: string): Response {
+function formPage(deps: ConsentDeps, checked: Parameters<typeof consentPage>[0], status = 200, problem?: string): Response {
   const csrf = randomBytes(24).toString('base64url');
   return html(status, consentPage(checked, csrf, problem), consentCsp(checked.redirectUri), {
     'set-cookie': csrfCookie(deps.base, csrf),
   });
 }
 
-export async function showConsent(request: Request, deps: OAuthDeps): Promise<Response> {
+export async function showConsent(request: Request, deps: ConsentDeps): Promise<Response> {
   const checked = await (await deps.oauth()).check(new URL(request.url).searchParams);
   if ('kind' in checked) return checked.kind === 'page' ? refused(checked.status, checked.message) : redirect(checked.to);
   return formPage(deps, checked);
 }
 
-export async function answerConsent(request: Request, deps: OAuthDeps): Promise<Response> {
+export async function answerConsent(request: Request, deps: ConsentDeps): Promise<Response> {
   const event = (reason: string, clientId?: string) =>
     securityEvent('consent_refused', { reason, route: 'authorize', address: deps.address, clientId });
   const problem = originProblem(request.headers.get('host'), request.headers.get('origin'), deps.origins);

@@ -1,25 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolLog } from '../mcp/context.js';
-import { loggable, outcomeOf } from '../mcp/tool-result.js';
 import { InvalidInputError } from '../memory/errors.js';
-import type { Memory, Principal, RecalledMemory, Source } from '../memory/model.js';
+import { canonicalId } from '../memory/ids.js';
+import { journalLineJson, memoryJson } from '../memory/memory-json.js';
+import type { Principal, RecalledMemory } from '../memory/model.js';
+import { outcomeOf } from '../memory/outcome.js';
 import type { MemoryServices } from '../memory/services.js';
-import { lineOut, memoryOut } from '../memory/transfer/transfer-file.js';
 import type { MemoryFilters, MemoryOrder } from '../ports/page-store.js';
-import { MAX_BODY_BYTES } from '../mcp/serve.js';
-import { CLIENTS, clientConfig } from './client-config.js';
-import { type OriginPolicy, originProblem } from './origin.js';
-import { StoreUnavailableError } from './unavailable.js';
+import { loggable, type RequestLog } from '../observability.js';
+import { CLIENTS, clientConfig } from '../http/client-config.js';
+import { type OriginPolicy, originProblem } from '../http/origin.js';
+import { boundedBody, MAX_BODY_BYTES } from '../http/request-body.js';
+import { StoreUnavailableError } from '../http/unavailable.js';
 
 /**
- * The memory page's data API under `/api/`: JSON in web terms over the same MemoryServices the MCP
+ * The memory page's data API under `/api/`: JSON in web terms over the same memory services the MCP
  * tools use, for a principal the authorizer already checked. Every read is read only: looking is
  * not recalling (docs/decisions/0053).
  */
 
-export interface WebApiDeps {
+export interface PageApiDeps {
   readonly memory: () => Promise<MemoryServices>;
-  readonly log: ToolLog;
+  readonly log: RequestLog;
   readonly origins: OriginPolicy;
 }
 
@@ -34,27 +35,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { ...API_HEADERS, ...headers } });
 
 const iso = (d: Date) => d.toISOString();
-const sourceJson = (s: Source) => ({ agent: s.agent, client: s.client, origin: s.origin, at: iso(s.at) });
 
-function memoryJson(m: Memory) {
-  return {
-    id: m.id,
-    kind: m.kind,
-    content: m.content,
-    pinned: m.pinned,
-    createdAt: iso(m.createdAt),
-    lastUsefulAt: iso(m.lastUsefulAt),
-    recallCount: m.recallCount,
-    restatements: m.restatements,
-    agent: m.source.agent,
-    client: m.source.client,
-    origin: m.source.origin,
-    restatedBy: m.restatedBy.map(sourceJson),
-    conflicts: m.conflicts,
-  };
-}
-
-const scoredJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score, distance: m.distance });
+/** A memory the search found: the one JSON shape, with the ranking's score and distance after it. */
+const foundJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score, distance: m.distance });
 
 /** An optional integer query parameter; text that is not a whole number is a clear error. */
 function integer(params: URLSearchParams, name: string): number | undefined {
@@ -85,8 +68,8 @@ const filtersOf = (q: URLSearchParams): MemoryFilters => ({
 
 /** The request's JSON body, bounded as the MCP endpoint bounds its own. */
 async function jsonBody(request: Request): Promise<unknown> {
-  const raw = await request.text();
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
+  const raw = await boundedBody(request);
+  if (raw === undefined) {
     throw new InvalidInputError(
       `the body is over ${MAX_BODY_BYTES} bytes; import a larger file with naaba import while the server is stopped, or in parts (--kind)`,
     );
@@ -147,11 +130,11 @@ const ROUTES: Record<string, Route> = {
   },
   'GET export/memories': async (s, p, q) => {
     const page = await s.transfer.exportMemories(p, text(q, 'cursor'));
-    return { memories: page.memories.map(memoryOut), nextCursor: page.nextCursor ?? null };
+    return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null };
   },
   'GET export/journal': async (s, p, q) => {
     const page = await s.transfer.exportJournal(p, text(q, 'cursor'));
-    return { lines: page.lines.map(lineOut), nextCursor: page.nextCursor ?? null };
+    return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
   'POST import': async (s, p, _q, _id, request) => ({ imported: await s.transfer.importMemories(p, await jsonBody(request)) }),
   'GET search': async (s, p, q) => {
@@ -159,7 +142,7 @@ const ROUTES: Record<string, Route> = {
       ?.split(',')
       .filter((k) => k !== '');
     const found = await s.page.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit') });
-    return { memories: found.map(scoredJson) };
+    return { memories: found.map(foundJson) };
   },
   'DELETE memories/{id}': async (s, p, _q, id) => {
     const gone = await s.curation.forget(p, { ids: [id ?? ''] });
@@ -174,16 +157,7 @@ const ROUTES: Record<string, Route> = {
   },
   'GET journal': async (s, p, q) => {
     const page = await s.page.journal(p, text(q, 'cursor'));
-    return {
-      lines: page.lines.map((l) => ({
-        at: iso(l.at),
-        kind: l.kind,
-        rule: l.rule,
-        ageSeconds: l.ageSeconds,
-        recallCount: l.recallCount,
-      })),
-      nextCursor: page.nextCursor ?? null,
-    };
+    return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
   'GET journal/daily': async (s, p, q) => ({ days: await s.page.journalByDay(p, integer(q, 'days')) }),
   'GET journal/hourly': async (s, p, q) => ({ hours: await s.page.journalByHour(p, integer(q, 'hours')) }),
@@ -196,8 +170,6 @@ const ROUTES: Record<string, Route> = {
   }),
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The route a method and path name: `memories/{id}` and `memories/{id}/pin` carry an id; anything else is matched whole. */
 function routeOf(method: string, path: string): { route: Route; id: string | undefined } | undefined {
   const rest = path.replace(/^.*?\/api\//, '');
@@ -206,7 +178,7 @@ function routeOf(method: string, path: string): { route: Route; id: string | und
     const route = ROUTES[`${method} memories/{id}${one[2] ?? ''}`];
     // A UUID holds no escapes: the raw segment is checked as it came (a malformed `%E0` is a 400, never a throw).
     const id = one[1];
-    return route ? { route, id: UUID.test(id) ? id.toLowerCase() : 'invalid:' } : undefined;
+    return route ? { route, id: canonicalId(id) ?? 'invalid:' } : undefined;
   }
   const route = ROUTES[`${method} ${rest}`];
   return route ? { route, id: undefined } : undefined;
@@ -217,7 +189,7 @@ function routeOf(method: string, path: string): { route: Route; id: string | und
  * caller's input is a 400; a busy database or an unavailable embedder a 503 with Retry-After,
  * logged; anything else a 500 with a correlation id, never its message.
  */
-function failure(error: unknown, log: ToolLog, route: string): Response {
+function failure(error: unknown, log: RequestLog, route: string): Response {
   const outcome = outcomeOf(error);
   if (outcome === 'bad_input') return json(400, { error: (error as Error).message });
   if (outcome === 'store_busy' || outcome === 'embedder_unavailable' || outcome === 'judge_unavailable') {
@@ -230,7 +202,7 @@ function failure(error: unknown, log: ToolLog, route: string): Response {
 }
 
 /** Answers one `/api/…` request of an authorized principal. */
-export async function webApi(request: Request, principal: Principal | undefined, deps: WebApiDeps): Promise<Response> {
+export async function pageApi(request: Request, principal: Principal | undefined, deps: PageApiDeps): Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname.replace(/\/+$/, '');
   const found = routeOf(request.method, path);

@@ -1,4 +1,4 @@
-/** The page's stylesheet and HTML, imported as text by esbuild (lambda/http/web-files-bundled.ts). */
+/** The page's stylesheet and HTML, imported as text by esbuild (files-bundled.ts). */
 declare module '*.html' {
   const text: string;
   export default text;

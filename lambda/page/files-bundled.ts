@@ -1,6 +1,6 @@
 /**
  * The page's files inlined as text by esbuild's `text` import attribute: only the Lambda bundle
- * loads this module (lambda/http/web-files.ts), so the shipped function needs no file on disk.
+ * loads this module (files.ts), so the shipped function needs no file on disk.
  */
 // @ts-expect-error -- a browser script, not a module of this program: esbuild inlines its text.
 import js from '../../web/app.js' with { type: 'text' };
