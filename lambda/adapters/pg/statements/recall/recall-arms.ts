@@ -1,6 +1,6 @@
 import type { Params } from '../../sql/template.js';
 import { join, type SqlFragment, sql } from '../../sql/template.js';
-import type { RecallInputs } from './recall.js';
+import type { RecallInputs } from './recall-inputs.js';
 
 /**
  * The parts of the recall statement (recall.ts): the vector arm on each engine, the lexical arm, and
