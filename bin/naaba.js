@@ -5,12 +5,13 @@
 import { existsSync } from 'node:fs';
 
 const sources = new URL('./cli/main.ts', import.meta.url);
-let main;
+let cli;
 if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import(sources.href));
+  cli = await import(sources.href);
 } else {
-  ({ main } = await import(new URL('../dist/bin/cli/main.js', import.meta.url).href));
+  cli = await import(new URL('../dist/bin/cli/main.js', import.meta.url).href);
 }
-process.exitCode = await main(process.argv.slice(2));
+// The commands write to this process's streams and stop on its signals (bin/cli/terminal.ts).
+process.exitCode = await cli.main(process.argv.slice(2), cli.processTerminal());

@@ -1,36 +1,37 @@
 import { isExplaining } from '../../lambda/adapters/judge-protocol.js';
 import { Container } from '../../lambda/composition.js';
-import { describeConfig, environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import { describeConfig, type RuntimeConfig } from '../../lambda/config/env.js';
 import { makeEmbedder, makeJudge } from '../../lambda/providers.js';
+import type { Terminal } from './terminal.js';
 
 /**
  * `naaba check`: the configuration in force, where each value came from, and what is missing.
  * Connects to nothing, unless `probe` asks for one real call to each configured provider.
  */
-export async function check(flags: Record<string, string>, options: { probe?: boolean } = {}): Promise<boolean> {
-  const { config, report, problems } = describeConfig(environment(), flags);
-  console.log('settings (flag > environment > default):');
-  for (const r of report) console.log(`  ${r.name.padEnd(32)} ${r.value}  [${r.origin}]`);
-  console.log('\nresolution:');
+export async function check(t: Terminal, flags: Record<string, string>, options: { probe?: boolean } = {}): Promise<boolean> {
+  const { config, report, problems } = describeConfig(t.env, flags);
+  t.print('settings (flag > environment > default):');
+  for (const r of report) t.print(`  ${r.name.padEnd(32)} ${r.value}  [${r.origin}]`);
+  t.print('\nresolution:');
   const db = config.database;
-  console.log(
+  t.print(
     `  database   ${db.kind === 'pglite' ? `embedded PGlite in ${db.dataDir}` : db.kind === 'url' ? 'PostgreSQL-wire URL (NAABA_DATABASE_URL)' : `URL from Secrets Manager secret ${db.secretId}`}`,
   );
-  console.log(`  embedder   ${describeEmbedder(config)}`);
-  console.log(`  judge      ${describeJudge(config)}`);
-  console.log(
+  t.print(`  embedder   ${describeEmbedder(config)}`);
+  t.print(`  judge      ${describeJudge(config)}`);
+  t.print(
     `  curation   ${config.rulesSource}: ${Object.entries(config.rules.kinds)
       .map(([k, r]) => `${k} ${r.ceiling}${r.ttlSeconds ? ` ttl ${r.ttlSeconds}s` : ''}${r.dedup === false ? ' no-dedup' : ''}`)
       .join(', ')}; pins ${config.rules.pinLimit}`,
   );
-  console.log(`  region     ${config.region}`);
+  t.print(`  region     ${config.region}`);
   if (problems.length > 0) {
-    console.log('\nproblems:');
-    for (const p of problems) console.log(`  - ${p}`);
+    t.print('\nproblems:');
+    for (const p of problems) t.print(`  - ${p}`);
     return false;
   }
-  console.log('\nno problems found');
-  return options.probe ? probe(config) : true;
+  t.print('\nno problems found');
+  return options.probe ? probe(t, config) : true;
 }
 
 /** Fixed, content-free probe texts: a probe never sends anything a user wrote. */
@@ -49,30 +50,30 @@ function failureText(error: unknown): string {
   return lines.join('\n             ');
 }
 
-async function timed(label: string, call: () => Promise<string>): Promise<boolean> {
+async function timed(t: Terminal, label: string, call: () => Promise<string>): Promise<boolean> {
   const started = performance.now();
   try {
     const what = await call();
-    console.log(`  ${label.padEnd(10)} ok in ${Math.round(performance.now() - started)} ms (${what})`);
+    t.print(`  ${label.padEnd(10)} ok in ${Math.round(performance.now() - started)} ms (${what})`);
     return true;
   } catch (error) {
-    console.log(`  ${label.padEnd(10)} FAILED after ${Math.round(performance.now() - started)} ms: ${failureText(error)}`);
+    t.print(`  ${label.padEnd(10)} FAILED after ${Math.round(performance.now() - started)} ms: ${failureText(error)}`);
     return false;
   }
 }
 
 /** `naaba check --probe`: one real call to the embedder and one to the judge, with latency or the reason it failed. */
-async function probe(config: RuntimeConfig): Promise<boolean> {
-  console.log('\nprobe (one real call to each provider):');
+async function probe(t: Terminal, config: RuntimeConfig): Promise<boolean> {
+  t.print('\nprobe (one real call to each provider):');
   const embedder = await makeEmbedder(config);
   const judge = await makeJudge(config);
-  const embedded = await timed('embedder', async () => {
+  const embedded = await timed(t, 'embedder', async () => {
     const vector = await embedder.embed(PROBE.stored);
     if (vector.length !== embedder.dimensions)
       throw new Error(`got ${vector.length} dimensions, configured ${embedder.dimensions}`);
     return `${vector.length} dimensions from ${embedder.name}`;
   });
-  const judged = await timed('judge', async () => {
+  const judged = await timed(t, 'judge', async () => {
     const verdict = isExplaining(judge)
       ? await judge.verdict(PROBE.stored, PROBE.incoming)
       : await judge.compare(PROBE.stored, PROBE.incoming);
@@ -104,15 +105,15 @@ function describeJudge(config: RuntimeConfig): string {
 }
 
 /** `naaba embed "text"`: what the configured embedder makes of a text. */
-export async function embed(config: RuntimeConfig, text: string): Promise<void> {
+export async function embed(t: Terminal, config: RuntimeConfig, text: string): Promise<void> {
   const container = new Container(config);
   const embedder = await container.embedder();
   const vector = await embedder.embed(text);
   const norm = Math.hypot(...vector);
-  console.log(`provider   ${embedder.name}`);
-  console.log(`dimension  ${vector.length} (configured ${embedder.dimensions})`);
-  console.log(`norm       ${norm.toFixed(6)}`);
-  console.log(
+  t.print(`provider   ${embedder.name}`);
+  t.print(`dimension  ${vector.length} (configured ${embedder.dimensions})`);
+  t.print(`norm       ${norm.toFixed(6)}`);
+  t.print(
     `head       [${vector
       .slice(0, 6)
       .map((v) => v.toFixed(4))

@@ -1,4 +1,4 @@
-import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { Settings } from '../../lambda/config/settings.js';
 import { grantRuntimeRole, migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { reembed } from '../../lambda/adapters/pg/schema/reembed.js';
@@ -9,6 +9,7 @@ import { schemaReport } from './schema-check.js';
 import { UsageError } from './args.js';
 import { viaServer } from './keys.js';
 import { withContainer } from './open.js';
+import type { Terminal } from './terminal.js';
 
 /** The runtime role `naaba migrate` grants to when none is named (decision 0069). */
 export const DEFAULT_RUNTIME_ROLE = 'naaba_runtime';
@@ -29,30 +30,31 @@ export interface MigrateOptions {
  * status is 0 only when this code may run against it.
  */
 export async function migrateCommand(
+  t: Terminal,
   config: RuntimeConfig,
   flags: Record<string, string>,
   options: MigrateOptions,
 ): Promise<number> {
-  return withContainer(config, async (container) => {
+  return withContainer(t, config, async (container) => {
     const sql = await container.sql();
     if (options.check) {
       const report = await schemaReport(sql);
-      console.log(options.json ? JSON.stringify(report.json) : report.lines.join('\n'));
+      t.print(options.json ? JSON.stringify(report.json) : report.lines.join('\n'));
       return report.json.compatible ? 0 : 1;
     }
     const server = config.database.kind !== 'pglite';
-    const role = new Settings(environment(), flags).string('NAABA_DB_RUNTIME_ROLE') ?? DEFAULT_RUNTIME_ROLE;
+    const role = new Settings(t.env, flags).string('NAABA_DB_RUNTIME_ROLE') ?? DEFAULT_RUNTIME_ROLE;
     const applied = await migrate(sql, {
       embeddingDimensions: config.embedder.dimensions,
       regions: server ? config.database.regions : undefined,
       stopBeforeContract: server && !options.contract,
     });
-    console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+    t.print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     if (server && role !== 'none') {
       await grantRuntimeRole(sql, role);
-      console.log(`runtime role ${role}: granted the DML of sql/${sql.engine}/runtime-grants.sql`);
+      t.print(`runtime role ${role}: granted the DML of sql/${sql.engine}/runtime-grants.sql`);
     } else if (server) {
-      console.log(
+      t.print(
         'runtime role: none granted (--runtime-role none); the functions would need the owner, which can change the schema',
       );
     }
@@ -80,19 +82,19 @@ export function sweepSummary(report: SweepReport): string {
  * owns the data folder the sweep runs inside it (the embedded database admits one process);
  * otherwise here, with progress per batch.
  */
-export async function sweepCommand(config: RuntimeConfig): Promise<void> {
+export async function sweepCommand(t: Terminal, config: RuntimeConfig): Promise<void> {
   const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
   if (note) {
     const report = await viaServer<RegionSweepReport>(note, 'POST', '/admin/sweep');
-    console.log(`${sweepSummary(report)} (run by the server at ${note.url})`);
+    t.print(`${sweepSummary(report)} (run by the server at ${note.url})`);
     return;
   }
-  await withContainer(config, async (container) => {
+  await withContainer(t, config, async (container) => {
     const report = await sweepRegion(container, (step) => {
       const done = step.phase === 'cells' ? 'put in cells' : 'deleted';
-      if (step.count > 0) console.log(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} ${done}`);
+      if (step.count > 0) t.print(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} ${done}`);
     });
-    console.log(sweepSummary(report));
+    t.print(sweepSummary(report));
   });
 }
 
@@ -100,20 +102,20 @@ export async function sweepCommand(config: RuntimeConfig): Promise<void> {
  * `naaba reembed [--batch 100]`: rewrites every stored vector and lexical terms with the embedder
  * and text language in force, with progress; safe to interrupt and run again (it continues).
  */
-export async function reembedCommand(config: RuntimeConfig, batchText: string | undefined): Promise<void> {
+export async function reembedCommand(t: Terminal, config: RuntimeConfig, batchText: string | undefined): Promise<void> {
   const batch = Number(batchText ?? 100);
   if (!Number.isInteger(batch) || batch < 1 || batch > 1000) throw new UsageError('--batch must be an integer from 1 to 1000');
-  await withContainer(config, async (container) => {
+  await withContainer(t, config, async (container) => {
     const [sql, embedder] = await Promise.all([container.sql(), container.embedder()]);
     const analyzer = container.analyzer;
-    console.log(`re-embedding with ${embedder.name}, terms by ${analyzer.name}, ${batch} per batch`);
+    t.print(`re-embedding with ${embedder.name}, terms by ${analyzer.name}, ${batch} per batch`);
     const started = Date.now();
     const result = await reembed(sql, embedder, analyzer, {
       batch,
       onBatch: ({ done, total }) =>
-        console.log(`  ${done} of ${total} memories (${total === 0 ? 100 : Math.floor((100 * done) / total)} %)`),
+        t.print(`  ${done} of ${total} memories (${total === 0 ? 100 : Math.floor((100 * done) / total)} %)`),
     });
-    console.log(
+    t.print(
       `done: ${result.done} memories rewritten in ${((Date.now() - started) / 1000).toFixed(1)} s; the database now records ${embedder.name} and ${analyzer.name}`,
     );
   });

@@ -1,6 +1,7 @@
-import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { ConfigError } from '../../lambda/config/errors.js';
 import { Settings } from '../../lambda/config/settings.js';
+import type { Environment } from './terminal.js';
 
 /** Where an MCP client reaches the region a key was issued for, as `issue-key` tells the operator. */
 export type McpEndpoint =
@@ -12,8 +13,13 @@ export type McpEndpoint =
  * NAABA_ENDPOINT_URL (`--endpoint`): the region's deployed MCP URL, an `https://…/mcp` address.
  * Read before a key is issued, so a wrong value issues nothing.
  */
-export function mcpEndpoint(config: RuntimeConfig, flags: Record<string, string>, localUrl: string | undefined): McpEndpoint {
-  const given = new Settings(environment(), flags).string('NAABA_ENDPOINT_URL');
+export function mcpEndpoint(
+  env: Environment,
+  config: RuntimeConfig,
+  flags: Record<string, string>,
+  localUrl: string | undefined,
+): McpEndpoint {
+  const given = new Settings(env, flags).string('NAABA_ENDPOINT_URL');
   if (given !== undefined) {
     const url = URL.canParse(given) ? new URL(given) : undefined;
     const isMcpUrl = url?.protocol === 'https:' && url.pathname.endsWith('/mcp') && !url.search && !url.hash && !url.username;
@@ -42,8 +48,8 @@ const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(
  * How long `issue-key` waits for a custom domain's /healthz to say which region it serves:
  * NAABA_HEALTHZ_TIMEOUT_MS, 5 s by default (tests on a busy machine give it more).
  */
-function healthzTimeoutMs(): number {
-  const settings = new Settings(environment());
+function healthzTimeoutMs(env: Environment): number {
+  const settings = new Settings(env);
   const ms = settings.integer('NAABA_HEALTHZ_TIMEOUT_MS', 5_000, 100, 120_000);
   if (settings.problems.length > 0) throw new ConfigError(settings.problems.join('; '));
   return ms;
@@ -66,6 +72,7 @@ async function servedRegion(url: string, timeoutMs: number): Promise<string | un
  * execute-api URL and only warned about (`warn`) for a custom domain.
  */
 export async function requireEndpointOfRegion(
+  env: Environment,
   endpoint: McpEndpoint,
   region: string,
   warn: (line: string) => void,
@@ -74,7 +81,7 @@ export async function requireEndpointOfRegion(
   const apiRegion = EXECUTE_API_HOST.exec(new URL(endpoint.url).hostname)?.[1];
   if (apiRegion !== undefined && apiRegion === awsRegionOf(region)) return;
   const health = endpoint.url.replace(/mcp$/, 'healthz');
-  const said = await servedRegion(endpoint.url, healthzTimeoutMs()).catch((error: unknown) => (error as Error).name);
+  const said = await servedRegion(endpoint.url, healthzTimeoutMs(env)).catch((error: unknown) => (error as Error).name);
   const asked = said !== undefined && /^[a-z0-9-]+$/.test(said) && !/Error$/.test(said);
   if (asked && said === region) return;
   if (!asked && apiRegion === undefined) {

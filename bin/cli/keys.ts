@@ -5,6 +5,7 @@ import type { ApiKey } from '../../lambda/ports/key-store.js';
 import { UsageError } from './args.js';
 import { endpointLines, mcpEndpoint, requireEndpointOfRegion } from './endpoint.js';
 import { withContainer } from './open.js';
+import type { Terminal } from './terminal.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
 export async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
@@ -28,6 +29,7 @@ function localServer(config: RuntimeConfig): ServerNote | undefined {
  * says where to read it, never a local address.
  */
 export async function issueKey(
+  t: Terminal,
   config: RuntimeConfig,
   flags: Record<string, string>,
   name: string,
@@ -35,20 +37,20 @@ export async function issueKey(
   json: boolean | 'quiet',
 ): Promise<IssuedKey> {
   const note = localServer(config);
-  const endpoint = mcpEndpoint(config, flags, note ? `${note.url}/mcp` : undefined);
-  await requireEndpointOfRegion(endpoint, config.region, (line) => console.error(line));
+  const endpoint = mcpEndpoint(t.env, config, flags, note ? `${note.url}/mcp` : undefined);
+  await requireEndpointOfRegion(t.env, endpoint, config.region, (line) => t.warn(line));
   const key = note
     ? await viaServer<IssuedKey>(note, 'POST', '/admin/keys', { name, region: config.region, userId })
-    : await withContainer(config, async (c) => (await c.keys()).issue(name, config.region, userId));
+    : await withContainer(t, config, async (c) => (await c.keys()).issue(name, config.region, userId));
   // `naaba connect --issue` prints the client's configuration instead.
   if (json === 'quiet') return key;
   if (json) {
     const url = endpoint.kind === 'known' ? endpoint.url : null;
     const row = { token: key.token, key_id: key.keyId, user_id: key.userId, region: key.region, name: key.name, url };
-    console.log(JSON.stringify(row));
+    t.print(JSON.stringify(row));
     return key;
   }
-  console.log(`Key "${key.name}" issued in region ${key.region}.
+  t.print(`Key "${key.name}" issued in region ${key.region}.
   key id:  ${key.keyId}
   user id: ${key.userId}
   token:   ${key.token}
@@ -60,18 +62,18 @@ or let naaba write a client's configuration: NAABA_KEY=${key.token} npx naaba co
   return key;
 }
 
-export async function revokeKey(config: RuntimeConfig, keyId: string): Promise<void> {
+export async function revokeKey(t: Terminal, config: RuntimeConfig, keyId: string): Promise<void> {
   const note = localServer(config);
   if (note) await viaServer(note, 'DELETE', `/admin/keys/${encodeURIComponent(keyId)}`);
-  else await withContainer(config, async (c) => (await c.keys()).revoke(keyId));
-  console.log(`key ${keyId} revoked`);
+  else await withContainer(t, config, async (c) => (await c.keys()).revoke(keyId));
+  t.print(`key ${keyId} revoked`);
 }
 
-export async function listKeys(config: RuntimeConfig, json: boolean): Promise<void> {
+export async function listKeys(t: Terminal, config: RuntimeConfig, json: boolean): Promise<void> {
   const note = localServer(config);
   const keys = note
     ? await viaServer<ApiKey[]>(note, 'GET', '/admin/keys')
-    : await withContainer(config, async (c) => (await c.keys()).list());
+    : await withContainer(t, config, async (c) => (await c.keys()).list());
   if (json) {
     const rows = keys.map((k) => ({
       key_id: k.keyId,
@@ -84,11 +86,11 @@ export async function listKeys(config: RuntimeConfig, json: boolean): Promise<vo
       oauth_client_name: k.clientName ?? null,
       granted_with_key_id: k.grantedBy ?? null,
     }));
-    console.log(JSON.stringify(rows));
+    t.print(JSON.stringify(rows));
     return;
   }
-  if (keys.length === 0) return console.log('no keys yet; issue one with: npx naaba issue-key NAME');
-  for (const k of keys) console.log(keyLine(k, keys));
+  if (keys.length === 0) return t.print('no keys yet; issue one with: npx naaba issue-key NAME');
+  for (const k of keys) t.print(keyLine(k, keys));
 }
 
 /** One line per key; a grant names its client and the key it was made with, a key counts its live grants. */

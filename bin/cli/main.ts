@@ -1,4 +1,4 @@
-import { environment, loadConfig } from '../../lambda/config/env.js';
+import { loadConfig } from '../../lambda/config/env.js';
 import { ConfigError } from '../../lambda/config/errors.js';
 import { KeyError } from '../../lambda/auth/keys.js';
 import { DataDirBusyError } from '../../lambda/dev/data-dir.js';
@@ -13,6 +13,9 @@ import { migrateCommand, reembedCommand, sweepCommand } from './db.js';
 import { connectCommand } from './connect.js';
 import { issueKey, listKeys, revokeKey } from './keys.js';
 import { serve } from './serve.js';
+import { processTerminal, type Terminal } from './terminal.js';
+
+export { processTerminal } from './terminal.js';
 import { exportCommand, importCommand, TransferError } from './transfer.js';
 
 const USAGE = `naaba: agent memory that forgets on purpose
@@ -42,50 +45,50 @@ function one(positionals: string[], what: string): string {
   return positionals[0];
 }
 
-async function run(argv: readonly string[]): Promise<number> {
+async function run(argv: readonly string[], t: Terminal): Promise<number> {
   const [command, ...rest] = argv;
   const args = parseArgs(rest, ['json', 'probe', 'help', 'check', 'contract', 'write']);
   const { user, batch, file, issue, kind, ...settings } = args.settings;
-  const config = () => loadConfig(environment(), settings);
+  const config = () => loadConfig(t.env, settings);
   switch (command) {
     case 'serve':
-      await serve(config());
+      await serve(t, config());
       return 0;
     case 'issue-key':
-      await issueKey(config(), settings, one(args.positionals, 'key NAME'), user, args.switches.has('json'));
+      await issueKey(t, config(), settings, one(args.positionals, 'key NAME'), user, args.switches.has('json'));
       return 0;
     case 'revoke-key':
-      await revokeKey(config(), one(args.positionals, 'KEY_ID'));
+      await revokeKey(t, config(), one(args.positionals, 'KEY_ID'));
       return 0;
     case 'list-keys':
-      await listKeys(config(), args.switches.has('json'));
+      await listKeys(t, config(), args.switches.has('json'));
       return 0;
     case 'check':
-      return (await check(settings, { probe: args.switches.has('probe') })) ? 0 : 1;
+      return (await check(t, settings, { probe: args.switches.has('probe') })) ? 0 : 1;
     case 'embed':
-      await embed(config(), one(args.positionals, 'quoted text'));
+      await embed(t, config(), one(args.positionals, 'quoted text'));
       return 0;
     case 'migrate':
-      return migrateCommand(config(), settings, {
+      return migrateCommand(t, config(), settings, {
         check: args.switches.has('check'),
         contract: args.switches.has('contract'),
         json: args.switches.has('json'),
       });
     case 'sweep':
-      await sweepCommand(config());
+      await sweepCommand(t, config());
       return 0;
     case 'reembed':
-      await reembedCommand(config(), batch);
+      await reembedCommand(t, config(), batch);
       return 0;
     case 'export':
       if (args.positionals.length > 1) throw new UsageError('expected at most one FILE');
-      await exportCommand(config(), settings, args.positionals[0]);
+      await exportCommand(t, config(), settings, args.positionals[0]);
       return 0;
     case 'import':
-      await importCommand(config(), settings, one(args.positionals, 'FILE (or - for standard input)'), kind);
+      await importCommand(t, config(), settings, one(args.positionals, 'FILE (or - for standard input)'), kind);
       return 0;
     case 'connect':
-      await connectCommand(config(), settings, one(args.positionals, 'CLIENT'), {
+      await connectCommand(t, config(), settings, one(args.positionals, 'CLIENT'), {
         write: args.switches.has('write'),
         file,
         issue,
@@ -94,20 +97,23 @@ async function run(argv: readonly string[]): Promise<number> {
     case undefined:
     case 'help':
     case '--help':
-      console.log(USAGE);
+      t.print(USAGE);
       return 0;
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
-/** Runs one CLI command; returns the process exit code. Known errors print one clear line. */
-export async function main(argv: readonly string[]): Promise<number> {
+/**
+ * Runs one CLI command; returns the process exit code. Known errors print one clear line. Everything
+ * the command reads or writes of its process goes through `terminal` (the real one by default).
+ */
+export async function main(argv: readonly string[], terminal: Terminal = processTerminal()): Promise<number> {
   try {
-    return await run(argv);
+    return await run(argv, terminal);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`naaba: ${error.message}\n\n${USAGE}`);
+      terminal.warn(`naaba: ${error.message}\n\n${USAGE}`);
       return 2;
     }
     const known = [
@@ -121,7 +127,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       MigrationError,
       TransferError,
     ].some((E) => error instanceof E);
-    console.error(`naaba: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}`);
+    terminal.warn(`naaba: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}`);
     return 1;
   }
 }

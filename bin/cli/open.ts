@@ -1,13 +1,13 @@
 import { Container } from '../../lambda/composition.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { lockDataDir, makePrivate } from '../../lambda/dev/data-dir.js';
+import type { Terminal } from './terminal.js';
 
 /** Locks a local data folder and repairs its modes, saying so when it had to (an older naaba left them open). */
-export function openDataDir(dataDir: string): () => void {
+export function openDataDir(t: Terminal, dataDir: string): () => void {
   const release = lockDataDir(dataDir);
   const changed = makePrivate(dataDir);
-  if (changed > 0)
-    console.error(`naaba: ${dataDir} was readable by other users; made ${changed} files and folders private (0700/0600)`);
+  if (changed > 0) t.warn(`naaba: ${dataDir} was readable by other users; made ${changed} files and folders private (0700/0600)`);
   return release;
 }
 
@@ -15,8 +15,12 @@ export function openDataDir(dataDir: string): () => void {
  * Runs a command against the configured database. A local data folder is locked for the
  * duration (one process at a time); a database URL needs no lock.
  */
-export async function withContainer<T>(config: RuntimeConfig, run: (container: Container) => Promise<T>): Promise<T> {
-  const release = config.database.kind === 'pglite' ? openDataDir(config.dataDir) : () => undefined;
+export async function withContainer<T>(
+  t: Terminal,
+  config: RuntimeConfig,
+  run: (container: Container) => Promise<T>,
+): Promise<T> {
+  const release = config.database.kind === 'pglite' ? openDataDir(t, config.dataDir) : () => undefined;
   const container = new Container(config);
   try {
     return await run(container);

@@ -5,26 +5,28 @@ import { startLocalServer } from '../../lambda/dev/server.js';
 import { startSweepTimer } from '../../lambda/dev/sweep-timer.js';
 import { sweepSummary } from './db.js';
 import { openDataDir } from './open.js';
+import type { Terminal } from './terminal.js';
 
-/** `naaba serve`: the local endpoint over the embedded database, until interrupted. */
-export async function serve(config: RuntimeConfig): Promise<void> {
+/** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
+export async function serve(t: Terminal, config: RuntimeConfig): Promise<void> {
   const local = config.database.kind === 'pglite';
-  const release = local ? openDataDir(config.dataDir) : () => undefined;
+  const release = local ? openDataDir(t, config.dataDir) : () => undefined;
   const container = new Container(config);
-  // Listened for from the start: a signal that arrives while the server starts still stops it cleanly.
+  // Listened for from the start: a stop asked for while the server starts still stops it cleanly.
+  const stop = t.stopRequested();
   const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    if (stop.aborted) resolve();
+    else stop.addEventListener('abort', () => resolve(), { once: true });
   });
   try {
-    if (local) console.log(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
+    if (local) t.print(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
     await container.memory();
     const adminSecret = newAdminSecret();
     // The scheduled Lambda's sweep, on a timer: expired memories leave while the server runs.
     const sweeps = startSweepTimer(container, config.sweep.everySeconds, (report) => {
       const changed =
         Object.values(report.expired).some((n) => n > 0) || report.trimmed > 0 || report.cells.built + report.cells.dropped > 0;
-      if (changed) console.log(`naaba: ${sweepSummary(report)}`);
+      if (changed) t.print(`naaba: ${sweepSummary(report)}`);
     });
     const server = await startLocalServer({
       host: config.listen.host,
@@ -35,19 +37,19 @@ export async function serve(config: RuntimeConfig): Promise<void> {
     });
     if (local) writeServerNote(config.dataDir, server.url, adminSecret);
     const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
-    console.log(`naaba: listening on ${server.url} (region ${config.region}); MCP endpoint for your client: ${server.url}/mcp`);
-    console.log(`  health: ${server.url}/healthz   keys: npx naaba list-keys`);
-    console.log(
+    t.print(`naaba: listening on ${server.url} (region ${config.region}); MCP endpoint for your client: ${server.url}/mcp`);
+    t.print(`  health: ${server.url}/healthz   keys: npx naaba list-keys`);
+    t.print(
       config.sweep.everySeconds > 0
         ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`
         : '  the sweep timer is off (NAABA_SWEEP_EVERY_SECONDS=0): expired memories leave on writes or `npx naaba sweep`',
     );
     if (keys.length === 0) {
-      console.log('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
-      console.log('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');
+      t.print('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
+      t.print('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');
     }
     await stopped;
-    console.log('naaba: shutting down');
+    t.print('naaba: shutting down');
     await server.close();
     await sweeps.stop();
   } finally {

@@ -1,7 +1,8 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { authorize } from '../../lambda/auth/authorize.js';
 import type { Container } from '../../lambda/composition.js';
-import { environment, type RuntimeConfig } from '../../lambda/config/env.js';
+import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import { MAX_BODY_BYTES } from '../../lambda/http/request-body.js';
 import type { ImportReport } from '../../lambda/memory/transfer/importer.js';
@@ -10,6 +11,7 @@ import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson } fr
 import { TRANSFER_FORMAT, TRANSFER_VERSION, type TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
 import { withContainer } from './open.js';
+import type { Environment, Terminal } from './terminal.js';
 
 /**
  * `naaba export [FILE]` and `naaba import FILE`: the file the memory page downloads
@@ -31,8 +33,8 @@ interface Target {
   importFile(file: TransferDocument): Promise<ImportReport>;
 }
 
-function keyOf(): string {
-  const key = environment().NAABA_KEY?.trim();
+function keyOf(env: Environment): string {
+  const key = env.NAABA_KEY?.trim();
   if (!key) throw new UsageError('set NAABA_KEY to the key whose memory this is (npx naaba issue-key NAME prints one)');
   return key;
 }
@@ -107,13 +109,18 @@ function inDatabase(container: Container, principal: Principal, where: string): 
 }
 
 /** Runs `work` against the key's memory: through an endpoint when one is given or running, else the database itself. */
-async function withTarget<T>(config: RuntimeConfig, flags: Record<string, string>, work: (t: Target) => Promise<T>): Promise<T> {
-  const key = keyOf();
-  const given = flags.NAABA_ENDPOINT_URL ?? environment().NAABA_ENDPOINT_URL;
+async function withTarget<T>(
+  t: Terminal,
+  config: RuntimeConfig,
+  flags: Record<string, string>,
+  work: (target: Target) => Promise<T>,
+): Promise<T> {
+  const key = keyOf(t.env);
+  const given = flags.NAABA_ENDPOINT_URL ?? t.env.NAABA_ENDPOINT_URL;
   if (given) return work(overHttp(endpointBase(given), key));
   const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
   if (note) return work(overHttp(`${note.url}/`, key));
-  return withContainer(config, async (container) => {
+  return withContainer(t, config, async (container) => {
     const where = config.database.kind === 'pglite' ? config.dataDir : 'the configured database';
     return work(inDatabase(container, await principalOf(container, key), where));
   });
@@ -132,11 +139,12 @@ async function everyPage(target: Target, part: 'memories' | 'journal'): Promise<
 
 /** `naaba export [FILE]`: every memory and journal line of the key's user, to FILE (owner-readable) or standard output. */
 export async function exportCommand(
+  t: Terminal,
   config: RuntimeConfig,
   flags: Record<string, string>,
   file: string | undefined,
 ): Promise<void> {
-  await withTarget(config, flags, async (target) => {
+  await withTarget(t, config, flags, async (target) => {
     const memories = (await everyPage(target, 'memories')) as MemoryJson[];
     const journal = (await everyPage(target, 'journal')) as JournalLineJson[];
     const doc: TransferDocument = {
@@ -149,10 +157,11 @@ export async function exportCommand(
     const text = `${JSON.stringify(doc, null, 2)}\n`;
     if (file && file !== '-') {
       // Memory content: only the owner reads the file, also when it was there before.
-      writeFileSync(file, text, { mode: 0o600 });
-      chmodSync(file, 0o600);
-    } else process.stdout.write(text);
-    console.error(
+      const path = resolve(t.cwd, file);
+      writeFileSync(path, text, { mode: 0o600 });
+      chmodSync(path, 0o600);
+    } else t.stdout.write(text);
+    t.warn(
       `exported ${memories.length} memories and ${journal.length} journal lines from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
     );
   });
@@ -165,6 +174,7 @@ function onlyKind(doc: TransferDocument, kind: string): TransferDocument {
 
 /** `naaba import FILE [--kind KIND]`: the file into the key's memory, all of it or nothing. */
 export async function importCommand(
+  t: Terminal,
   config: RuntimeConfig,
   flags: Record<string, string>,
   file: string,
@@ -172,15 +182,15 @@ export async function importCommand(
 ): Promise<void> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+    parsed = JSON.parse(file === '-' ? t.readStdin() : readFileSync(resolve(t.cwd, file), 'utf8'));
   } catch (error) {
     throw new TransferError(`${file}: ${(error as Error).message.split('\n')[0]}; expected the JSON file naaba export wrote`);
   }
   const doc = parsed as TransferDocument;
   const chosen = kind && Array.isArray(doc?.memories) && Array.isArray(doc?.journal) ? onlyKind(doc, kind) : doc;
-  await withTarget(config, flags, async (target) => {
+  await withTarget(t, config, flags, async (target) => {
     const r = await target.importFile(chosen);
-    console.log(
+    t.print(
       `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file)`,
     );
   });

@@ -13,7 +13,7 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, positiveInteger } from '../eval/cli.js';
-import { runCli, startServe } from '../support/cli.js';
+import { runCli, startServeBinary } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
 import { largeMemory, type Flood, FLOODS, quantile } from './fairness-floods.js';
 
@@ -92,7 +92,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-fairness-'));
-  const server = await startServe(['--data', dir, '--port', '0'], { NAABA_LOG_LEVEL: 'SILENT' });
+  const server = await startServeBinary(['--data', dir, '--port', '0'], { NAABA_LOG_LEVEL: 'SILENT' });
   try {
     const mcpUrl = `${server.url}/mcp`;
     const floodToken = await issue(dir, 'flood');

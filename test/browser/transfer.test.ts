@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../support/clock.js';
-import { runCli, type ServeProcess, startServe } from '../support/cli.js';
+import { runCli, type ServeProcess, startServeBinary } from '../support/cli.js';
 import { startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 import { browserForTests } from './browser.js';
 import { openPage, signIn, view } from './fixture.js';
@@ -19,7 +19,8 @@ const browser = await browserForTests('export from the page, import with the CLI
 if (browser) {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-page-export-'));
   let laptop: TestEndpoint;
-  // Another machine: `naaba serve` in its own process, over its own data folder.
+  // Another machine: `naaba serve` in its own process, over its own data folder (in this process it
+  // would install its container for the handlers that serve the laptop's endpoint too).
   let cloud: ServeProcess;
   const cloudData = join(dir, 'cloud');
   let week: RealisticWeek;
@@ -28,7 +29,7 @@ if (browser) {
     const clock = new ManualClock(weekStart());
     laptop = await startTestEndpoint({ clock, judge: realisticJudge(), env: { NAABA_CURATION: REALISTIC_CURATION } });
     week = await seedRealisticWeek(laptop, clock);
-    cloud = await startServe(['--port', '0', '--data', cloudData, '--region', 'eu-central-1'], {
+    cloud = await startServeBinary(['--port', '0', '--data', cloudData, '--region', 'eu-central-1'], {
       NAABA_CURATION: REALISTIC_CURATION,
     });
   }, 120_000);

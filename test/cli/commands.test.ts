@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startNpmStart } from '../support/cli.js';
+import { runBinary, runCli, startNpmStart } from '../support/cli.js';
 import { pollUntil } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'naaba-cmd-'));
@@ -51,6 +51,17 @@ test('migrate creates the schema once, then reports it up to date', async () => 
   const second = await runCli(['migrate', ...data]);
   expect(first.code).toBe(0);
   expect(second.stdout).toContain('schema is up to date');
+});
+
+test('the binary: --help prints the usage and exits 0; an unknown command exits 2 with the usage on standard error', async () => {
+  const help = await runBinary(['--help']);
+  expect(help).toMatchObject({ code: 0, stderr: '' });
+  expect(help.stdout).toContain('usage:\n  naaba serve');
+  const unknown = await runBinary(['frobnicate']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stdout).toBe('');
+  expect(unknown.stderr).toContain('naaba: unknown command "frobnicate"');
+  expect(unknown.stderr).toContain('usage:\n  naaba serve');
 });
 
 test('an unknown command or option is a usage error', async () => {

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataDirBusyError, lockDataDir } from '../../lambda/dev/data-dir.js';
-import { runCli, startServe } from '../support/cli.js';
+import { runCli, startServeBinary } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'naaba-private-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,9 +29,10 @@ function loosen(root: string): void {
   visit(root);
 }
 
+// The real binary, stopped by SIGTERM: it exits 0 and leaves the folder private.
 test('a new data folder is private to its owner: folders 0700, files 0600, also while the server runs', async () => {
   const data = join(dir, 'new');
-  const server = await startServe(['--data', data, '--port', '0']);
+  const server = await startServeBinary(['--data', data, '--port', '0']);
   try {
     expect(openEntries(data)).toEqual([]);
   } finally {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { runCli } from '../support/cli.js';
+import { runBinary, runCli } from '../support/cli.js';
 import { freshDatabase } from '../support/database.js';
 import { makeTestAuthority } from '../store/tls-support.js';
 import { freePort } from '../support/ports.js';
@@ -138,12 +138,13 @@ describe('an endpoint of another region than the key is refused before a key is 
     });
     // A minute for /healthz: a slow answer on a busy machine would read as one that cannot be asked.
     const trusted = () => ({ NODE_EXTRA_CA_CERTS: authority.caFile, NAABA_HEALTHZ_TIMEOUT_MS: '60000' });
+    // Node reads NODE_EXTRA_CA_CERTS when a process starts: a trusted endpoint is asked by the real binary.
 
     test('serving another region: refused, naming what /healthz said', async () => {
       said = 'aws-us-east-1';
       const before = await keyCount();
 
-      const result = await runCli(['issue-key', 'domain agent', ...cluster, '--endpoint', url], trusted());
+      const result = await runBinary(['issue-key', 'domain agent', ...cluster, '--endpoint', url], trusted());
 
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(
@@ -155,7 +156,7 @@ describe('an endpoint of another region than the key is refused before a key is 
     test("serving the key's region: the key is issued with that URL", async () => {
       said = 'eu-central-1';
 
-      const result = await runCli(['issue-key', 'domain agent', ...cluster, '--endpoint', url], trusted());
+      const result = await runBinary(['issue-key', 'domain agent', ...cluster, '--endpoint', url], trusted());
 
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`  URL:     ${url}\n`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { pgliteDir } from '../../lambda/composition.js';
-import { runCli, type ServeProcess, startServe } from '../support/cli.js';
+import { type RunningServe, runBinary, runCli, startServe } from '../support/cli.js';
 import { connect } from '../support/endpoint.js';
 
 /**
@@ -16,10 +16,12 @@ import { connect } from '../support/endpoint.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'naaba-cli-'));
 const data = ['--data', dataDir];
 const issued: { token: string; key_id: string; user_id: string; region: string; name: string }[] = [];
-let server: ServeProcess | undefined;
+let server: RunningServe | undefined;
 
-const issue = async (...args: string[]) => {
-  const result = await runCli(['issue-key', ...args, ...data, '--json']);
+/** Issues a key through the CLI in this process, or through the real binary. */
+const issue = async (...args: string[]) => issueWith(runCli, ...args);
+const issueWith = async (run: typeof runCli, ...args: string[]) => {
+  const result = await run(['issue-key', ...args, ...data, '--json']);
   expect(result).toMatchObject({ code: 0 });
   const key = JSON.parse(result.stdout);
   issued.push(key);
@@ -31,8 +33,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('issue-key without a server prints one JSON object with token, key_id, user_id and region', async () => {
-  const key = await issue('first-agent');
+test('issue-key without a server prints one JSON object with token, key_id, user_id and region (the real binary)', async () => {
+  const key = await issueWith(runBinary, 'first-agent');
   expect(key.token).toMatch(/^nb_[A-Za-z0-9_-]{43}$/);
   expect(key).toMatchObject({ region: 'local', name: 'first-agent' });
   expect(key.key_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -47,17 +49,18 @@ test('the region comes from --region, else NAABA_REGION, else local', async () =
 });
 
 test('naaba serve owns the folder; key commands go through it and its keys work at once', async () => {
-  server = await startServe(['--port', '0', ...data]);
-  expect(server.output()).toContain('/mcp');
+  const serving = await startServe(['--port', '0', ...data]);
+  server = serving;
+  expect(serving.output()).toContain('/mcp');
   const during = await issue('second-agent');
   for (const key of [issued[0], during]) {
-    const client = await connect(`${server.url}/mcp`, key?.token ?? '');
+    const client = await connect(`${serving.url}/mcp`, key?.token ?? '');
     expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   }
   const revoked = await runCli(['revoke-key', issued[0]?.key_id ?? '', ...data]);
   expect(revoked.code).toBe(0);
-  const refused = await fetch(`${server.url}/mcp`, {
+  const refused = await fetch(`${serving.url}/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${issued[0]?.token}`, 'content-type': 'application/json' },
     body: '{}',
@@ -65,11 +68,11 @@ test('naaba serve owns the folder; key commands go through it and its keys work 
   expect(refused.status).toBe(401);
 });
 
-test('list-keys never prints a secret, with or without a server', async () => {
+test('list-keys never prints a secret, with or without a server (then the real binary reads the folder)', async () => {
   const during = await runCli(['list-keys', ...data, '--json']);
   await server?.stop();
   server = undefined;
-  const after = await runCli(['list-keys', ...data, '--json']);
+  const after = await runBinary(['list-keys', ...data, '--json']);
   for (const result of [during, after]) {
     expect(result.code).toBe(0);
     const rows = JSON.parse(result.stdout) as { key_id: string; revoked_at: string | null }[];

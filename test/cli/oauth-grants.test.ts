@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runCli, type ServeProcess, startServe } from '../support/cli.js';
+import { type RunningServe, runCli, startServe } from '../support/cli.js';
 import { TestOAuthProvider } from '../support/oauth.js';
 
 /**
@@ -14,7 +14,7 @@ import { TestOAuthProvider } from '../support/oauth.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'naaba-grants-'));
 const data = ['--data', dataDir];
-let server: ServeProcess;
+let server: RunningServe;
 
 beforeAll(async () => {
   server = await startServe(['--port', '0', ...data]);

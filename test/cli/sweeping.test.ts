@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { runCli, type ServeProcess, startServe } from '../support/cli.js';
+import { type RunningServe, runCli, startServe } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -29,16 +29,17 @@ const dataDir = mkdtempSync(join(tmpdir(), 'naaba-sweeping-'));
 const config = join(dataDir, 'curation.json');
 writeFileSync(config, JSON.stringify({ kinds: { fact: { ceiling: 10 }, session: { ceiling: 3, ttl: '15s' } } }));
 const args = ['--data', dataDir, '--config', config];
-let server: ServeProcess | undefined;
+let server: RunningServe | undefined;
 let client: Client | undefined;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const state = async () => (await call<State>(client as Client, 'curation_state', { page_size: 50 })).structuredContent;
 
 beforeAll(async () => {
-  server = await startServe(['--port', '0', ...args], { NAABA_SWEEP_EVERY_SECONDS: '2', NAABA_LOG_LEVEL: 'SILENT' });
+  const serving = await startServe(['--port', '0', ...args], { NAABA_SWEEP_EVERY_SECONDS: '2', NAABA_LOG_LEVEL: 'SILENT' });
+  server = serving;
   const issued = await runCli(['issue-key', 'sweeping-agent', '--json', ...args]);
-  client = await connect(`${server.url}/mcp`, JSON.parse(issued.stdout).token);
+  client = await connect(`${serving.url}/mcp`, JSON.parse(issued.stdout).token);
 }, 120_000);
 afterAll(async () => {
   await client?.close();

@@ -1,10 +1,13 @@
-import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { CurationService } from '../../lambda/memory/curation/curation-service.js';
+import { LIMITS } from '../../lambda/memory/limits.js';
 import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { REQUEST_LIMITS, serveMcp } from '../../lambda/mcp/serve.js';
 import { guarded, success } from '../../lambda/mcp/tool-result.js';
+import { loadable } from '../bench/loadable.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
@@ -86,13 +89,28 @@ describe('what one request may return', () => {
   const owner = principal();
   beforeAll(async () => {
     db = await freshDatabase();
-    ({ service } = serviceOver(db));
-    // Fifty memories of 8 KiB each, the largest content a memory may have.
-    for (let i = 0; i < 50; i += 1) {
+    const harness = serviceOver(db);
+    service = harness.service;
+    // Fifty memories of 8 KiB each, the largest content a memory may have, written in one statement:
+    // this is about what recall returns, not how a remember writes (50 of about 1,200 terms each).
+    const contents = Array.from({ length: 50 }, (_, i) => {
       const words = Array.from({ length: 1200 }, (_, w) => `w${(i * 7919 + w * 104729) % 99991}`).join(' ');
-      await service.remember(owner, CLIENT, { content: `ledger entry ${i}: ${words}`.slice(0, 8192), kind: 'fact' });
-    }
-  }, HEAVY_STEP_MS); // 50 memories of about 1,200 terms each, every term a posting
+      return `ledger entry ${i}: ${words}`.slice(0, 8192);
+    });
+    expect(contents.every((content) => Buffer.byteLength(content) === LIMITS.contentBytes)).toBe(true);
+    const embedder = new LocalEmbedder(256);
+    const memories = await Promise.all(contents.map((content) => loadable(content, embedder, harness.memory.analyzer)));
+    const written = await harness.stores.transfer.load({
+      scope: { region: owner.region, userId: owner.userId },
+      kind: 'fact',
+      expires: false,
+      at: harness.clock.now(),
+      agent: owner.agent,
+      client: `${CLIENT.name}/${CLIENT.version}`,
+      memories,
+    });
+    expect(written).toBe(50);
+  }, HEAVY_STEP_MS);
   afterAll(async () => db.close());
 
   const recalled = async () =>

@@ -1,5 +1,4 @@
-import { jest } from '@jest/globals';
-import { check } from '../../bin/cli/check.js';
+import { runCli } from '../support/cli.js';
 import { chatAnswer, embeddingsAnswer, OpenAiStub, openAiError } from './support/openai-stub.js';
 import { unitVector } from './support/vectors.js';
 
@@ -11,30 +10,19 @@ beforeAll(async () => {
 });
 afterAll(async () => stub.close());
 
-/** `naaba check --probe` with the providers given as flags (flags override the environment by name), and what it printed. */
+/** `naaba check --probe` with the providers in its environment, and what it printed. */
 async function probe(): Promise<{ ok: boolean; printed: string }> {
-  const lines: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-    lines.push(args.join(' '));
+  const result = await runCli(['check', '--probe'], {
+    NAABA_EMBEDDER: 'openai',
+    NAABA_JUDGE: 'openai',
+    NAABA_OPENAI_BASE_URL: stub.baseUrl,
+    NAABA_OPENAI_API_KEY: KEY,
+    NAABA_OPENAI_EMBEDDING_MODEL: 'embed-model',
+    NAABA_OPENAI_JUDGE_MODEL: 'judge-model',
+    NAABA_EMBEDDING_DIMENSIONS: '16',
+    NAABA_PROVIDER_MAX_ATTEMPTS: '1',
   });
-  try {
-    const ok = await check(
-      {
-        NAABA_EMBEDDER: 'openai',
-        NAABA_JUDGE: 'openai',
-        NAABA_OPENAI_BASE_URL: stub.baseUrl,
-        NAABA_OPENAI_API_KEY: KEY,
-        NAABA_OPENAI_EMBEDDING_MODEL: 'embed-model',
-        NAABA_OPENAI_JUDGE_MODEL: 'judge-model',
-        NAABA_EMBEDDING_DIMENSIONS: '16',
-        NAABA_PROVIDER_MAX_ATTEMPTS: '1',
-      },
-      { probe: true },
-    );
-    return { ok, printed: lines.join('\n') };
-  } finally {
-    log.mockRestore();
-  }
+  return { ok: result.code === 0, printed: result.stdout + result.stderr };
 }
 
 test('check --probe makes one real call to each provider and reports each as ok', async () => {
