@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inMemoryStores } from '../../lambda/adapters/in-memory/memory-stores.js';
+import type { MemoryState } from '../../lambda/adapters/in-memory/state.js';
+import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
@@ -20,7 +22,17 @@ export function principal(region = 'local'): Principal {
   return { userId: randomUUID(), region, agent: 'test-agent', keyId: randomUUID() };
 }
 
+/** What a test reads of the stores directly: contents, journal lines, how many memories. */
+export interface StoreReads {
+  /** Every stored memory's content (expired ones too, until removed), sorted. */
+  contents(): Promise<string[]>;
+  /** Every journal line, oldest first. */
+  journal(): Promise<{ rule: string; kind: string; ageSeconds: number; recallCount: number; at: Date }[]>;
+  count(): Promise<number>;
+}
+
 export interface ServiceHarness {
+  readonly inspect: StoreReads;
   readonly memory: MemoryServices;
   /** The tools' service: remember, recall, forget, curation_state. */
   readonly service: CurationService;
@@ -40,7 +52,8 @@ export function serviceOver(
   options: { judge?: Judge; rules?: Partial<CurationRules> } = {},
 ): ServiceHarness {
   const clock = new ManualClock();
-  const stores = over === 'memory' ? inMemoryStores() : sqlMemoryStores(over);
+  const memoryStores = over === 'memory' ? inMemoryStores() : undefined;
+  const stores = memoryStores ?? sqlMemoryStores(over as SqlClient);
   const rules = { ...DEFAULT_RULES, ...options.rules };
   const memory = memoryServices({
     stores,
@@ -50,11 +63,43 @@ export function serviceOver(
     rules,
   });
   return {
+    inspect: memoryStores ? stateReads(memoryStores.state) : sqlReads(over as SqlClient),
     memory,
     service: memory.curation,
     page: memory.page,
     sweeper: new Sweeper(stores.maintenance, rules, clock),
     clock,
     stores,
+  };
+}
+
+function stateReads(state: MemoryState): StoreReads {
+  return {
+    contents: async () => [...state.memories.values()].map((m) => m.content).sort(),
+    journal: async () =>
+      [...state.journal]
+        .sort((a, b) => a.at.getTime() - b.at.getTime())
+        .map(({ rule, kind, ageSeconds, recallCount, at }) => ({ rule, kind, ageSeconds, recallCount, at })),
+    count: async () => state.memories.size,
+  };
+}
+
+function sqlReads(db: SqlClient): StoreReads {
+  return {
+    contents: async () =>
+      (await db.query<{ content: string }>(sql`SELECT content FROM memories ORDER BY content`)).map((r) => r.content),
+    journal: async () =>
+      (
+        await db.query<{ rule: string; kind: string; age_s: string; recall_count: number; at: Date }>(
+          sql`SELECT rule, kind, age_s, recall_count, at FROM journal ORDER BY at`,
+        )
+      ).map((r) => ({
+        rule: r.rule,
+        kind: r.kind,
+        ageSeconds: Number(r.age_s),
+        recallCount: r.recall_count,
+        at: new Date(r.at),
+      })),
+    count: async () => (await db.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM memories`))[0]?.n ?? -1,
   };
 }

@@ -45,7 +45,11 @@ const asKey = ({ tokenSha256: _hash, ...key }: StoredKey): ApiKey => key;
 
 /** API keys in memory, as `api_keys` holds them: the token's hash is only ever compared. */
 export class InMemoryKeyStore implements KeyStore {
-  constructor(private readonly state: KeyState) {}
+  constructor(
+    private readonly state: KeyState,
+    /** A multi-region database's regions, where keys may live; absent: any name will do, as on PostgreSQL. */
+    private readonly databaseRegions?: readonly string[],
+  ) {}
 
   async findByHash(tokenSha256: string): Promise<ApiKey | undefined> {
     const key = [...this.state.keys.values()].find((k) => k.tokenSha256 === tokenSha256);
@@ -88,8 +92,8 @@ export class InMemoryKeyStore implements KeyStore {
     return [...this.state.keys.values()].some((k) => k.userId === userId.toLowerCase() && k.region === region);
   }
 
-  async regions(): Promise<undefined> {
-    return undefined;
+  async regions(): Promise<string[] | undefined> {
+    return this.databaseRegions ? [...this.databaseRegions] : undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { encodeMemories, judgeUserMessage, parseVerdict } from '../../lambda/adapters/judge-protocol.js';
-import { HOSTILE, NOT_VERDICTS, dataBlock } from './support/judge-cases.js';
+import { HOSTILE, NOT_VERDICTS, dataBlock } from '../providers/support/judge-cases.js';
 
 test.each([
   ['same', 'same'],

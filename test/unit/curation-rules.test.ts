@@ -1,24 +1,9 @@
-import { sql } from '../../lambda/adapters/pg/sql/template.js';
-import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { KindFullError, PinLimitError, UnknownKindError } from '../../lambda/memory/errors.js';
-import { freshDatabase, truncateAll } from '../support/database.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
 
-let db: PgliteSqlClient;
-beforeAll(async () => {
-  db = await freshDatabase();
-});
-beforeEach(async () => truncateAll(db));
-afterAll(async () => db.close());
-
-const contents = async () =>
-  (await db.query<{ content: string }>(sql`SELECT content FROM memories ORDER BY content`)).map((r) => r.content);
-const journal = async () =>
-  db.query<{ rule: string; kind: string; age_s: string; recall_count: number }>(sql`SELECT * FROM journal ORDER BY at`);
-
 test('an unknown kind is rejected with the list of valid kinds', async () => {
-  const { service } = serviceOver(db);
+  const { service } = serviceOver('memory');
   await expect(service.remember(principal(), CLIENT, { content: 'x', kind: 'gossip' })).rejects.toThrow(UnknownKindError);
   await expect(service.remember(principal(), CLIENT, { content: 'x', kind: 'gossip' })).rejects.toThrow(
     'valid kinds: fact, preference, instruction, event, session',
@@ -27,7 +12,7 @@ test('an unknown kind is rejected with the list of valid kinds', async () => {
 
 test('the ceiling holds after every remember, evicting the least recently useful, never by age alone', async () => {
   const rules = { kinds: { note: { ceiling: 3, ttlSeconds: null } } };
-  const { service, clock } = serviceOver(db, { rules });
+  const { service, clock, inspect } = serviceOver('memory', { rules });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'ancient but recalled', kind: 'note' });
   clock.advance(86400 * 300);
@@ -39,19 +24,19 @@ test('the ceiling holds after every remember, evicting the least recently useful
   clock.advance(60);
   const fourth = await service.remember(me, CLIENT, { content: 'newest', kind: 'note' });
   expect(fourth.evicted).toBe(1);
-  expect(await contents()).toEqual(['ancient but recalled', 'newest', 'recent never recalled']);
+  expect(await inspect.contents()).toEqual(['ancient but recalled', 'newest', 'recent never recalled']);
   clock.advance(60);
   await service.remember(me, CLIENT, { content: 'newest again', kind: 'note' });
-  expect(await contents()).toEqual(['ancient but recalled', 'newest', 'newest again']);
-  const lines = await journal();
-  expect(lines.map((l) => [l.rule, l.kind, Number(l.age_s), l.recall_count])).toEqual([
+  expect(await inspect.contents()).toEqual(['ancient but recalled', 'newest', 'newest again']);
+  const lines = await inspect.journal();
+  expect(lines.map((l) => [l.rule, l.kind, l.ageSeconds, l.recallCount])).toEqual([
     ['ceiling', 'note', 180, 0],
     ['ceiling', 'note', 180, 0],
   ]);
 });
 
 test('pins are capped per user: past the cap, a clear error and nothing written', async () => {
-  const { service } = serviceOver(db, { rules: { pinLimit: 2 } });
+  const { service, inspect } = serviceOver('memory', { rules: { pinLimit: 2 } });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'pin one', kind: 'fact', pinned: true });
   await service.remember(me, CLIENT, { content: 'pin two', kind: 'event', pinned: true });
@@ -60,23 +45,25 @@ test('pins are capped per user: past the cap, a clear error and nothing written'
   await expect(service.remember(me, CLIENT, { content: 'loose', kind: 'fact', pinned: true })).rejects.toThrow(
     'pin limit reached',
   );
-  expect(await contents()).toEqual(['loose', 'pin one', 'pin two']);
+  expect(await inspect.contents()).toEqual(['loose', 'pin one', 'pin two']);
   expect((await service.curationState(me, {})).counts.pinned).toBe(2);
   expect(loose.outcome).toBe('stored');
   await service.remember(principal(), CLIENT, { content: 'another user pins freely', kind: 'fact', pinned: true });
 });
 
 test('a kind whose every memory is pinned refuses more instead of growing', async () => {
-  const { service } = serviceOver(db, { rules: { kinds: { note: { ceiling: 2, ttlSeconds: null } } } });
+  const { service, inspect } = serviceOver('memory', { rules: { kinds: { note: { ceiling: 2, ttlSeconds: null } } } });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'a', kind: 'note', pinned: true });
   await service.remember(me, CLIENT, { content: 'b', kind: 'note', pinned: true });
   await expect(service.remember(me, CLIENT, { content: 'c', kind: 'note' })).rejects.toThrow(KindFullError);
-  expect(await contents()).toEqual(['a', 'b']);
+  expect(await inspect.contents()).toEqual(['a', 'b']);
 });
 
 test('expiry: a TTL kind expires that long after last usefulness; expired is never returned; pinned never expires', async () => {
-  const { service, clock, sweeper } = serviceOver(db, { rules: { kinds: { session: { ceiling: 100, ttlSeconds: 3600 } } } });
+  const { service, clock, sweeper, inspect } = serviceOver('memory', {
+    rules: { kinds: { session: { ceiling: 100, ttlSeconds: 3600 } } },
+  });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'parking spot B12', kind: 'session' });
   await service.remember(me, CLIENT, { content: 'parking pass pinned', kind: 'session', pinned: true });
@@ -87,17 +74,17 @@ test('expiry: a TTL kind expires that long after last usefulness; expired is nev
   const found = (await service.recall(me, { query: 'parking', limit: 10 })).map((m) => m.content).sort();
   expect(found).toEqual(['parking kept alive', 'parking pass pinned']);
   expect((await service.curationState(me, {})).counts.perKind.session).toBe(2);
-  expect(await contents()).toContain('parking spot B12');
+  expect(await inspect.contents()).toContain('parking spot B12');
   const report = await sweeper.run('local', { batchSize: 10, maxBatches: 10 });
   expect(report).toMatchObject({ expired: { session: 1 }, incomplete: false });
-  expect(await contents()).toEqual(['parking kept alive', 'parking pass pinned']);
+  expect(await inspect.contents()).toEqual(['parking kept alive', 'parking pass pinned']);
   clock.advance(86400 * 365);
   expect((await service.recall(me, { query: 'parking', limit: 10 })).map((m) => m.content)).toEqual(['parking pass pinned']);
-  expect((await journal()).map((l) => l.rule)).toEqual(['expiry']);
+  expect((await inspect.journal()).map((l) => l.rule)).toEqual(['expiry']);
 });
 
 test('expired memories cannot starve a recall: the search asks for enough extra rows', async () => {
-  const { service, clock } = serviceOver(db, { rules: { kinds: { session: { ceiling: 30, ttlSeconds: 60 } } } });
+  const { service, clock } = serviceOver('memory', { rules: { kinds: { session: { ceiling: 30, ttlSeconds: 60 } } } });
   const me = principal();
   for (let i = 0; i < 20; i += 1) await service.remember(me, CLIENT, { content: `river crossing note ${i}`, kind: 'session' });
   clock.advance(120);
@@ -107,7 +94,7 @@ test('expired memories cannot starve a recall: the search asks for enough extra 
 });
 
 test('forget leaves no journal line; forgetting everything also removes the caller’s journal lines only', async () => {
-  const { service } = serviceOver(db, { rules: { kinds: { note: { ceiling: 1, ttlSeconds: null } } } });
+  const { service, inspect } = serviceOver('memory', { rules: { kinds: { note: { ceiling: 1, ttlSeconds: null } } } });
   const me = principal();
   const other = principal();
   for (const who of [me, other]) {
@@ -116,14 +103,14 @@ test('forget leaves no journal line; forgetting everything also removes the call
   }
   const [kept] = await service.recall(me, { query: 'second' });
   await service.forget(me, { ids: [kept?.id ?? ''] });
-  expect(await journal()).toHaveLength(2);
+  expect(await inspect.journal()).toHaveLength(2);
   expect(await service.forget(me, { all: true })).toMatchObject({ count: 0, journalLinesRemoved: 1 });
-  expect(await journal()).toHaveLength(1);
+  expect(await inspect.journal()).toHaveLength(1);
   expect((await service.curationState(other, {})).journal.lines).toHaveLength(1);
 });
 
 test('curation_state reports the rules in force, counts per kind and pinned, and the journal newest first with paging', async () => {
-  const { service, clock } = serviceOver(db, {
+  const { service, clock } = serviceOver('memory', {
     rules: { kinds: { note: { ceiling: 1, ttlSeconds: null }, session: { ceiling: 5, ttlSeconds: 60 } } },
   });
   const me = principal();
@@ -148,12 +135,15 @@ test('curation_state reports the rules in force, counts per kind and pinned, and
 
 test('a kind with dedup off is append-only: restatements are stored and the judge is never asked', async () => {
   const judge = new ScriptedJudge(() => 'same');
-  const { service } = serviceOver(db, { judge, rules: { kinds: { log: { ceiling: 10, ttlSeconds: null, dedup: false } } } });
+  const { service, inspect } = serviceOver('memory', {
+    judge,
+    rules: { kinds: { log: { ceiling: 10, ttlSeconds: null, dedup: false } } },
+  });
   const me = principal();
   const outcomes = [];
   for (const content of ['Door opened.', 'door opened', 'Door opened.'])
     outcomes.push((await service.remember(me, CLIENT, { content, kind: 'log' })).outcome);
   expect(outcomes).toEqual(['stored', 'stored', 'stored']);
   expect(judge.calls).toEqual([]);
-  expect(await contents()).toEqual(['Door opened.', 'Door opened.', 'door opened']);
+  expect(await inspect.contents()).toEqual(['Door opened.', 'Door opened.', 'door opened']);
 });

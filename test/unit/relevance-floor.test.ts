@@ -1,12 +1,10 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
-import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
-import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { inMemoryStores } from '../../lambda/adapters/in-memory/memory-stores.js';
 import type { RecallRanking } from '../../lambda/memory/policy/ranking.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { nonsenseQueries } from '../bench/nonsense.js';
 import { ManualClock } from '../support/clock.js';
-import { freshDatabase } from '../support/database.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal } from '../support/memory.js';
 
@@ -19,15 +17,12 @@ const MEMORIES = [
   'Melanie: The sunset at the beach was the best part of the trip.',
 ];
 
-let db: PgliteSqlClient;
-beforeAll(async () => {
-  db = await freshDatabase(256);
-});
-afterAll(async () => db.close());
+/** One store for every ranking below, as one database serves every configuration. */
+const stores = inMemoryStores();
 
 const serviceWith = (ranking: RecallRanking) =>
   memoryServices({
-    stores: sqlMemoryStores(db),
+    stores,
     embedder: new LocalEmbedder(256),
     judge: new ScriptedJudge(() => 'different'),
     clock: new ManualClock(),

@@ -1,7 +1,7 @@
 import type { PlanExpectations } from '../../lambda/adapters/pg/sql/statement.js';
 import type { Plan } from '../../bin/plan/explain.js';
 import { lexicalProblems, planProblems, prefixProblems } from '../../bin/plan/rules.js';
-import { forgetIdsText, NEIGHBOURS_TEXT, recallText } from './statement-texts.js';
+import { forgetIdsText, NEIGHBOURS_TEXT, recallText } from '../plan/statement-texts.js';
 
 /**
  * CockroachDB plans cannot be produced here (no cluster); these are shaped on the EXPLAIN output

@@ -1,21 +1,9 @@
-import { sql } from '../../lambda/adapters/pg/sql/template.js';
-import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { freshDatabase, truncateAll } from '../support/database.js';
 import { FailingJudge, ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
 
-let db: PgliteSqlClient;
-beforeAll(async () => {
-  db = await freshDatabase();
-});
-beforeEach(async () => truncateAll(db));
-afterAll(async () => db.close());
-
-const memoryCount = async () => (await db.query<{ n: number }>(sql`SELECT count(*)::int4 AS n FROM memories`))[0]?.n;
-
 test('same: the existing memory absorbs the restatement, and the reply names it', async () => {
   const judge = new ScriptedJudge(() => 'same');
-  const { service, clock } = serviceOver(db, { judge });
+  const { service, clock, inspect } = serviceOver('memory', { judge });
   const me = principal();
   const first = await service.remember(me, CLIENT, {
     content: 'Amina prefers tea to coffee.',
@@ -35,12 +23,12 @@ test('same: the existing memory absorbs the restatement, and the reply names it'
   expect(m).toMatchObject({ id: first.id, restatements: 2, pinned: true, content: 'Amina prefers tea to coffee.' });
   expect(m?.restatedBy.map((s) => s.origin)).toEqual(['chat 2']);
   expect(m?.lastUsefulAt.getTime()).toBe(clock.now().getTime());
-  expect(await memoryCount()).toBe(1);
+  expect(await inspect.count()).toBe(1);
 });
 
 test('contradicts: both are kept and linked, and recall shows the link on both', async () => {
   const judge = new ScriptedJudge(() => 'contradicts');
-  const { service } = serviceOver(db, { judge });
+  const { service } = serviceOver('memory', { judge });
   const me = principal();
   const morning = await service.remember(me, CLIENT, { content: 'Call him in the morning.', kind: 'instruction' });
   const evening = await service.remember(me, CLIENT, { content: 'Call him at the end of the day.', kind: 'instruction' });
@@ -54,7 +42,7 @@ test('contradicts: both are kept and linked, and recall shows the link on both',
 
 test('the seed’s distance trap: a judged conflict stays two memories; an accent-free restatement merges with no judge call', async () => {
   const judge = new ScriptedJudge((a, b) => (a.includes('morning') || b.includes('morning') ? 'contradicts' : 'same'));
-  const { service } = serviceOver(db, { judge });
+  const { service } = serviceOver('memory', { judge });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'Call him in the morning.', kind: 'fact' });
   const conflict = await service.remember(me, CLIENT, { content: 'Call him at the end of the day.', kind: 'fact' });
@@ -69,12 +57,12 @@ test('the seed’s distance trap: a judged conflict stays two memories; an accen
 });
 
 test('different: stored as a new memory', async () => {
-  const { service } = serviceOver(db, { judge: new ScriptedJudge(() => 'different') });
+  const { service, inspect } = serviceOver('memory', { judge: new ScriptedJudge(() => 'different') });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'The office is on the third floor.', kind: 'fact' });
   const second = await service.remember(me, CLIENT, { content: 'The office is on the fourth floor of the annex.', kind: 'fact' });
   expect(second).toMatchObject({ outcome: 'stored', judge: 'different' });
-  expect(await memoryCount()).toBe(2);
+  expect(await inspect.count()).toBe(2);
 });
 
 describe('judge unavailable: nothing is merged', () => {
@@ -84,30 +72,30 @@ describe('judge unavailable: nothing is merged', () => {
     ['throws', new FailingJudge()],
     ['answers unavailable', new ScriptedJudge(() => 'unavailable')],
   ])('when the judge %s, 20 restatements are all stored', async (_label, judge) => {
-    const { service } = serviceOver(db, { judge });
+    const { service, inspect } = serviceOver('memory', { judge });
     const me = principal();
     const outcomes = [];
     for (const content of paraphrases) outcomes.push(await service.remember(me, CLIENT, { content, kind: 'fact' }));
     expect(outcomes.map((o) => o.outcome)).toEqual(Array(20).fill('stored'));
     expect(outcomes.slice(1).every((o) => o.judge === 'unavailable')).toBe(true);
-    expect(await memoryCount()).toBe(20);
+    expect(await inspect.count()).toBe(20);
     const state = await service.curationState(me, {});
     expect(state.judge).toMatchObject({ provider: judge.name, lastCallOk: false });
     expect(state.journal.lines).toEqual([]);
   });
 
   test('the same 20 with a working judge merge into one (so the case above can fail)', async () => {
-    const { service } = serviceOver(db, { judge: new ScriptedJudge(() => 'same') });
+    const { service, inspect } = serviceOver('memory', { judge: new ScriptedJudge(() => 'same') });
     const me = principal();
     for (const content of paraphrases) await service.remember(me, CLIENT, { content, kind: 'fact' });
-    expect(await memoryCount()).toBe(1);
+    expect(await inspect.count()).toBe(1);
     expect((await service.curationState(me, {})).judge.lastCallOk).toBe(true);
   });
 });
 
 test('the judge is asked only within the same user and kind', async () => {
   const judge = new ScriptedJudge(() => 'same');
-  const { service } = serviceOver(db, { judge });
+  const { service } = serviceOver('memory', { judge });
   await service.remember(principal(), CLIENT, { content: 'Shared sentence.', kind: 'fact' });
   const me = principal();
   await service.remember(me, CLIENT, { content: 'Shared sentence.', kind: 'event' });
