@@ -23,7 +23,7 @@ export const EXTERNAL_MODULES: Readonly<Record<string, string>> = {
  * migration runner (reached on demand on the PGlite path, never in Lambda) uses it. A test checks
  * that no other module does.
  */
-export const SILENCED_WARNINGS = { 'empty-import-meta': 'lambda/adapters/pg/migrate.ts' } as const;
+export const SILENCED_WARNINGS = { 'empty-import-meta': 'lambda/adapters/pg/schema/migrate.ts' } as const;
 
 /** The repository root: entry points, package.json and the lock file are found from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));

@@ -61,7 +61,7 @@ export interface Memory {
 export interface RecalledMemory extends Memory {
   /** Cosine distance between the query's and the memory's embeddings (0 is identical). */
   readonly distance: number;
-  /** The fused rank score that orders recall, higher first (see lambda/memory/ranking.ts). */
+  /** The fused rank score that orders recall, higher first (see lambda/memory/policy/ranking.ts). */
   readonly score: number;
 }
 

@@ -88,7 +88,7 @@ if (server) {
       event,
     );
     // The segments were sent before the bundle answered; read them as they come, not in a fixed 200 ms.
-    const traced = (trace: string) => trace.includes('"name":"BedrockRuntime"') && /"name":"SQL [A-Z]/.test(trace);
+    const traced = (trace: string) => trace.includes('"name":"BedrockRuntime"') && /"name":"SQL [a-z-]+\/[a-z-]+"/.test(trace);
     const trace = await pollUntil(() => daemon.received.join('\n'), traced);
     daemon.socket.close();
 
@@ -106,7 +106,7 @@ if (server) {
     expect(lines.find((l) => l.includes('"tool call failed"'))).toMatch(/"level":"ERROR".*AccessDeniedException 403/);
 
     expect(trace).toContain('"name":"BedrockRuntime"');
-    expect(trace).toMatch(/"name":"SQL [A-Z]/);
+    expect(trace).toMatch(/"name":"SQL [a-z-]+\/[a-z-]+"/);
     expect(`${lines.filter((l) => !l.startsWith('RESULT ')).join('\n')}${trace}`).not.toContain(CONTENT);
     expect(trace).not.toContain(principal.userId);
   });
