@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { HookEvent } from '../adapters/aws/codedeploy-hooks.js';
+import { ConfigError } from '../config/errors.js';
 import { loggable } from '../mcp/tool-result.js';
 import { logger, observed } from '../observability.js';
 import { bake } from '../release/bake.js';
@@ -44,7 +45,9 @@ function hook(
   return async (event: HookEvent): Promise<void> => {
     const parts = releaseCheckParts();
     const ok = await verdict(parts, event).catch((error: unknown) => {
-      logger.error('release check could not run', { phase, error: loggable(error) });
+      // A settings problem is described by naaba's own message (names, never values); anything else by name and code.
+      const reason = error instanceof ConfigError ? { reason: error.message } : {};
+      logger.error('release check could not run', { phase, error: loggable(error), ...reason });
       return false;
     });
     logger.info('release check verdict', { phase, deploymentId: event.DeploymentId, ok });

@@ -26,6 +26,9 @@ export interface CheckResult {
   readonly detail: string;
 }
 
+const TOOLS_LIST = 'MCP function: tools/list';
+const RECALL = 'MCP function: recall with the verification key';
+
 /** The tools a release must still list (DESIGN §3). */
 export const EXPECTED_TOOLS = ['curation_state', 'forget', 'recall', 'remember'] as const;
 
@@ -102,7 +105,7 @@ async function mcpCall(
 }
 
 async function listsTools(invoker: VersionInvoker, targets: ReleaseTargets, principal: Principal): Promise<CheckResult> {
-  const check = 'MCP function: tools/list';
+  const check = TOOLS_LIST;
   const { answer, result } = await mcpCall(invoker, targets, principal, 'tools/list', {});
   if (typeof answer === 'string') return fail(check, answer);
   const names = ((result?.tools as { name?: unknown }[] | undefined) ?? []).map((t) => String(t.name)).sort();
@@ -111,7 +114,7 @@ async function listsTools(invoker: VersionInvoker, targets: ReleaseTargets, prin
 }
 
 async function recalls(invoker: VersionInvoker, targets: ReleaseTargets, principal: Principal): Promise<CheckResult> {
-  const check = 'MCP function: recall with the verification key';
+  const check = RECALL;
   const params = { name: 'recall', arguments: { query: 'naaba release check', limit: 1 } };
   const { answer, result } = await mcpCall(invoker, targets, principal, 'tools/call', params);
   if (typeof answer === 'string') return fail(check, answer);
@@ -130,11 +133,8 @@ export async function releaseChecks(invoker: VersionInvoker, targets: ReleaseTar
   const allowed = await allowsVerificationKey(invoker, targets, token);
   results.push(allowed.result);
   if (!allowed.principal) {
-    return [
-      ...results,
-      fail('MCP function: tools/list', 'not run: no principal'),
-      fail('MCP function: recall', 'not run: no principal'),
-    ];
+    const skipped = 'not run: the authorizer did not allow the verification key';
+    return [...results, fail(TOOLS_LIST, skipped), fail(RECALL, skipped)];
   }
   results.push(await listsTools(invoker, targets, allowed.principal), await recalls(invoker, targets, allowed.principal));
   return results;

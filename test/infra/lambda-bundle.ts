@@ -96,16 +96,17 @@ export interface BundleRun {
  * that fails (the authorizer's `Unauthorized`) gives `failure`; a process that answers nothing throws.
  */
 export async function invokeBundle(
-  bundle: LambdaBundle,
+  bundle: Pick<LambdaBundle, 'file'>,
   functionName: string,
   env: Readonly<Record<string, string>>,
   event: unknown,
+  exportName = 'handler',
 ): Promise<BundleRun> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const { dirname } = await import('node:path');
   const script = `
-    const { handler } = require(${JSON.stringify(bundle.file)});
+    const handler = require(${JSON.stringify(bundle.file)})[${JSON.stringify(exportName)}];
     const context = { functionName: ${JSON.stringify(functionName)}, functionVersion: '$LATEST', awsRequestId: 'req-' + process.pid,
       memoryLimitInMB: '1024', invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:' + ${JSON.stringify(functionName)},
       getRemainingTimeInMillis: () => 25000 };
