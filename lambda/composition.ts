@@ -10,7 +10,7 @@ import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
 import { OAuthService } from './auth/oauth.js';
 import { type RuntimeConfig, loadConfig } from './config/env.js';
-import { readDatabaseSecret } from './config/secrets.js';
+import { CachedDatabaseSecret } from './config/secrets.js';
 import { makeEmbedder, makeJudge, secretsManagerClient } from './providers.js';
 import { LexicalAnalyzer } from './memory/lexical.js';
 import { MemoryService } from './memory/service.js';
@@ -54,8 +54,18 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
     await client.keepStatisticsCurrent(STATISTICS_EVERY_MS);
     return client;
   }
-  const { url, ca } = db.kind === 'url' ? db : await readDatabaseSecret(db.secretId, await secretsManagerClient());
-  return PgSqlClient.connect({ url, ca, ...db.pool });
+  if (db.kind === 'url') return PgSqlClient.connect({ url: db.url, ca: db.ca, ...db.pool });
+  // The secret is read again after its max age, and at once when the database refuses the login it
+  // holds (a rotation): the statement then runs on the new login instead of failing (decision 0092).
+  const secret = new CachedDatabaseSecret(db.secretId, secretsManagerClient);
+  const source = async (force: boolean) => {
+    if (force) {
+      const { logger } = await import('./observability.js');
+      logger.warn('database refused the login: reading its secret again', { secretId: db.secretId });
+    }
+    return secret.get(force);
+  };
+  return PgSqlClient.connect({ ...(await secret.get()), ...db.pool, source });
 }
 
 /**
