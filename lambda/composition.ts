@@ -99,11 +99,13 @@ export class Container {
     return this.once('sql', async () => {
       const client = this.supplied.sql ?? (await openSql(this.config));
       // A subsegment per statement where the handler traces (the MCP function in Lambda); as is elsewhere.
-      const [{ tracing }, { traceSql }] = await Promise.all([
+      // Each statement that meets an outage tells the request it serves (a warm container's 503, decision 0097).
+      const [{ tracing }, { traceSql }, { OutageWatchingClient }] = await Promise.all([
         import('./observability.js'),
         import('./adapters/pg/traced-client.js'),
+        import('./adapters/pg/outage-watch.js'),
       ]);
-      return traceSql(client, await tracing());
+      return traceSql(new OutageWatchingClient(client), await tracing());
     });
   }
 

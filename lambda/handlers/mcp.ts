@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { watchingOutages } from '../adapters/pg/outage-watch.js';
 import { type Container, container } from '../composition.js';
 import {
   isRequestMethod,
@@ -81,10 +82,14 @@ async function handleMcp(event: ProxyEvent, _context: Context): Promise<ProxyRes
   }
   // A method the web platform cannot carry (TRACE, CONNECT, an unknown token) ends here, before any work.
   if (!isRequestMethod(event.httpMethod)) return methodNotAllowed();
-  const response = await answer(event, principal, runtime, deps).catch((error: unknown) => {
-    if (error instanceof StoreUnavailableError) return storeUnavailable(error);
-    throw error;
-  });
+  const { value: answered, outage } = await watchingOutages(() =>
+    answer(event, principal, runtime, deps).catch((error: unknown) => {
+      if (error instanceof StoreUnavailableError) return storeUnavailable(error);
+      throw error;
+    }),
+  );
+  // A warm container that lost its database answers as a cold one does: 503, Retry-After (decision 0097).
+  const response = outage && answered.status !== 503 ? storeUnavailable(new StoreUnavailableError(outage)) : answered;
   countJudge(memory);
   count(`http_${Math.floor(response.status / 100)}xx`);
   return toResult(response);

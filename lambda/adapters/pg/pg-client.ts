@@ -163,6 +163,21 @@ export async function requireSerializable(db: SqlClient): Promise<void> {
 const isConnectionError = (error: unknown) => !(error instanceof pg.DatabaseError);
 
 /**
+ * pg's own connection failures carry no code ('Connection terminated unexpectedly', its
+ * timeouts): they are given SQLSTATE 08006 (connection_failure), so that whoever reads codes
+ * tells a lost database from a refused statement (outage-watch.ts). The error is the same object.
+ */
+function withConnectionCode(error: unknown): unknown {
+  if (error instanceof Error && isConnectionError(error) && typeof (error as { code?: unknown }).code !== 'string') {
+    Object.assign(error, { code: '08006' });
+  }
+  return error;
+}
+
+/** Connections that already have an error listener of ours (see `Lane.listened`). */
+const listened = new WeakSet<pg.PoolClient>();
+
+/**
  * One pool of connections at one isolation level. After a long pause (a thawed container) the
  * whole pool is replaced before use, and a failed connect is tried once more: nothing was sent yet.
  */
@@ -193,6 +208,23 @@ class Lane {
   }
 
   async checkout(): Promise<pg.PoolClient> {
+    return Lane.listened(await this.connected());
+  }
+
+  /**
+   * A connection that loses its socket while checked out but between statements emits 'error'
+   * with no statement to fail; unheard, that is an uncaught exception that ends the process. The
+   * statement in flight, if any, still fails with the error, and the connection is dropped on release.
+   */
+  private static listened(client: pg.PoolClient): pg.PoolClient {
+    if (!listened.has(client)) {
+      client.on('error', () => undefined);
+      listened.add(client);
+    }
+    return client;
+  }
+
+  private async connected(): Promise<pg.PoolClient> {
     const now = Date.now();
     if (now - this.lastUsed > this.idleTimeoutMs && this.pool.totalCount === this.pool.idleCount) {
       const stale = this.pool;
@@ -205,7 +237,9 @@ class Lane {
     } catch (error) {
       // The same password again would be refused again: that is the client's to renew.
       if (isLoginRefused(error)) throw error;
-      return this.pool.connect();
+      return this.pool.connect().catch((again: unknown) => {
+        throw withConnectionCode(again);
+      });
     }
   }
 
@@ -223,7 +257,7 @@ class Lane {
       return result.rows;
     } catch (error) {
       this.release(client, error);
-      throw error;
+      throw withConnectionCode(error);
     }
   }
 
@@ -375,7 +409,7 @@ export class PgSqlClient implements SqlClient {
       }
     } catch (error) {
       broken ??= isConnectionError(error) ? error : undefined;
-      throw error;
+      throw withConnectionCode(error);
     } finally {
       lane.release(client, broken);
     }
