@@ -14,7 +14,7 @@ import {
 } from '../http/api-gateway.js';
 import { clientAddress } from '../http/client-address.js';
 import { reachable, StoreUnavailableError, storeUnavailable } from '../http/unavailable.js';
-import { isApiPath, type WebApiDeps, webApi } from '../http/web-api.js';
+import type { WebApiDeps } from '../http/web-api.js';
 import { webPage } from '../http/web-page.js';
 import type { Principal } from '../memory/model.js';
 import type { MemoryService } from '../memory/service.js';
@@ -22,6 +22,10 @@ import { count, logger, observed, type TracerModules, traced } from '../observab
 
 /** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first request, not at load (decision 0051). */
 const mcpEndpoint = () => import('../mcp/endpoint.js');
+/** The page's data API: loaded by its first call (it reaches the MCP stack's limits; decision 0097). */
+const webApiRoutes = () => import('../http/web-api.js');
+/** `isApiPath` of lambda/http/web-api.ts, without loading it: test/infra/in-step.test.ts holds the two equal. */
+export const isApiPath = (path: string): boolean => /(^|\/)api\//.test(path);
 /** The OAuth routes (decision 0054): loaded by the first sign-in request. */
 const oauthRoutes = () => import('../http/oauth.js');
 const isOAuthPath = (path: string) => path.startsWith('/.well-known/') || path.startsWith('/oauth/');
@@ -49,7 +53,7 @@ async function answer(
     const signIn = await (await oauthRoutes()).oauthRoute(request, event.path, oauth);
     if (signIn) return signIn;
   }
-  if (isApiPath(event.path)) return webApi(request, principal, deps);
+  if (isApiPath(event.path)) return (await webApiRoutes()).webApi(request, principal, deps);
   return (
     (await webPage(request.method, event.path)) ??
     (await (await mcpEndpoint()).endpoint(request, principal, { ...deps, region: runtime.config.region }))

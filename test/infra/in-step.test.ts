@@ -56,6 +56,17 @@ test("the errors the authorizer's crash count leaves out are the ones it throws 
   expect(CHOSEN_AUTHORIZER_ERRORS).toEqual([UNAUTHORIZED, new AuthorizerFailure().name]);
 });
 
+test("the MCP handler routes to the page's data API exactly the paths web-api.ts says are its own", async () => {
+  const [{ isApiPath: routed }, { isApiPath: owned }] = await Promise.all([
+    import('../../lambda/handlers/mcp.js'),
+    import('../../lambda/http/web-api.js'),
+  ]);
+  const paths = ['/api/overview', '/v1/api/memories', '/api', '/apix/y', '/mcp', '/', '/healthz', '/oauth/api/x', '/x/api/'];
+
+  expect(paths.map(routed)).toEqual(paths.map(owned));
+  expect(paths.filter(routed).length).toBeGreaterThan(2);
+});
+
 test('the release check expects the tools the dashboard graphs', () => {
   expect([...EXPECTED_TOOLS]).toEqual([...TOOLS].sort());
 });

@@ -125,3 +125,23 @@ export async function invokeBundle(
   if (failed) return { result: undefined, failure: JSON.parse(failed.slice(7)) as string, lines };
   throw new Error(`the ${functionName} bundle answered nothing:\n${lines.join('\n')}`);
 }
+
+/**
+ * The inputs a bundle evaluates when it is required: those its entry reaches by static imports
+ * (ESM modules are hoisted into the bundle's top level), not those behind an `import()`, which
+ * esbuild wraps to run when first reached. With their bytes in the bundle.
+ */
+export function evaluatedAtLoad(metafile: Metafile, entry: string): Map<string, number> {
+  const output = Object.values(metafile.outputs)[0];
+  const seen = new Map<string, number>();
+  const stack = [entry];
+  while (stack.length > 0) {
+    const file = stack.pop() as string;
+    if (seen.has(file)) continue;
+    seen.set(file, output?.inputs[file]?.bytesInOutput ?? 0);
+    for (const i of metafile.inputs[file]?.imports ?? []) {
+      if (!i.external && (i.kind === 'import-statement' || i.kind === 'require-call')) stack.push(i.path);
+    }
+  }
+  return seen;
+}
