@@ -61,12 +61,23 @@ export const APPLIED_MIGRATIONS = 'SELECT version, requires FROM naaba_migration
 /** SQLSTATE of a table or column that does not exist. */
 const UNDEFINED = new Set(['42P01', '42703']);
 
+/** SQLSTATE of a statement the login has no privilege for. */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
 /** The migrations the database records. */
 export async function appliedMigrations(db: SqlClient): Promise<AppliedMigration[]> {
   try {
     return await db.query<AppliedMigration>(APPLIED_MIGRATIONS);
   } catch (error) {
-    if (!UNDEFINED.has(String((error as { code?: unknown }).code))) throw error;
+    const code = String((error as { code?: unknown }).code);
+    if (code === INSUFFICIENT_PRIVILEGE) {
+      const role = (await connectedRole(db).catch(() => undefined))?.role ?? 'this login';
+      throw new SchemaError(
+        `${role} may not read naaba_migrations: it is in none of the roles \`naaba migrate\` grants (naaba_mcp, naaba_authorizer, naaba_sweeper), or they were made after the last \`naaba migrate\`. Add it to its function's role and run \`naaba migrate\` as the owner (docs/deployment.md §2)`,
+        { cause: error },
+      );
+    }
+    if (!UNDEFINED.has(code)) throw error;
     throw new SchemaError(
       'the database has no naaba migration record, or one older naaba made: run `naaba migrate` with this release first',
       { cause: error },
