@@ -70,16 +70,17 @@ export class SqlKeyStore implements KeyStore {
     );
   }
 
-  /** One statement: the key and the live grants made with it (decision 0067). */
+  /**
+   * One statement: the key and the live grants made with it (decision 0067), by a routine of the
+   * owner's, since the MCP function, which revokes grants, may not write api_keys (decision 0093).
+   */
   async revoke(keyId: string, at: Date): Promise<boolean> {
     const rows = await withRetry(
       () =>
-        this.db.query<{ key_id: string }>(
-          `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2::timestamptz)
-            WHERE key_id = $1::uuid OR (granted_by = $1::uuid AND revoked_at IS NULL)
-           RETURNING key_id::text AS key_id`,
-          [keyId, at],
-        ),
+        this.db.query<{ key_id: string }>('SELECT revoked_key AS key_id FROM naaba_revoke_key($1::uuid, $2::timestamptz)', [
+          keyId,
+          at,
+        ]),
       this.retry,
     );
     return rows.some((r) => r.key_id === keyId.toLowerCase());

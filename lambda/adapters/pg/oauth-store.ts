@@ -69,38 +69,13 @@ export const oauthSql = {
   /**
    * The grant, its first two tokens, the code's link to it, the end of the client's earlier grants
    * made with the same key and the end of the registration's expiry: all or nothing, and nothing
-   * at all unless the key typed at consent is still live. $1 key id, $2 name, $3 user, $4 key
-   * region, $5 now, $6 client, $7/$8 access hash/expiry, $9/$10 refresh hash/expiry, $11 code
-   * region, $12 code hash, $13 the key typed at consent.
+   * at all unless the key typed at consent is still live. One statement, run by a routine of the
+   * owner's (sql/<engine>/*_key_writes.sql): the MCP function may not write api_keys itself
+   * (decision 0093). $1 key id, $2 name, $3 user, $4 key region, $5 now, $6 client, $7/$8 access
+   * hash/expiry, $9/$10 refresh hash/expiry, $11 code region, $12 code hash, $13 the key typed at consent.
    */
-  CREATE_GRANT: `WITH granting AS (
-      SELECT key_id FROM api_keys WHERE key_id = $13::uuid AND revoked_at IS NULL AND client_id IS NULL
-    ), earlier AS (
-      UPDATE api_keys SET revoked_at = $5::timestamptz
-       WHERE granted_by = $13::uuid AND client_id = $6 AND revoked_at IS NULL AND EXISTS (SELECT 1 FROM granting)
-      RETURNING key_id
-    ), grant_key AS (
-      INSERT INTO api_keys (key_id, token_sha256, name, user_id, region, created_at, revoked_at, client_id, granted_by)
-      SELECT $1::uuid, NULL, $2, $3::uuid, $4, $5::timestamptz, NULL, $6, key_id FROM granting
-      RETURNING key_id
-    ), tokens AS (
-      INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at)
-      SELECT v.token_sha256, g.key_id, v.kind, v.expires_at
-        FROM grant_key AS g, (VALUES ($7::text, 'access', $8::timestamptz), ($9::text, 'refresh', $10::timestamptz))
-             AS v (token_sha256, kind, expires_at)
-      RETURNING key_id
-    ), linked AS (
-      UPDATE oauth_codes SET key_id = $1::uuid
-       WHERE region = $11 AND code_sha256 = $12 AND EXISTS (SELECT 1 FROM granting)
-      RETURNING key_id
-    ), kept AS (
-      UPDATE oauth_clients SET expires_at = NULL
-       WHERE client_id = $6 AND expires_at IS NOT NULL AND EXISTS (SELECT 1 FROM granting)
-      RETURNING client_id
-    )
-    SELECT (SELECT count(*) FROM grant_key)::int AS created, (SELECT count(*) FROM earlier)::int AS replaced,
-           (SELECT count(*) FROM tokens)::int AS tokens, (SELECT count(*) FROM linked)::int AS linked,
-           (SELECT count(*) FROM kept)::int AS kept`,
+  CREATE_GRANT: `SELECT created, replaced, tokens, linked, kept FROM naaba_create_grant(
+      $1::uuid, $2, $3::uuid, $4, $5::timestamptz, $6, $7, $8::timestamptz, $9, $10::timestamptz, $11, $12, $13::uuid)`,
   /**
    * Replaces a refresh token of a live grant of the client by a new pair, in one statement. The
    * token is live and not yet replaced, or replaced after the grace start ($8) and still unexpired

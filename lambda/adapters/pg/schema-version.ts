@@ -64,15 +64,30 @@ const UNDEFINED = new Set(['42P01', '42703']);
 /** SQLSTATE of a statement the login has no privilege for. */
 const INSUFFICIENT_PRIVILEGE = '42501';
 
+/** The login may not read the migration record: not a schema problem but a login's, said as plainly. */
+export class SchemaAccessError extends SchemaError {
+  override name = 'SchemaAccessError';
+}
+
+/**
+ * Whether the login can see the schema's tables at all: without USAGE on the schema, a table it
+ * holds is "not found" rather than "permission denied".
+ */
+async function seesSchema(db: SqlClient): Promise<boolean> {
+  const [row] = await db.query<{ usage: boolean }>("SELECT has_schema_privilege('public', 'USAGE') AS usage");
+  return row?.usage === true;
+}
+
 /** The migrations the database records. */
 export async function appliedMigrations(db: SqlClient): Promise<AppliedMigration[]> {
   try {
     return await db.query<AppliedMigration>(APPLIED_MIGRATIONS);
   } catch (error) {
     const code = String((error as { code?: unknown }).code);
-    if (code === INSUFFICIENT_PRIVILEGE) {
+    const refused = code === INSUFFICIENT_PRIVILEGE || (UNDEFINED.has(code) && !(await seesSchema(db).catch(() => true)));
+    if (refused) {
       const role = (await connectedRole(db).catch(() => undefined))?.role ?? 'this login';
-      throw new SchemaError(
+      throw new SchemaAccessError(
         `${role} may not read naaba_migrations: it is in none of the roles \`naaba migrate\` grants (naaba_mcp, naaba_authorizer, naaba_sweeper), or they were made after the last \`naaba migrate\`. Add it to its function's role and run \`naaba migrate\` as the owner (docs/deployment.md §2)`,
         { cause: error },
       );
