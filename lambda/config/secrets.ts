@@ -48,9 +48,10 @@ export const DEFAULT_SECRET_CACHE: SecretCachePolicy = { maxAgeMs: 5 * 60_000, m
 
 /**
  * The database secret of a container, read the way Powertools Parameters reads one (decision
- * 0092): kept for a max age, then read again; read at once when forced — because the database
- * refused the login it holds — but no more than once per `minForcedIntervalMs`, so a secret that
- * is itself wrong costs one read per interval, not one per request. Concurrent reads share one call.
+ * 0092): kept for a max age, then read again (a failed read keeps the value in use); read at once
+ * when forced — because the database refused the login it holds — but no more than once per
+ * `minForcedIntervalMs`, so a secret that is itself wrong costs one read per interval, not one per
+ * request. Concurrent reads share one call.
  */
 export class CachedDatabaseSecret {
   private value: DatabaseSecret | undefined;
@@ -77,9 +78,15 @@ export class CachedDatabaseSecret {
     this.reading ??= (async () => readDatabaseSecret(this.secretId, await sdk))().finally(() => {
       this.reading = undefined;
     });
-    const value = await this.reading;
-    this.value = value;
-    this.readAt = this.now();
-    return value;
+    try {
+      const value = await this.reading;
+      this.value = value;
+      this.readAt = this.now();
+      return value;
+    } catch (error) {
+      // A read past the max age that fails keeps the value in use: Secrets Manager down is no reason to stop serving.
+      if (!force && this.value) return this.value;
+      throw error;
+    }
   }
 }
