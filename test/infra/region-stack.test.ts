@@ -470,3 +470,21 @@ test('reserved concurrency comes from cdk.json, and "none" reserves nothing', ()
   expect(reservedOf({ authorizerReserved: 7, mcpReserved: 40 })).toEqual([7, 40]);
   expect(reservedOf({ authorizerReserved: 'none' })).toEqual([undefined, undefined]);
 });
+
+test("the security notes name every AWS managed policy the stack attaches, in every network mode, and no other", async () => {
+  const { readFileSync } = await import('node:fs');
+  const { vpcContext } = await import('./support.js');
+  const doc = readFileSync(new URL('../../docs/deployment.md', import.meta.url), 'utf8');
+  const bullet = /^- \*\*AWS managed policies attached\*\*[\s\S]*?(?=\n- )/m.exec(doc)?.[0] ?? '';
+  const named = [...bullet.matchAll(/`((?:AWS|Amazon)[A-Za-z]+)`/g)].map((m) => m[1]).sort();
+  const attached = new Set<string>();
+  for (const context of [{}, vpcContext()]) {
+    const { template } = firstStack(context);
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+      for (const arn of role.Properties.ManagedPolicyArns ?? []) attached.add(String(flat(arn)).split('/').pop() ?? '');
+    }
+  }
+
+  expect(named).toEqual([...attached].sort());
+  expect(named).not.toContain('AWSCodeDeployRoleForLambdaLimited');
+});
