@@ -471,7 +471,7 @@ test('reserved concurrency comes from cdk.json, and "none" reserves nothing', ()
   expect(reservedOf({ authorizerReserved: 'none' })).toEqual([undefined, undefined]);
 });
 
-test("the security notes name every AWS managed policy the stack attaches, in every network mode, and no other", async () => {
+test('the security notes name every AWS managed policy the stack attaches, in every network mode, and no other', async () => {
   const { readFileSync } = await import('node:fs');
   const { vpcContext } = await import('./support.js');
   const doc = readFileSync(new URL('../../docs/deployment.md', import.meta.url), 'utf8');
