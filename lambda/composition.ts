@@ -10,7 +10,7 @@ import type { SqlClient } from './adapters/pg/sql-client.js';
 import { KeyService } from './auth/keys.js';
 import { OAuthService } from './auth/oauth.js';
 import { type RuntimeConfig, loadConfig } from './config/env.js';
-import { readDatabaseSecret } from './config/secrets.js';
+import { CachedDatabaseSecret } from './config/secrets.js';
 import { makeEmbedder, makeJudge, secretsManagerClient } from './providers.js';
 import { LexicalAnalyzer } from './memory/lexical.js';
 import { Sweeper } from './memory/maintenance/sweeper.js';
@@ -20,6 +20,9 @@ import type { Embedder } from './ports/embedder.js';
 import type { Judge } from './ports/judge.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { OAuthStore } from './ports/oauth-store.js';
+
+/** Handlers learn whether their request met a database outage through the root, never the adapter (decision 0088). */
+export { watchingOutages } from './adapters/pg/outage-watch.js';
 
 /** Parts a caller may supply instead of the configured ones (tests, benchmarks, the local server). */
 export interface ContainerParts {
@@ -54,8 +57,18 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
     await client.keepStatisticsCurrent(STATISTICS_EVERY_MS);
     return client;
   }
-  const { url, ca } = db.kind === 'url' ? db : await readDatabaseSecret(db.secretId, await secretsManagerClient());
-  return PgSqlClient.connect({ url, ca, ...db.pool });
+  if (db.kind === 'url') return PgSqlClient.connect({ url: db.url, ca: db.ca, ...db.pool });
+  // The secret is read again after its max age, and at once when the database refuses the login it
+  // holds (a rotation): the statement then runs on the new login instead of failing (decision 0092).
+  const secret = new CachedDatabaseSecret(db.secretId, secretsManagerClient);
+  const source = async (force: boolean) => {
+    if (force) {
+      const { logger } = await import('./observability.js');
+      logger.warn('database refused the login: reading its secret again', { secretId: db.secretId });
+    }
+    return secret.get(force);
+  };
+  return PgSqlClient.connect({ ...(await secret.get()), ...db.pool, source });
 }
 
 /**
@@ -89,11 +102,13 @@ export class Container {
     return this.once('sql', async () => {
       const client = this.supplied.sql ?? (await openSql(this.config));
       // A subsegment per statement where the handler traces (the endpoint function in Lambda); as is elsewhere.
-      const [{ tracing }, { traceSql }] = await Promise.all([
+      // Each statement that meets an outage tells the request it serves (a warm container's 503, decision 0097).
+      const [{ tracing }, { traceSql }, { OutageWatchingClient }] = await Promise.all([
         import('./observability.js'),
         import('./adapters/pg/traced-client.js'),
+        import('./adapters/pg/outage-watch.js'),
       ]);
-      return traceSql(client, await tracing());
+      return traceSql(new OutageWatchingClient(client), await tracing());
     });
   }
 

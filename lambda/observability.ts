@@ -74,9 +74,24 @@ function causeNames(cause: unknown, depth = 0): string[] {
   return [`${e.name}${detail}`, ...causeNames(e.cause, depth + 1)];
 }
 
+/**
+ * The counts a deploy's alarms judge the new version by (decision 0091): each is also emitted with
+ * a `version` dimension, the published version that counted it. Kept in step with
+ * `RELEASE_COUNTS` of lib/constructs/naaba-metrics.ts by test/infra/in-step.test.ts.
+ */
+export const RELEASE_COUNTS = /^(tool_call_[a-z_]+|judge_asked|judge_unavailable|store_unavailable|authorizer_failure)$/;
+
+/** The published version this container runs (`$LATEST` when invoked unqualified, as the sweeper is). */
+const functionVersion = env.AWS_LAMBDA_FUNCTION_VERSION;
+
 /** Adds to a count metric of this invocation; a no-op outside Lambda. Names: decision 0051. */
 export function count(name: string, value = 1): void {
-  if (inLambda) metrics.addMetric(name, MetricUnit.Count, value);
+  if (!inLambda) return;
+  metrics.addMetric(name, MetricUnit.Count, value);
+  if (functionVersion && functionVersion !== '$LATEST' && RELEASE_COUNTS.test(name)) {
+    // One more line, flushed at once: the version's own series, beside the function's.
+    metrics.singleMetric().addDimension('version', functionVersion).addMetric(name, MetricUnit.Count, value);
+  }
 }
 
 /**

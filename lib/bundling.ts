@@ -74,6 +74,7 @@ export const ENTRY_POINTS = {
   mcp: 'lambda/handlers/endpoint.ts',
   authorizer: 'lambda/handlers/authorizer.ts',
   sweeper: 'lambda/handlers/sweeper.ts',
+  'release-check': 'lambda/handlers/release-check.ts',
 } as const;
 
 export type EntryPoint = keyof typeof ENTRY_POINTS;

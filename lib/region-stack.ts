@@ -2,7 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { DeployConfig, RegionConfig } from './config/deploy-config.js';
 import { BedrockModels } from './constructs/bedrock-models.js';
-import { DatabaseSecret } from './constructs/database-secret.js';
+import { DatabaseSecret, secretAddress } from './constructs/database-secret.js';
 import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { McpApi } from './constructs/mcp-api.js';
 import { MemorySweeper } from './constructs/memory-sweeper.js';
@@ -10,6 +10,8 @@ import { NaabaFunction } from './constructs/naaba-function.js';
 import { PrivateNetwork } from './constructs/private-network.js';
 import { RegionAlarms } from './constructs/region-alarms.js';
 import { RegionDashboard } from './constructs/region-dashboard.js';
+import { ReleaseAlarms } from './constructs/release-alarms.js';
+import { ReleaseChecks } from './constructs/release-checks.js';
 
 export interface RegionStackProps extends StackProps {
   readonly config: DeployConfig;
@@ -27,14 +29,19 @@ export class RegionStack extends Stack {
   readonly mcp: NaabaFunction;
   readonly authorizer: NaabaFunction;
   readonly sweeper: MemorySweeper;
-  readonly database: DatabaseSecret;
+  /** Each function's own database login, in a secret of its own (decision 0093). */
+  readonly databases: Readonly<Record<'mcp' | 'authorizer' | 'sweeper', DatabaseSecret>>;
   readonly models: BedrockModels;
   /** The private network, when `naaba:network` is in mode `vpc`. */
   readonly network: PrivateNetwork | undefined;
   readonly alarms: RegionAlarms;
+  /** The alarms that judge a new version during its deploy (decision 0091). */
+  readonly releaseAlarms: ReleaseAlarms;
   readonly dashboard: RegionDashboard;
   /** CodeDeploy for the two functions API Gateway calls; the sweeper is deployed at once (decision 0068). */
   readonly deployment: GradualDeployment;
+  /** The checks a new version passes before and after it takes traffic (decision 0091). */
+  readonly releaseChecks: ReleaseChecks;
 
   constructor(scope: Construct, id: string, props: RegionStackProps) {
     const { config, region } = props;
@@ -52,7 +59,14 @@ export class RegionStack extends Stack {
       logRetentionDays: config.logs.retentionDays,
       network: this.network,
     };
-    this.database = new DatabaseSecret(this, 'Database', { secret: region.secret, ...config.database });
+    const database = (id: string, secret: keyof typeof region.secrets) =>
+      new DatabaseSecret(this, id, { secret: region.secrets[secret], ...config.database });
+    this.databases = {
+      mcp: database('McpDatabase', 'mcp'),
+      authorizer: database('AuthorizerDatabase', 'authorizer'),
+      sweeper: database('SweeperDatabase', 'sweeper'),
+    };
+    const reserved = (setting: number | 'none') => (setting === 'none' ? undefined : setting);
     this.models = new BedrockModels(this, 'Models', region.models);
 
     this.mcp = new NaabaFunction(this, 'Mcp', {
@@ -61,9 +75,10 @@ export class RegionStack extends Stack {
       description: 'naaba MCP endpoint: stateless MCP over HTTP for one authorized key',
       memorySize: 1024,
       timeout: Duration.seconds(25),
+      reservedConcurrency: reserved(config.concurrency.mcpReserved),
     });
     this.mcp.enableActiveTracing();
-    this.database.grantRead(this.mcp);
+    this.databases.mcp.grantRead(this.mcp);
     this.models.grantInvoke(this.mcp);
 
     this.authorizer = new NaabaFunction(this, 'Authorizer', {
@@ -72,11 +87,13 @@ export class RegionStack extends Stack {
       description: "naaba authorizer: bearer token to principal; other regions' keys denied",
       memorySize: 512,
       timeout: Duration.seconds(10),
+      // Another workload of the account must not starve it into a storm of 503s, nor a flood of tokens take every slot.
+      reservedConcurrency: reserved(config.concurrency.authorizerReserved),
     });
-    this.database.grantRead(this.authorizer);
+    this.databases.authorizer.grantRead(this.authorizer);
 
     this.sweeper = new MemorySweeper(this, 'Sweeper', { ...common, ...config.sweeper });
-    this.database.grantRead(this.sweeper.function);
+    this.databases.sweeper.grantRead(this.sweeper.function);
 
     // In the private network each function may open exactly the connections its grants are for.
     for (const fn of [this.mcp, this.authorizer, this.sweeper.function]) this.network?.connectDatabase(fn.function);
@@ -124,7 +141,19 @@ export class RegionStack extends Stack {
 
     const functions = { Mcp: this.mcp, Authorizer: this.authorizer, Sweeper: this.sweeper.function };
     const stage = this.api.api.deploymentStage;
-    this.alarms = new RegionAlarms(this, 'Alarms', { functions, stage, others: [this.sweeper.alarm], settings: config.alarms });
+    this.alarms = new RegionAlarms(this, 'Alarms', {
+      functions,
+      stage,
+      others: [this.sweeper.alarm],
+      settings: config.alarms,
+      wafBlocked: this.api.firewall?.blocked,
+    });
+    this.releaseAlarms = new ReleaseAlarms(this, 'Release', {
+      mcp: mcpLive,
+      authorizer: authorizerLive,
+      alarms: this.alarms,
+      settings: config.alarms,
+    });
     this.dashboard = new RegionDashboard(this, 'Dashboard', {
       dashboardName: this.stackName,
       functions,
@@ -134,15 +163,27 @@ export class RegionStack extends Stack {
       securityEvents: config.alarms.securityEvents,
     });
 
-    // A new version that errs goes back: each function's own errors, and what callers see of it.
+    // A new version proves itself before traffic, is judged by its own alarms while it takes traffic and bakes.
+    const rollback = config.deploy.alarms === 'rollback';
+    this.releaseChecks = new ReleaseChecks(this, 'ReleaseChecks', {
+      naabaRegion: region.naabaRegion,
+      logLevel: config.logs.level,
+      logRetentionDays: config.logs.retentionDays,
+      mcp: mcpLive,
+      authorizer: authorizerLive,
+      verifyKey: secretAddress(this, region.secrets.verifyKey),
+      bakeMinutes: rollback ? config.deploy.bakeMinutes : 0,
+    });
+    const hooks = {
+      beforeTraffic: this.releaseChecks.beforeTraffic.function,
+      afterTraffic: this.releaseChecks.afterTraffic.function,
+    };
     this.deployment = new GradualDeployment(this, 'Deployment', { settings: config.deploy });
-    const alarm = (name: string) => this.alarms.named(name);
-    this.deployment.shift('Mcp', mcpLive, [alarm('McpErrors'), alarm('ToolInternalErrors'), alarm('Api5xx')]);
-    this.deployment.shift('Authorizer', authorizerLive, [
-      alarm('AuthorizerErrors'),
-      alarm('AuthorizerFailures'),
-      alarm('Api5xx'),
-    ]);
+    const mcpAlarms = this.releaseAlarms.mcp;
+    // The authorizer's crashes cannot be told apart by version (its log carries none): function-wide.
+    const authorizerAlarms = [...this.releaseAlarms.authorizer, this.alarms.named('AuthorizerCrashes')];
+    this.releaseChecks.bakeOn(this.deployment.shift('Mcp', mcpLive, mcpAlarms, hooks), mcpAlarms);
+    this.releaseChecks.bakeOn(this.deployment.shift('Authorizer', authorizerLive, authorizerAlarms, hooks), authorizerAlarms);
     // What the runbook's commands need, without a search through the console.
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
@@ -156,6 +197,15 @@ export class RegionStack extends Stack {
     for (const [name, fn] of Object.entries(functions)) {
       new CfnOutput(this, `${name}FunctionName`, { value: fn.function.functionName, description: `The ${name} function` });
       new CfnOutput(this, `${name}LogGroup`, { value: fn.logGroup.logGroupName, description: `The ${name} function's log` });
+    }
+    for (const [name, fn] of Object.entries({
+      BeforeTraffic: this.releaseChecks.beforeTraffic,
+      AfterTraffic: this.releaseChecks.afterTraffic,
+    })) {
+      new CfnOutput(this, `${name}CheckLogGroup`, {
+        value: fn.logGroup.logGroupName,
+        description: `The release check ${name}'s log`,
+      });
     }
     new CfnOutput(this, 'DeployApplication', {
       value: this.deployment.application.applicationName,

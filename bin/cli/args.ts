@@ -20,7 +20,7 @@ const VALUE_FLAGS: Record<string, string> = {
   url: 'NAABA_DATABASE_URL',
   endpoint: 'NAABA_ENDPOINT_URL',
   'db-regions': 'NAABA_DB_REGIONS',
-  'runtime-role': 'NAABA_DB_RUNTIME_ROLE',
+  'runtime-roles': 'NAABA_DB_RUNTIME_ROLES',
   language: 'NAABA_TEXT_LANGUAGE',
   embedder: 'NAABA_EMBEDDER',
   user: 'user',

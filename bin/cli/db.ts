@@ -1,6 +1,12 @@
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { Settings } from '../../lambda/config/settings.js';
-import { grantRuntimeRole, migrate } from '../../lambda/adapters/pg/schema/migrate.js';
+import {
+  DEFAULT_RUNTIME_ROLES,
+  grantRuntimeRoles,
+  migrate,
+  RUNTIME_ROLES,
+  type RuntimeRole,
+} from '../../lambda/adapters/pg/schema/migrate.js';
 import { reembed } from '../../lambda/adapters/pg/schema/reembed.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import type { SweepReport } from '../../lambda/memory/maintenance/sweeper.js';
@@ -11,8 +17,22 @@ import { viaServer } from './keys.js';
 import { withContainer } from './open.js';
 import type { Terminal } from './terminal.js';
 
-/** The runtime role `naaba migrate` grants to when none is named (decision 0069). */
-export const DEFAULT_RUNTIME_ROLE = 'naaba_runtime';
+/**
+ * The function roles `naaba migrate` grants to (decision 0093): `none`, or the defaults with any of
+ * them renamed by `--runtime-roles mcp=…,authorizer=…,sweeper=…`.
+ */
+export function runtimeRoles(text: string | undefined): Record<RuntimeRole, string> | 'none' {
+  if (text === 'none') return 'none';
+  const roles = { ...DEFAULT_RUNTIME_ROLES };
+  for (const part of (text ?? '').split(',').filter(Boolean)) {
+    const [name = '', role = ''] = part.split('=').map((s) => s.trim());
+    if (!(RUNTIME_ROLES as readonly string[]).includes(name) || !/^[a-z_][a-z0-9_]*$/.test(role)) {
+      throw new UsageError(`--runtime-roles: "${part}" is not FUNCTION=ROLE with FUNCTION one of ${RUNTIME_ROLES.join(', ')}`);
+    }
+    roles[name as RuntimeRole] = role;
+  }
+  return roles;
+}
 
 export interface MigrateOptions {
   /** Report how the database stands against this code, change nothing. */
@@ -43,19 +63,20 @@ export async function migrateCommand(
       return report.json.compatible ? 0 : 1;
     }
     const server = config.database.kind !== 'pglite';
-    const role = new Settings(t.env, flags).string('NAABA_DB_RUNTIME_ROLE') ?? DEFAULT_RUNTIME_ROLE;
+    const roles = runtimeRoles(new Settings(t.env, flags).string('NAABA_DB_RUNTIME_ROLES'));
     const applied = await migrate(sql, {
       embeddingDimensions: config.embedder.dimensions,
       regions: server ? config.database.regions : undefined,
       stopBeforeContract: server && !options.contract,
     });
     t.print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
-    if (server && role !== 'none') {
-      await grantRuntimeRole(sql, role);
-      t.print(`runtime role ${role}: granted the DML of sql/${sql.engine}/runtime-grants.sql`);
+    if (server && roles !== 'none') {
+      await grantRuntimeRoles(sql, roles);
+      const named = RUNTIME_ROLES.map((r) => `${roles[r]} (${r})`).join(', ');
+      t.print(`function roles ${named}: granted the DML of sql/${sql.engine}/runtime-grants.sql`);
     } else if (server) {
       t.print(
-        'runtime role: none granted (--runtime-role none); the functions would need the owner, which can change the schema',
+        'function roles: none granted (--runtime-roles none); the functions would need the owner, which can change the schema',
       );
     }
     return 0;

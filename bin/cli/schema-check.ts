@@ -4,6 +4,7 @@ import {
   connectedRole,
   knownMigrations,
   type SchemaStanding,
+  SchemaAccessError,
   appliedMigrations,
 } from '../../lambda/adapters/pg/schema/version.js';
 import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
@@ -64,8 +65,8 @@ export async function schemaReport(db: SqlClient): Promise<SchemaReport> {
   try {
     applied = await appliedMigrations(db);
   } catch (error) {
-    // No record at all: a new database, behind by everything.
-    if (!(error instanceof SchemaError)) throw error;
+    // No record at all: a new database, behind by everything. A login that may not read it is said so.
+    if (!(error instanceof SchemaError) || error instanceof SchemaAccessError) throw error;
   }
   const standing = compareSchema(known, applied);
   const role = await connectedRole(db);

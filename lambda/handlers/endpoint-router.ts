@@ -1,4 +1,4 @@
-import type { Container } from '../composition.js';
+import { type Container, watchingOutages } from '../composition.js';
 import {
   isRequestMethod,
   methodNotAllowed,
@@ -12,7 +12,7 @@ import { reachable, StoreUnavailableError, storeUnavailable } from '../http/unav
 import type { Principal } from '../memory/model.js';
 import type { MemoryServices } from '../memory/services.js';
 import { logger } from '../observability.js';
-import { isApiPath, type PageApiDeps, pageApi } from '../page/api.js';
+import type { PageApiDeps } from '../page/api.js';
 import { pageFile } from '../page/files.js';
 
 /**
@@ -24,6 +24,10 @@ import { pageFile } from '../page/files.js';
 
 /** The MCP protocol stack (MCP SDK, zod, ajv, the tools): loaded by the first MCP request, not at load (decision 0051). */
 const mcpEndpoint = () => import('../mcp/endpoint.js');
+/** The page's data API: loaded by its first call (it reaches the MCP stack's limits; decision 0097). */
+const pageApiRoutes = () => import('../page/api.js');
+/** `isApiPath` of lambda/page/api.ts, without loading it: test/infra/in-step.test.ts holds the two equal. */
+export const isApiPath = (path: string): boolean => /(^|\/)api\//.test(path);
 /** The OAuth routes (decision 0054): loaded by the first sign-in request. */
 const signInRoutes = () => import('../sign-in/routes.js');
 const isSignInPath = (path: string) => path.startsWith('/.well-known/') || path.startsWith('/oauth/');
@@ -64,7 +68,7 @@ async function answer(
     const signIn = await (await signInRoutes()).oauthRoute(request, event.path, oauth);
     if (signIn) return signIn;
   }
-  if (isApiPath(event.path)) return pageApi(request, principal, deps);
+  if (isApiPath(event.path)) return (await pageApiRoutes()).pageApi(request, principal, deps);
   const file = await pageFile(request.method, event.path);
   if (file) return file;
   const path = new URL(request.url).pathname.replace(/\/+$/, '');
@@ -84,8 +88,12 @@ export async function route(
   memory: () => Promise<MemoryServices>,
 ): Promise<Response> {
   const deps = { memory: reachable(memory), log: logger, origins: runtime.config.origins };
-  return answer(event, principal, runtime, deps).catch((error: unknown) => {
-    if (error instanceof StoreUnavailableError) return storeUnavailable(error);
-    throw error;
-  });
+  const { value: answered, outage } = await watchingOutages(() =>
+    answer(event, principal, runtime, deps).catch((error: unknown) => {
+      if (error instanceof StoreUnavailableError) return storeUnavailable(error);
+      throw error;
+    }),
+  );
+  // A warm container that lost its database answers as a cold one does: 503, Retry-After (decision 0097).
+  return outage && answered.status !== 503 ? storeUnavailable(new StoreUnavailableError(outage)) : answered;
 }

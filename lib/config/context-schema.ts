@@ -27,13 +27,43 @@ const accountRole = z.enum(
   'either "create" (this stack sets the role) or "existing" (the account has one)',
 );
 
+const secretId = z
+  .string()
+  .refine(
+    (s) => SECRET_NAME.test(s) || SECRET_ARN.test(s),
+    'expected a secret name, or a complete secret ARN (with its 6-character suffix)',
+  );
+
+/** The functions that log in to the database, each with a login of its own (decision 0093). */
+export const DATABASE_FUNCTIONS = ['mcp', 'authorizer', 'sweeper'] as const;
+
 const regionEntry = z.strictObject({
+  /**
+   * One secret per function, each holding the connection string of that function's own login, and
+   * the verification key the pre-traffic check signs in with (decisions 0091, 0093).
+   */
+  secrets: z.strictObject(
+    {
+      mcp: secretId,
+      authorizer: secretId,
+      sweeper: secretId,
+      verifyKey: secretId,
+    },
+    {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'missing: {"mcp": …, "authorizer": …, "sweeper": …, "verifyKey": …}, a secret name or ARN each (docs/deployment.md §3)'
+          : undefined,
+    },
+  ),
+  /** Replaced by `secrets` (one login per function): refused with what to write instead. */
   secret: z
-    .string()
+    .unknown()
     .refine(
-      (s) => SECRET_NAME.test(s) || SECRET_ARN.test(s),
-      'expected a secret name, or a complete secret ARN (with its 6-character suffix)',
-    ),
+      () => false,
+      'one secret per function now (decision 0093): replace "secret" by "secrets": {"mcp": …, "authorizer": …, "sweeper": …, "verifyKey": …} (docs/deployment.md §3)',
+    )
+    .optional(),
   naabaRegion: z.string().regex(NAABA_REGION, 'lowercase letters, digits and dashes').optional(),
   /** Overrides `naaba:api.accountRole` for this region. */
   apiAccountRole: accountRole.optional(),
@@ -74,7 +104,9 @@ export const contextSchema = {
   'naaba:regions': z
     .record(awsRegion, regionEntry, {
       error: (issue) =>
-        issue.input === undefined ? 'missing: map each AWS region to {"secret": "<secret name or ARN>"}' : undefined,
+        issue.input === undefined
+          ? 'missing: map each AWS region to {"secrets": {"mcp": …, "authorizer": …, "sweeper": …, "verifyKey": …}}'
+          : undefined,
     })
     .refine((r) => Object.keys(r).length > 0, 'name at least one region'),
   'naaba:bedrock': z.strictObject({
@@ -169,11 +201,26 @@ export const contextSchema = {
        * `email` or this, synthesis fails: an alarm topic nobody reads pages no one.
        */
       noSubscriberReason: z.string().trim().min(10, 'a sentence saying who is told instead, or why no one is').optional(),
+      /** Failed invocations of the MCP function and the sweeper (neither fails on purpose). */
       functionErrors: z.number().int().min(1).default(1),
       functionThrottles: z.number().int().min(1).default(1),
       api5xx: z.number().int().min(1).default(5),
       apiLatencyP99Ms: z.number().int().min(100).max(29_000).default(5000),
-      authorizerFailures: z.number().int().min(1).default(1),
+      /** Authorizer invocations that crashed or timed out: never a refused key, never a 503 it chose (decision 0090). */
+      authorizerCrashes: z.number().int().min(1).default(1),
+      /** 503s the authorizer gave because it could not read keys, per 5 minutes. */
+      authorizerFailures: z.number().int().min(1).default(5),
+      /** 503s the MCP function gave because it could not reach its database, per 5 minutes (a deploy's new version). */
+      storeUnavailable: z.number().int().min(1).default(5),
+      /** Keys refused (unknown, malformed, revoked) per 5 minutes: a flood, or a client left with an old key. */
+      authorizerUnauthorized: z.number().int().min(1).default(100),
+      /** Requests WAF blocked per 5 minutes (its rate rule and the managed rule groups together). */
+      wafBlocked: z.number().int().min(1).default(100),
+      /**
+       * During a deploy, the share of the new version's Bedrock calls that failed (embeddings or
+       * the judge), over one period: a rollback alarm (decision 0091).
+       */
+      releaseBedrockFailureRate: z.number().gt(0).max(1).default(0.5),
       toolInternal: z.number().int().min(1).default(1),
       embedderUnavailable: z.number().int().min(1).default(5),
       /** Share of the judge's calls that got no verdict, over `judgePeriods` 5-minute periods in a row. */
@@ -194,12 +241,30 @@ export const contextSchema = {
       percent: z.number().int().min(1).max(99).default(10),
       intervalMinutes: z.number().int().min(1).max(2880).default(5),
       alarms: z.enum(['rollback', 'ignore'], 'either "rollback" or "ignore"').default('rollback'),
+      /**
+       * After all traffic has moved, how long the post-traffic check watches the new version's
+       * alarms before the deploy succeeds (0 = not at all); a Lambda hook runs at most 15 minutes.
+       */
+      bakeMinutes: z.number().int().min(0).max(12).default(10),
     })
     .prefault({}),
-  /** An optional WAF web ACL on the stage with one rate-based rule per client address (decision 0070). */
+  /**
+   * Lambda concurrency reserved for a function: a share other workloads of the account cannot
+   * take, and a cap on its connections (decision 0096). `"none"` reserves nothing.
+   */
+  'naaba:concurrency': z
+    .strictObject({
+      authorizerReserved: z.union([z.number().int().min(1).max(1000), z.literal('none')]).default(20),
+      mcpReserved: z.union([z.number().int().min(1).max(1000), z.literal('none')]).default('none'),
+    })
+    .prefault({}),
+  /**
+   * A WAF web ACL on the stage (decisions 0070, 0094): AWS's managed rule groups for a public API
+   * and one rate-based rule per client address. On by default.
+   */
   'naaba:waf': z
     .strictObject({
-      enabled: z.boolean().default(false),
+      enabled: z.boolean().default(true),
       /** Requests one address may make in `windowSeconds` before WAF answers 429; WAF's lowest is 10. */
       requestsPerAddress: z.number().int().min(10).max(2_000_000_000).default(1000),
       windowSeconds: z

@@ -2,6 +2,7 @@ import {
   type ContextKey,
   type ContextValues,
   contextSchema,
+  type DATABASE_FUNCTIONS,
   ENDPOINT_SERVICE,
   parseEntry,
   type RegionNetworkContext,
@@ -15,6 +16,12 @@ export class DeployConfigError extends Error {
 
 /** Where a region's connection string lives: by name (IAM then allows its 6-character suffix) or by complete ARN. */
 export type SecretRef = { readonly kind: 'name'; readonly name: string } | { readonly kind: 'arn'; readonly arn: string };
+
+/** A function that logs in to the database with a login of its own (decision 0093). */
+export type DatabaseFunction = (typeof DATABASE_FUNCTIONS)[number];
+
+/** A region's secrets: each function's connection string, and the pre-traffic check's verification key. */
+export type RegionSecrets = Readonly<Record<DatabaseFunction | 'verifyKey', SecretRef>>;
 
 /** The models one region's MCP function may call, with the judge's inference profile resolved for that region. */
 export interface RegionModels {
@@ -38,7 +45,7 @@ export interface RegionConfig {
    * homed by it (decision 0031). By default the cluster's name of the AWS region (`naaba:database.regionNames`).
    */
   readonly naabaRegion: string;
-  readonly secret: SecretRef;
+  readonly secrets: RegionSecrets;
   readonly models: RegionModels;
   /** Whether this stack sets the account's API Gateway CloudWatch role in its region (decision 0048). */
   readonly apiAccountRole: 'create' | 'existing';
@@ -58,8 +65,10 @@ export interface DeployConfig {
   readonly logs: ContextValues['naaba:logs'];
   readonly database: ContextValues['naaba:database'];
   readonly alarms: Omit<ContextValues['naaba:alarms'], 'email'> & { readonly email: readonly string[] };
-  /** How new versions of the MCP and authorizer functions take traffic (decision 0068). */
+  /** How new versions of the MCP and authorizer functions take traffic, and how long they bake (decisions 0068, 0091). */
   readonly deploy: ContextValues['naaba:deploy'];
+  /** Lambda concurrency reserved per function (decision 0096). */
+  readonly concurrency: ContextValues['naaba:concurrency'];
   /** The optional per-address rate limit in front of the stage (decision 0070). */
   readonly waf: ContextValues['naaba:waf'];
   /** Inline curation rules for NAABA_CURATION, or undefined for the built-in defaults. */
@@ -86,13 +95,30 @@ function certificateDomain(
   return domain;
 }
 
-function secretRef(awsRegion: string, secret: string, problems: string[]): SecretRef {
+function secretRef(path: string, awsRegion: string, secret: string, problems: string[]): SecretRef {
   const arn = SECRET_ARN.exec(secret);
   if (!arn) return { kind: 'name', name: secret };
   if (arn[1] !== awsRegion) {
-    problems.push(`naaba:regions.${awsRegion}.secret: the secret is in ${arn[1]}; each region reads a secret of its own region`);
+    problems.push(`${path}: the secret is in ${arn[1]}; each region reads a secret of its own region`);
   }
   return { kind: 'arn', arn: secret };
+}
+
+/**
+ * Each function's secret and the verification key's, checked for their region. One secret shared by
+ * two functions would give both the same login, which is what per-function logins exist to stop.
+ */
+function regionSecrets(awsRegion: string, given: Record<keyof RegionSecrets, string>, problems: string[]): RegionSecrets {
+  const path = `naaba:regions.${awsRegion}.secrets`;
+  const names = Object.values(given);
+  const shared = names.filter((name, i) => names.indexOf(name) !== i);
+  if (shared.length > 0) {
+    problems.push(
+      `${path}: ${[...new Set(shared)].join(', ')} is named twice; each function logs in with its own secret (decision 0093)`,
+    );
+  }
+  const ref = (key: keyof RegionSecrets) => secretRef(`${path}.${key}`, awsRegion, given[key], problems);
+  return { mcp: ref('mcp'), authorizer: ref('authorizer'), sweeper: ref('sweeper'), verifyKey: ref('verifyKey') };
 }
 
 /** The default naaba region: the cluster's name of the AWS region; an explicit name must be one the cluster can have. */
@@ -158,18 +184,13 @@ function regionModels(awsRegion: string, bedrock: ContextValues['naaba:bedrock']
 }
 
 /**
- * Someone must be told when an alarm fires: an e-mail subscription made by the stack, or an
- * explicit statement that none is wanted (the topic is subscribed outside it, say). Both at once
- * contradict each other.
+ * Both an address and a reason for having none contradict each other. Having neither is allowed,
+ * but synth says so in a warning on the alarm topic (decision 0095): a deploy of the repository as
+ * it is tells no one, and says so.
  */
 function alarmSubscribers(alarms: ContextValues['naaba:alarms'] | undefined, problems: string[]): void {
   if (!alarms) return;
   const emails = [alarms.email ?? []].flat();
-  if (emails.length === 0 && alarms.noSubscriberReason === undefined) {
-    problems.push(
-      'naaba:alarms.email: no one is subscribed to the alarm topic, so every alarm would notify no one; set naaba:alarms.email to an address (or a list), or set naaba:alarms.noSubscriberReason to say why none is wanted (e.g. "paged through a subscription made outside the stack")',
-    );
-  }
   if (emails.length > 0 && alarms.noSubscriberReason !== undefined) {
     problems.push('naaba:alarms.noSubscriberReason: set it only when naaba:alarms.email is empty; both are given');
   }
@@ -201,7 +222,7 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
       ? entries.map(([awsRegion, entry]) => ({
           awsRegion,
           naabaRegion: naabaRegion(awsRegion, entry.naabaRegion, database.regionNames, problems),
-          secret: secretRef(awsRegion, entry.secret, problems),
+          secrets: regionSecrets(awsRegion, entry.secrets, problems),
           models: regionModels(awsRegion, bedrock, problems),
           apiAccountRole: entry.apiAccountRole ?? api.accountRole,
           network: networks.get(awsRegion),
@@ -224,6 +245,7 @@ export function readDeployConfig(context: ContextReader): DeployConfig {
     database: v['naaba:database'],
     alarms: { ...v['naaba:alarms'], email: [v['naaba:alarms'].email ?? []].flat() },
     deploy: v['naaba:deploy'],
+    concurrency: v['naaba:concurrency'],
     waf: v['naaba:waf'],
     curation: v['naaba:curation'] === undefined ? undefined : JSON.stringify(v['naaba:curation']),
     textLanguage: v['naaba:textLanguage'],

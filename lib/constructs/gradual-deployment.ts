@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   type ILambdaDeploymentConfig,
@@ -7,24 +7,33 @@ import {
   LambdaDeploymentGroup,
   TrafficRouting,
 } from 'aws-cdk-lib/aws-codedeploy';
-import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { Alias } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { DeployConfig } from '../config/deploy-config.js';
-
-/** What CodeDeploy needs to move a Lambda alias and read the alarms that may stop it; nothing else. */
-const CODEDEPLOY_LAMBDA = 'service-role/AWSCodeDeployRoleForLambdaLimited';
 
 export interface GradualDeploymentProps {
   readonly settings: DeployConfig['deploy'];
 }
 
+/** The checks a deployment group runs: before any traffic moves, and after all of it has. */
+export interface DeploymentHooks {
+  readonly beforeTraffic: IFunction;
+  readonly afterTraffic: IFunction;
+}
+
 /**
- * Gradual deploys for the functions API Gateway calls (decision 0068): one CodeDeploy application
- * per stack and one deployment group per alias. A deploy that publishes a new version makes
- * CloudFormation hand the alias to CodeDeploy, which shifts traffic as `naaba:deploy` says and,
- * when a watched alarm fires, moves the alias back and fails the stack update (which CloudFormation
- * then rolls back as a whole).
+ * Gradual deploys for the functions API Gateway calls (decisions 0068, 0091): one CodeDeploy
+ * application per stack and one deployment group per alias. A deploy that publishes a new version
+ * makes CloudFormation hand the alias to CodeDeploy, which runs the pre-traffic check on the new
+ * version, shifts traffic as `naaba:deploy` says, runs the post-traffic check (the bake) and, when
+ * a check fails or a watched alarm fires, moves the alias back and fails the stack update (which
+ * CloudFormation then rolls back as a whole).
+ *
+ * CodeDeploy's role may move exactly these aliases, read exactly their alarms and invoke exactly
+ * these checks (decision 0094). aws-cdk-lib 2.276.0's LambdaDeploymentGroup attaches the AWS
+ * managed AWSCodeDeployRoleForLambdaLimited (every alias of the account) to any role it is given
+ * that it can change, so it is given an immutable view of the role instead.
  */
 export class GradualDeployment extends Construct {
   readonly application: LambdaApplication;
@@ -41,29 +50,51 @@ export class GradualDeployment extends Construct {
     this.application = new LambdaApplication(this, 'Application');
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
-      description: 'CodeDeploy for naaba: moves the live aliases and reads the alarms that stop a deploy',
-      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName(CODEDEPLOY_LAMBDA)],
-    });
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${CODEDEPLOY_LAMBDA}]`,
-      reason:
-        "CodeDeploy's AWS managed policy for Lambda deployments grants only reading and moving aliases, reading alarm states and invoking hooks named CodeDeployHook_*; AWS keeps it in step with what the service calls, which a hand-written copy could not be tested against here.",
+      description: "CodeDeploy for naaba: moves this stack's live aliases, reads their alarms, invokes their checks",
     });
     this.config = trafficConfig(this, props.settings);
   }
 
-  /** Puts `alias` under CodeDeploy: each new version takes traffic gradually and goes back when one of `alarms` fires. */
-  shift(id: string, alias: Alias, alarms: readonly IAlarm[]): LambdaDeploymentGroup {
+  /**
+   * Puts `alias` under CodeDeploy: each new version is checked before it takes traffic, takes it
+   * gradually, bakes, and goes back when a check fails or one of `alarms` fires.
+   */
+  shift(id: string, alias: Alias, alarms: readonly IAlarm[], hooks: DeploymentHooks): LambdaDeploymentGroup {
     const rollback = this.props.settings.alarms === 'rollback';
     const group = new LambdaDeploymentGroup(this, id, {
       application: this.application,
       alias,
       deploymentConfig: this.config,
-      role: this.role,
+      role: Role.fromRoleArn(this, `${id}RoleView`, this.role.roleArn, { mutable: false }),
       alarms: [...alarms],
       ignoreAlarmConfiguration: !rollback,
       autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: rollback },
+      preHook: hooks.beforeTraffic,
+      postHook: hooks.afterTraffic,
     });
+    this.role.addToPolicy(
+      new PolicyStatement({
+        sid: `Move${id}Alias`,
+        actions: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
+        resources: [alias.functionArn],
+      }),
+    );
+    if (alarms.length > 0) {
+      this.role.addToPolicy(
+        new PolicyStatement({
+          sid: `Read${id}Alarms`,
+          actions: ['cloudwatch:DescribeAlarms'],
+          resources: alarms.map((a) => a.alarmArn),
+        }),
+      );
+    }
+    this.role.addToPolicy(
+      new PolicyStatement({
+        sid: `Invoke${id}Checks`,
+        actions: ['lambda:InvokeFunction'],
+        resources: [hooks.beforeTraffic.functionArn, hooks.afterTraffic.functionArn],
+      }),
+    );
     this.groups.push(group);
     return group;
   }

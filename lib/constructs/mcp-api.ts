@@ -19,7 +19,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AddressRateLimit } from './address-rate-limit.js';
+import { WebFirewall } from './web-firewall.js';
 import { ApiGatewayAccountRole } from './api-account-role.js';
 import { KeyThrottle } from './key-throttle.js';
 
@@ -143,8 +143,8 @@ export class McpApi extends Construct {
   readonly domain: DomainName | undefined;
   /** The usage plan that throttles each key bucket. */
   readonly keyThrottle: KeyThrottle;
-  /** The per-address rate limit, when `naaba:waf` turns it on. */
-  readonly addressRateLimit: AddressRateLimit | undefined;
+  /** The web ACL (per-address rate limit, managed rule groups), unless `naaba:waf` turns it off. */
+  readonly firewall: WebFirewall | undefined;
 
   constructor(scope: Construct, id: string, props: McpApiProps) {
     super(scope, id);
@@ -201,8 +201,8 @@ export class McpApi extends Construct {
       burstLimit: props.keyBurstLimit,
       buckets: props.keyBuckets,
     });
-    this.addressRateLimit = props.waf.enabled
-      ? new AddressRateLimit(this, 'AddressRateLimit', { stage: this.api.deploymentStage, ...props.waf })
+    this.firewall = props.waf.enabled
+      ? new WebFirewall(this, 'Firewall', { stage: this.api.deploymentStage, ...props.waf })
       : undefined;
     this.acknowledgeApiFindings();
   }
@@ -302,11 +302,11 @@ export class McpApi extends Construct {
       reason:
         'The MCP function validates every JSON-RPC body against the MCP schema and answers protocol errors the client understands; an API Gateway model would duplicate that schema and turn them into bare 400s.',
     });
-    if (!this.addressRateLimit) {
+    if (!this.firewall) {
       Validations.of(this.api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
-          'Every data route needs a bearer key checked by the authorizer, the stage is throttled and each key bucket has its own usage-plan throttle; the per-address WAF rule is optional (naaba:waf.enabled, priced per month and per request) and off in this configuration (docs/deployment.md).',
+          'WAF is turned off in this configuration (naaba:waf.enabled false; it is on by default, decision 0094): every data route still needs a bearer key checked by the authorizer, the stage is throttled and each key bucket has its own usage-plan throttle (docs/deployment.md).',
       });
     }
     Validations.of(this.api.deploymentStage).acknowledge({

@@ -17,6 +17,8 @@ const ENI_MANAGEMENT = 'service-role/AWSLambdaENIManagementAccess';
 
 export interface NaabaFunctionProps {
   readonly entry: EntryPoint;
+  /** The exported handler of the entry point; `handler` unless the module exports several. */
+  readonly handler?: string;
   readonly description: string;
   readonly memorySize: number;
   readonly timeout: Duration;
@@ -28,6 +30,8 @@ export interface NaabaFunctionProps {
   readonly asyncFailures?: { readonly queue: IQueue; readonly retryAttempts: number; readonly maxEventAge: Duration };
   /** Runs the function in these private subnets, with a security group of its own that allows nothing out yet. */
   readonly network?: PrivateNetwork | undefined;
+  /** Concurrency reserved for this function: guaranteed to it, and its ceiling (decision 0096). */
+  readonly reservedConcurrency?: number | undefined;
 }
 
 /**
@@ -64,7 +68,7 @@ export class NaabaFunction extends Construct {
     );
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(REPO_ROOT, ENTRY_POINTS[props.entry]),
-      handler: 'handler',
+      handler: props.handler ?? 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       description: props.description,
@@ -74,6 +78,7 @@ export class NaabaFunction extends Construct {
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       // Published versions outlive the deploy that replaced them: a manual rollback moves the alias back to one.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       environment: { NAABA_REGION: props.naabaRegion, NAABA_LOG_LEVEL: props.logLevel },

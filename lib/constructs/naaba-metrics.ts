@@ -65,3 +65,49 @@ export function judgeUnavailableRate(period = PERIOD): MathExpression {
     label: 'judge unavailable / judge asked',
   });
 }
+
+/**
+ * The counts the functions also emit per published version (`version` dimension), for the alarms
+ * that judge a new version during its deploy (decision 0091). A copy of `RELEASE_COUNTS` of
+ * lambda/observability.ts, held equal by test/infra/in-step.test.ts.
+ */
+export const RELEASE_COUNTS = [
+  ...OUTCOMES.map((o) => `tool_call_${o}` as const),
+  'judge_asked',
+  'judge_unavailable',
+  'store_unavailable',
+  'authorizer_failure',
+] as const;
+
+/** One application count of one published version (`version` is a token in the stack: the new version's number). */
+export function releaseCount(metricName: (typeof RELEASE_COUNTS)[number], version: string): Metric {
+  return new Metric({
+    namespace: APP_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: APP_SERVICE, version },
+    statistic: 'Sum',
+    period: PERIOD,
+  });
+}
+
+/**
+ * The share of one version's Bedrock calls that failed: embeddings that could not be had (each
+ * failed tool call) and judge calls without a verdict, over tool calls and judge calls; 0 when
+ * there were none.
+ */
+export function releaseBedrockFailureRate(version: string): MathExpression {
+  const calls = Object.fromEntries(OUTCOMES.map((o) => [`c_${o}`, releaseCount(`tool_call_${o}`, version)]));
+  const total = Object.keys(calls)
+    .map((id) => `FILL(${id}, 0)`)
+    .join(' + ');
+  return new MathExpression({
+    expression: `IF(${total} + FILL(asked, 0) > 0, (FILL(c_embedder_unavailable, 0) + FILL(unavailable, 0)) / (${total} + FILL(asked, 0)), 0)`,
+    usingMetrics: {
+      ...calls,
+      asked: releaseCount('judge_asked', version),
+      unavailable: releaseCount('judge_unavailable', version),
+    },
+    period: PERIOD,
+    label: 'Bedrock failures / Bedrock calls, this version',
+  });
+}

@@ -1,12 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import type { Stack } from 'aws-cdk-lib';
+import { CHOSEN_AUTHORIZER_ERRORS } from '../../lib/constructs/function-crashes.js';
 import { OUTCOMES, SECURITY_EVENTS, TOOLS } from '../../lib/constructs/naaba-metrics.js';
+import { NO_SUBSCRIBER_WARNING } from '../../lib/constructs/region-alarms.js';
+import { filterMatches } from './filter-pattern.js';
 import { buildApp, CDK_CONTEXT, firstStack, flat, functionId, type Json, logicalId, REGIONS } from './support.js';
 
 const alarms = CDK_CONTEXT['naaba:alarms'] as Record<string, number>;
 const api = CDK_CONTEXT['naaba:api'] as { stageName: string };
 
 interface AlarmProps {
+  AlarmName?: Json;
   MetricName?: string;
   Namespace?: string;
   Dimensions?: { Name: string; Value: Json }[];
@@ -20,7 +26,11 @@ interface AlarmProps {
   AlarmActions?: Json[];
   AlarmDescription?: string;
   OKActions?: Json[];
-  Metrics?: { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string } } }[];
+  Metrics?: {
+    Id: string;
+    Expression?: string;
+    MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions?: { Name: string; Value: Json }[] } };
+  }[];
 }
 
 const alarmsOf = (template: Template) =>
@@ -78,8 +88,9 @@ describe.each(REGIONS)('region %s', (region) => {
     const topic = logicalId(template, 'AWS::SNS::Topic');
     const all = alarmsOf(template);
 
-    // 3 functions × (errors, throttles); 5xx, latency, authorizer, internal, embedder, security, judge; dead letters.
-    expect(all).toHaveLength(3 * 2 + 7 + 1);
+    // MCP and sweeper errors, authorizer crashes and refusals, 3 throttles; 5xx, latency, authorizer failures,
+    // internal, embedder, security, judge, WAF blocks; 5 judging a new version; dead letters.
+    expect(all).toHaveLength(2 + 2 + 3 + 8 + 5 + 1);
     for (const alarm of all) {
       expect([watched(alarm), alarm.AlarmActions, alarm.OKActions]).toEqual([watched(alarm), [{ Ref: topic }], [{ Ref: topic }]]);
     }
@@ -88,25 +99,81 @@ describe.each(REGIONS)('region %s', (region) => {
     );
   });
 
-  test('each function: Errors and Throttles at the thresholds of cdk.json', () => {
+  test('the MCP function and the sweeper: Errors; every function: Throttles; at the thresholds of cdk.json', () => {
     const all = alarmsOf(template);
-    const functions = [/MCP endpoint/, /authorizer/, /sweeper/].map((d) => functionId(template, d));
+    const [mcp, authorizer, sweeper] = [/MCP endpoint/, /authorizer:/, /naaba sweeper/].map((d) => functionId(template, d));
+    const count = (metric: string, fn: string | undefined) =>
+      all.filter((a) => watched(a) === `AWS/Lambda ${metric} FunctionName=\${${fn}}`);
 
-    for (const fn of functions) {
-      for (const [metric, threshold] of [
-        ['Errors', alarms.functionErrors],
-        ['Throttles', alarms.functionThrottles],
-      ] as const) {
-        const found = all.filter((a) => watched(a) === `AWS/Lambda ${metric} FunctionName=\${${fn}}`);
-        expect(found).toEqual([
-          expect.objectContaining({
-            Statistic: 'Sum',
-            Threshold: threshold,
-            ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          }),
-        ]);
-      }
+    for (const fn of [mcp, sweeper]) {
+      expect(count('Errors', fn)).toEqual([expect.objectContaining({ Statistic: 'Sum', Threshold: alarms.functionErrors })]);
     }
+    for (const fn of [mcp, authorizer, sweeper]) {
+      expect(count('Throttles', fn)).toEqual([
+        expect.objectContaining({
+          Statistic: 'Sum',
+          Threshold: alarms.functionThrottles,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        }),
+      ]);
+    }
+  });
+
+  test("no alarm counts the authorizer's Errors: a refused key and a 503 it chose are thrown, and Lambda counts them", () => {
+    const authorizer = functionId(template, /authorizer:/);
+    const readsAuthorizerErrors = (a: AlarmProps) =>
+      [
+        ...(a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda' ? [a.Dimensions ?? []] : []),
+        ...(a.Metrics ?? [])
+          .filter((m) => m.MetricStat?.Metric.MetricName === 'Errors')
+          .map((m) => m.MetricStat?.Metric.Dimensions ?? []),
+      ].some((dims) => JSON.stringify(dims).includes(authorizer));
+
+    expect(alarmsOf(template).filter(readsAuthorizerErrors)).toEqual([]);
+  });
+
+  test('the authorizer crash count: metric filters on its own log group, matching crashes and timeouts only', () => {
+    const authorizer = functionId(template, /authorizer:/);
+    const logGroup = template.toJSON().Resources[authorizer].Properties.LoggingConfig.LogGroup;
+    const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')).map((f) => f.Properties);
+    const patterns = filters.map((f) => String(f.FilterPattern));
+
+    expect(filters.length).toBe(3);
+    for (const f of filters) {
+      expect(f).toMatchObject({
+        LogGroupName: logGroup,
+        MetricTransformations: [{ MetricNamespace: 'naaba', MetricName: 'authorizer_crash', MetricValue: '1' }],
+      });
+    }
+    const crash = (line: string) => patterns.some((p) => filterMatches(p, line));
+    // What the Lambda Node.js runtime writes (text log format) for each way an invocation can end.
+    const id = '3f0b6a0e-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+    const invokeError = (type: string, message: string) =>
+      `2026-12-03T10:00:00.000Z\t${id}\tERROR\tInvoke Error \t{"errorType":"${type}","errorMessage":"${message}","stack":["${type}: ${message}","    at /var/task/index.js:1:2"]}`;
+    const lines: [string, boolean][] = [
+      [invokeError('Error', 'Unauthorized'), false],
+      [invokeError('AuthorizerFailure', 'the key store could not be read'), false],
+      [
+        '{"level":"ERROR","message":"authorizer failure: the key store could not be read","service":"naaba","error":{"name":"Error","code":"ECONNREFUSED"}}',
+        false,
+      ],
+      ['{"level":"INFO","message":"authorization","service":"naaba","effect":"unauthorized"}', false],
+      [`REPORT RequestId: ${id}\tDuration: 12.31 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB`, false],
+      [invokeError('TypeError', "Cannot read properties of undefined (reading 'keyId')"), true],
+      [`2026-12-03T10:00:10.012Z ${id} Task timed out after 10.01 seconds`, true],
+      ['INIT_REPORT Init Duration: 231.42 ms\tPhase: init\tStatus: error\tError Type: Runtime.ImportModuleError', true],
+      [
+        `2026-12-03T10:00:00.000Z\tundefined\tERROR\tUncaught Exception \t{"errorType":"Runtime.UserCodeSyntaxError","errorMessage":"SyntaxError: Unexpected token"}`,
+        true,
+      ],
+      [
+        `REPORT RequestId: ${id}\tDuration: 800.12 ms\tBilled Duration: 801 ms\tMemory Size: 512 MB\tMax Memory Used: 512 MB\tStatus: error\tError Type: Runtime.OutOfMemory`,
+        true,
+      ],
+    ];
+
+    expect(lines.map(([line]) => [line.slice(0, 60), crash(line)])).toEqual(lines.map(([line, c]) => [line.slice(0, 60), c]));
+    expect(CHOSEN_AUTHORIZER_ERRORS).toEqual(['Unauthorized', 'AuthorizerFailure']);
   });
 
   test('the API: 5XXError sum and p99 Latency of the stage, by ApiName and Stage', () => {
@@ -132,6 +199,7 @@ describe.each(REGIONS)('region %s', (region) => {
 
   test.each([
     ['authorizer_failure', 'authorizerFailures'],
+    ['authorization_unauthorized', 'authorizerUnauthorized'],
     ['tool_call_internal', 'toolInternal'],
     ['tool_call_embedder_unavailable', 'embedderUnavailable'],
     // The contract with the functions (issue 21): one security_event per event, besides security_<name>.
@@ -176,14 +244,53 @@ describe.each(REGIONS)('region %s', (region) => {
   });
 });
 
-test('every alarm names its entry in docs/runbook.md, and the runbook has an entry for each', () => {
+/** The runbook entry of each alarm: the text from its heading to the next. */
+function runbookEntries(): Map<string, string> {
   const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
-  const headings = new Set([...runbook.matchAll(/^### `(\w+)`/gm)].map((m) => m[1]));
-  const named = alarmsOf(firstStack().template).map((a) => /docs\/runbook\.md, "(\w+)"/.exec(String(a.AlarmDescription))?.[1]);
+  const entries = new Map<string, string>();
+  const parts = runbook.split(/^### `(\w+)`$/m);
+  for (let i = 1; i < parts.length; i += 2) entries.set(parts[i] ?? '', (parts[i + 1] ?? '').split(/^## /m)[0] ?? '');
+  return entries;
+}
+
+/** What an alarm reads, as the runbook must name it: each namespace and metric name, and whether only the new version. */
+function readsOf(alarm: AlarmProps): { names: string[]; namespaces: string[]; version: boolean } {
+  const metrics = alarm.Metrics
+    ? alarm.Metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []))
+    : [{ MetricName: alarm.MetricName ?? '', Namespace: alarm.Namespace ?? '', Dimensions: alarm.Dimensions }];
+  return {
+    names: [...new Set(metrics.map((m) => m.MetricName))].sort(),
+    namespaces: [...new Set(metrics.map((m) => m.Namespace))].sort(),
+    version: metrics.some((m) => (m.Dimensions ?? []).some((d) => d.Name === 'version' || d.Name === 'ExecutedVersion')),
+  };
+}
+
+test('every alarm names its entry in docs/runbook.md, whose "Counts" line names what the template has it read', () => {
+  const entries = runbookEntries();
+  const all = alarmsOf(firstStack().template);
+  const named = all.map((a) => /docs\/runbook\.md, "(\w+)"/.exec(String(a.AlarmDescription))?.[1]);
 
   expect(named).not.toContain(undefined);
-  expect(named.filter((name) => !headings.has(name))).toEqual([]);
-  expect(named.length).toBe(14);
+  expect(named.filter((name) => !entries.has(name ?? ''))).toEqual([]);
+  expect(named.length).toBe(21);
+  for (const [i, alarm] of all.entries()) {
+    const counts = /^\*\*Counts:\*\*(.*(?:\n(?!\n).*)*)/m.exec(entries.get(named[i] ?? '') ?? '')?.[1] ?? '';
+    const reads = readsOf(alarm);
+    const missing = [...reads.names, ...reads.namespaces].filter((n) => !counts.includes(`\`${n}\``));
+    expect({ alarm: named[i], missing, version: reads.version && !counts.includes('new version') }).toEqual({
+      alarm: named[i],
+      missing: [],
+      version: false,
+    });
+  }
+});
+
+test('the runbook has no entry for an alarm the stack does not make', () => {
+  const named = new Set(
+    alarmsOf(firstStack().template).map((a) => /docs\/runbook\.md, "(\w+)"/.exec(String(a.AlarmDescription))?.[1]),
+  );
+
+  expect([...runbookEntries().keys()].filter((heading) => !named.has(heading))).toEqual([]);
 });
 
 test("every stack output the runbook's commands read exists", () => {
@@ -195,10 +302,25 @@ test("every stack output the runbook's commands read exists", () => {
   expect([...read].filter((name) => !outputs.includes(name))).toEqual([]);
 });
 
-test('no e-mail in cdk.json: no subscription; each address given gets one', () => {
-  expect(firstStack().template.findResources('AWS::SNS::Subscription')).toEqual({});
+/** The warnings synthesis gives on a stack, as text. */
+const warned = (stack: Stack) =>
+  Annotations.fromStack(stack)
+    .findWarning('*', Match.anyValue())
+    .map((w) => String(w.entry.data));
 
-  const { template } = firstStack({ 'naaba:alarms': { email: ['ops@example.com', 'oncall@example.com'] } });
+test('no e-mail in cdk.json: no subscription, and synth warns that no one will be told; each address given gets one', () => {
+  const committed = firstStack();
+  expect(committed.template.findResources('AWS::SNS::Subscription')).toEqual({});
+  expect(CDK_CONTEXT['naaba:alarms']).not.toHaveProperty('noSubscriberReason');
+  expect(warned(committed.stack).filter((w) => w.includes(NO_SUBSCRIBER_WARNING) || w.startsWith('No one will be told'))).toEqual(
+    [
+      expect.stringMatching(
+        /^No one will be told: the alarms of naaba-eu-central-1 notify a topic with no subscriber\. Set naaba:alarms\.email/,
+      ),
+    ],
+  );
+
+  const { stack, template } = firstStack({ 'naaba:alarms': { email: ['ops@example.com', 'oncall@example.com'] } });
   const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription')).map((s) => [
     s.Properties.Protocol,
     s.Properties.Endpoint,
@@ -207,6 +329,18 @@ test('no e-mail in cdk.json: no subscription; each address given gets one', () =
   expect(subscriptions.sort()).toEqual([
     ['email', 'oncall@example.com'],
     ['email', 'ops@example.com'],
+  ]);
+  expect(warned(stack).filter((w) => w.includes('subscribe'))).toEqual([]);
+});
+
+test('a reason for no subscriber is quoted in the warning, which still says the stack subscribes no one', () => {
+  const reason = 'PagerDuty is subscribed to the topic by the platform team';
+  const { stack } = firstStack({ 'naaba:alarms': { noSubscriberReason: reason } });
+
+  expect(warned(stack).filter((w) => w.includes(reason))).toEqual([
+    expect.stringContaining(
+      `naaba-eu-central-1 subscribes no one to its alarms; naaba:alarms.noSubscriberReason says: "${reason}". Check that the subscription exists:`,
+    ),
   ]);
 });
 

@@ -14,7 +14,16 @@ import {
   OAUTH_ROUTES,
   RESOURCE_METADATA_PATH as STACK_RESOURCE_METADATA_PATH,
 } from '../../lib/constructs/mcp-api.js';
-import { SECURITY_EVENTS as STACK_SECURITY_EVENTS } from '../../lib/constructs/naaba-metrics.js';
+import { CHOSEN_AUTHORIZER_ERRORS } from '../../lib/constructs/function-crashes.js';
+import {
+  OUTCOMES,
+  RELEASE_COUNTS as STACK_RELEASE_COUNTS,
+  SECURITY_EVENTS as STACK_SECURITY_EVENTS,
+} from '../../lib/constructs/naaba-metrics.js';
+import { AuthorizerFailure, UNAUTHORIZED } from '../../lambda/http/api-gateway.js';
+import { RELEASE_COUNTS } from '../../lambda/observability.js';
+import { EXPECTED_TOOLS } from '../../lambda/release/checks.js';
+import { TOOLS } from '../../lib/constructs/naaba-metrics.js';
 import { CDK_CONTEXT, environmentOf, firstStack, functionId } from './support.js';
 
 /**
@@ -26,6 +35,40 @@ test("the gateway's 401, 403 and authorizer-failure 503 are the ones the local s
   expect(GATEWAY_REFUSALS.unauthorized).toEqual(GATEWAY_RESPONSES.unauthorized);
   expect(GATEWAY_REFUSALS.accessDenied).toEqual(GATEWAY_RESPONSES.accessDenied);
   expect(GATEWAY_REFUSALS.authorizerFailure).toEqual(GATEWAY_RESPONSES.authorizerFailure);
+});
+
+test('the counts the functions emit per version are the ones the release alarms read, and no others', () => {
+  const candidates = [
+    ...OUTCOMES.map((o) => `tool_call_${o}`),
+    ...OUTCOMES.map((o) => `recall_${o}`),
+    'judge_asked',
+    'judge_unavailable',
+    'store_unavailable',
+    'authorizer_failure',
+    'authorization_allow',
+    'http_5xx',
+  ];
+
+  expect(candidates.filter((name) => RELEASE_COUNTS.test(name)).sort()).toEqual([...STACK_RELEASE_COUNTS].sort());
+});
+
+test("the errors the authorizer's crash count leaves out are the ones it throws on purpose", () => {
+  expect(CHOSEN_AUTHORIZER_ERRORS).toEqual([UNAUTHORIZED, new AuthorizerFailure().name]);
+});
+
+test("the endpoint's router sends to the page's data API exactly the paths page/api.ts says are its own", async () => {
+  const [{ isApiPath: routed }, { isApiPath: owned }] = await Promise.all([
+    import('../../lambda/handlers/endpoint-router.js'),
+    import('../../lambda/page/api.js'),
+  ]);
+  const paths = ['/api/overview', '/v1/api/memories', '/api', '/apix/y', '/mcp', '/', '/healthz', '/oauth/api/x', '/x/api/'];
+
+  expect(paths.map(routed)).toEqual(paths.map(owned));
+  expect(paths.filter(routed).length).toBeGreaterThan(2);
+});
+
+test('the release check expects the tools the dashboard graphs', () => {
+  expect([...EXPECTED_TOOLS]).toEqual([...TOOLS].sort());
 });
 
 test('the dashboard graphs exactly the security events the functions count', () => {

@@ -96,16 +96,17 @@ export interface BundleRun {
  * that fails (the authorizer's `Unauthorized`) gives `failure`; a process that answers nothing throws.
  */
 export async function invokeBundle(
-  bundle: LambdaBundle,
+  bundle: Pick<LambdaBundle, 'file'>,
   functionName: string,
   env: Readonly<Record<string, string>>,
   event: unknown,
+  exportName = 'handler',
 ): Promise<BundleRun> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const { dirname } = await import('node:path');
   const script = `
-    const { handler } = require(${JSON.stringify(bundle.file)});
+    const handler = require(${JSON.stringify(bundle.file)})[${JSON.stringify(exportName)}];
     const context = { functionName: ${JSON.stringify(functionName)}, functionVersion: '$LATEST', awsRequestId: 'req-' + process.pid,
       memoryLimitInMB: '1024', invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:' + ${JSON.stringify(functionName)},
       getRemainingTimeInMillis: () => 25000 };
@@ -123,4 +124,24 @@ export async function invokeBundle(
   if (answered) return { result: JSON.parse(answered.slice(7)), lines };
   if (failed) return { result: undefined, failure: JSON.parse(failed.slice(7)) as string, lines };
   throw new Error(`the ${functionName} bundle answered nothing:\n${lines.join('\n')}`);
+}
+
+/**
+ * The inputs a bundle evaluates when it is required: those its entry reaches by static imports
+ * (ESM modules are hoisted into the bundle's top level), not those behind an `import()`, which
+ * esbuild wraps to run when first reached. With their bytes in the bundle.
+ */
+export function evaluatedAtLoad(metafile: Metafile, entry: string): Map<string, number> {
+  const output = Object.values(metafile.outputs)[0];
+  const seen = new Map<string, number>();
+  const stack = [entry];
+  while (stack.length > 0) {
+    const file = stack.pop() as string;
+    if (seen.has(file)) continue;
+    seen.set(file, output?.inputs[file]?.bytesInOutput ?? 0);
+    for (const i of metafile.inputs[file]?.imports ?? []) {
+      if (!i.external && (i.kind === 'import-statement' || i.kind === 'require-call')) stack.push(i.path);
+    }
+  }
+  return seen;
 }

@@ -14,7 +14,8 @@ const MODES: [string, Record<string, unknown>][] = [
     'account role existing, alarm e-mail',
     { 'naaba:api': { accountRole: 'existing' }, 'naaba:alarms': { email: 'ops@example.com' } },
   ],
-  ['per-address WAF rule, linear deploys', { 'naaba:waf': { enabled: true }, 'naaba:deploy': { traffic: 'linear' } }],
+  ['WAF off, linear deploys', { 'naaba:waf': { enabled: false }, 'naaba:deploy': { traffic: 'linear' } }],
+  ['reserved concurrency for both functions', { 'naaba:concurrency': { authorizerReserved: 50, mcpReserved: 100 } }],
   ['deploys all at once, alarms ignored', { 'naaba:deploy': { traffic: 'all-at-once', alarms: 'ignore' } }],
 ];
 

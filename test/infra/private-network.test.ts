@@ -151,7 +151,7 @@ describe.each([
       expect(r.Properties.CidrIp).toBeUndefined();
   });
 
-  test("endpoint policies: Secrets Manager passes only GetSecretValue on the secret, Bedrock only the MCP role's two model grants", () => {
+  test("endpoint policies: Secrets Manager passes each role only GetSecretValue on its own secret, Bedrock only the MCP role's two model grants", () => {
     const ids = fnIds(template);
     const roleOf = (fnId: string) =>
       String(flat(template.toJSON().Resources[fnId].Properties.Role)).replace(/^\$\{(\w+)\.Arn\}$/, '$1');
@@ -163,14 +163,15 @@ describe.each([
         Resource: Json;
       }[];
     const roles = { Mcp: roleOf(ids.mcp), Authorizer: roleOf(ids.authorizer), Sweeper: roleOf(ids.sweeper) };
-    const secret = `arn:aws:secretsmanager:${region}:\${AWS::AccountId}:secret:naaba/${region}/database-??????`;
+    const secret = (name: string) =>
+      `arn:aws:secretsmanager:${region}:\${AWS::AccountId}:secret:naaba/${region}/database/${name.toLowerCase()}-??????`;
 
     const secrets = policyOf(endpointId(template, /secretsmanager$/));
     const bedrock = policyOf(endpointId(template, /bedrock-runtime$/));
 
     expect(secrets.map((s) => [s.Sid, s.Principal.AWS, s.Action, s.Resource]).sort()).toEqual(
       Object.entries(roles)
-        .map(([name, role]) => [`ReadDatabaseSecret${name}`, `\${${role}.Arn}`, 'secretsmanager:GetSecretValue', secret])
+        .map(([name, role]) => [`ReadDatabaseSecret${name}`, `\${${role}.Arn}`, 'secretsmanager:GetSecretValue', secret(name)])
         .sort(),
     );
     expect(bedrock.map((s) => [s.Sid, s.Principal.AWS, s.Action])).toEqual([

@@ -16,7 +16,9 @@ import {
   type Statement,
 } from './support.js';
 
-const regionsContext = CDK_CONTEXT['naaba:regions'] as Record<string, { secret: string }>;
+type FunctionName = 'mcp' | 'authorizer' | 'sweeper';
+const regionsContext = CDK_CONTEXT['naaba:regions'] as Record<string, { secrets: Record<FunctionName | 'verifyKey', string> }>;
+const concurrency = CDK_CONTEXT['naaba:concurrency'] as { authorizerReserved: number | 'none'; mcpReserved: number | 'none' };
 const bedrock = CDK_CONTEXT['naaba:bedrock'] as {
   embeddingModel: string;
   judgeModel: string;
@@ -48,8 +50,9 @@ const ownLogs = (template: Template, fnId: string) => {
   const fn = template.toJSON().Resources[fnId] as { Properties: { LoggingConfig: { LogGroup: Json } } };
   return `${String(flat(fn.Properties.LoggingConfig.LogGroup)).slice(0, -1)}.Arn}`;
 };
-const secretArn = (region: string) =>
-  `arn:aws:secretsmanager:${region}:\${AWS::AccountId}:secret:${regionsContext[region]?.secret}-??????`;
+/** The one secret a function may read: its own login's (decision 0093). */
+const secretArn = (region: string, fn: FunctionName) =>
+  `arn:aws:secretsmanager:${region}:\${AWS::AccountId}:secret:${regionsContext[region]?.secrets[fn]}-??????`;
 
 function expectedBedrock(region: string): Statement[] {
   const [geography, routes] = Object.entries(bedrock.judgeProfiles).find(([, rs]) => rs.includes(region)) ?? [];
@@ -74,41 +77,41 @@ function expectedBedrock(region: string): Statement[] {
 
 describe.each(REGIONS)('region %s', (region) => {
   describe('IAM: exactly these statements, nothing else', () => {
-    const common = (template: Template, fnId: string): Statement[] => [
+    const common = (template: Template, fnId: string, fn: FunctionName): Statement[] => [
       {
         Sid: 'WriteOwnLogGroup',
         Effect: 'Allow',
         Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         Resource: ownLogs(template, fnId),
       },
-      { Sid: 'ReadDatabaseSecret', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretArn(region) },
+      { Sid: 'ReadDatabaseSecret', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretArn(region, fn) },
     ];
 
-    test('the MCP function: its logs, its one secret, the embedding model, the judge profile and its routed models', () => {
+    test('the MCP function: its logs, its own secret, the embedding model, the judge profile and its routed models', () => {
       const template = templateOf(region);
       const { mcp } = ids(template);
 
       const statements = roleStatements(template, mcp);
 
-      expect(statements.sort(bySid)).toEqual([...common(template, mcp), ...expectedBedrock(region)].sort(bySid));
+      expect(statements.sort(bySid)).toEqual([...common(template, mcp, 'mcp'), ...expectedBedrock(region)].sort(bySid));
       expect(managedPolicies(template, mcp)).toEqual([`arn:\${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess`]);
     });
 
-    test('the authorizer: its logs and the secret', () => {
+    test('the authorizer: its logs and its own secret', () => {
       const template = templateOf(region);
       const { authorizer } = ids(template);
 
-      expect(roleStatements(template, authorizer).sort(bySid)).toEqual(common(template, authorizer).sort(bySid));
+      expect(roleStatements(template, authorizer).sort(bySid)).toEqual(common(template, authorizer, 'authorizer').sort(bySid));
       expect(managedPolicies(template, authorizer)).toEqual([]);
     });
 
-    test('the sweeper: its logs, the secret, and sending to its own dead-letter queue', () => {
+    test('the sweeper: its logs, its own secret, and sending to its own dead-letter queue', () => {
       const template = templateOf(region);
       const { sweeper: fn } = ids(template);
       const dlq = logicalId(template, 'AWS::SQS::Queue');
 
       const expected: Statement[] = [
-        ...common(template, fn),
+        ...common(template, fn, 'sweeper'),
         { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: `\${${dlq}.Arn}` },
       ];
       expect(roleStatements(template, fn).sort(bySid)).toEqual(expected.sort(bySid));
@@ -311,18 +314,32 @@ describe.each(REGIONS)('region %s', (region) => {
       expect(new Set([mcp, authorizer, fn].map((id) => ownLogs(template, id))).size).toBe(3);
     });
 
-    test('the connection string is referenced by secret name, never inlined', () => {
+    test('each function is told the name of its own secret, never a connection string', () => {
       const template = templateOf(region);
-      const all = Object.values(ids(template)).map((id) => environmentOf(template, id));
+      const all = Object.entries(ids(template)).map(([fn, id]) => [fn as FunctionName, environmentOf(template, id)] as const);
 
       expect(template.findResources('AWS::SecretsManager::Secret')).toEqual({});
-      for (const env of all) {
-        expect(env.NAABA_DATABASE_SECRET_ID).toBe(regionsContext[region]?.secret);
+      expect(new Set(all.map(([, env]) => env.NAABA_DATABASE_SECRET_ID)).size).toBe(3);
+      for (const [fn, env] of all) {
+        expect(env.NAABA_DATABASE_SECRET_ID).toBe(regionsContext[region]?.secrets[fn]);
         expect(env.NAABA_DATABASE_URL).toBeUndefined();
         // CockroachDB Cloud's name of the AWS region (naaba:database.regionNames): rows are homed by it.
         expect(env.NAABA_REGION).toBe(`aws-${region}`);
       }
       expect(JSON.stringify(template.toJSON())).not.toMatch(/postgres(ql)?:\/\//);
+    });
+
+    test(`the authorizer has ${concurrency.authorizerReserved} reserved (cdk.json), the MCP function ${concurrency.mcpReserved}, the sweeper none`, () => {
+      const template = templateOf(region);
+      const resources = template.toJSON().Resources;
+      const reserved = (id: string) => resources[id].Properties.ReservedConcurrentExecutions;
+      const { mcp, authorizer, sweeper: fn } = ids(template);
+
+      expect([reserved(authorizer), reserved(mcp), reserved(fn)]).toEqual([
+        concurrency.authorizerReserved === 'none' ? undefined : concurrency.authorizerReserved,
+        concurrency.mcpReserved === 'none' ? undefined : concurrency.mcpReserved,
+        undefined,
+      ]);
     });
 
     test('only the MCP function is told about Bedrock, with the models its policy allows', () => {
@@ -441,4 +458,33 @@ test('curation rules from cdk.json reach the MCP function and the sweeper alike,
   expect(JSON.parse(environmentOf(template, mcp).NAABA_CURATION ?? 'null')).toEqual(rules);
   expect(environmentOf(template, fn).NAABA_CURATION).toBe(environmentOf(template, mcp).NAABA_CURATION);
   expect(environmentOf(template, authorizer).NAABA_CURATION).toBeUndefined();
+});
+
+test('reserved concurrency comes from cdk.json, and "none" reserves nothing', () => {
+  const reservedOf = (context: Record<string, unknown>) => {
+    const { template } = firstStack({ 'naaba:concurrency': context });
+    const resources = template.toJSON().Resources;
+    return [/authorizer:/, /MCP endpoint/].map((d) => resources[functionId(template, d)].Properties.ReservedConcurrentExecutions);
+  };
+
+  expect(reservedOf({ authorizerReserved: 7, mcpReserved: 40 })).toEqual([7, 40]);
+  expect(reservedOf({ authorizerReserved: 'none' })).toEqual([undefined, undefined]);
+});
+
+test('the security notes name every AWS managed policy the stack attaches, in every network mode, and no other', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { vpcContext } = await import('./support.js');
+  const doc = readFileSync(new URL('../../docs/deployment.md', import.meta.url), 'utf8');
+  const bullet = /^- \*\*AWS managed policies attached\*\*[\s\S]*?(?=\n- )/m.exec(doc)?.[0] ?? '';
+  const named = [...bullet.matchAll(/`((?:AWS|Amazon)[A-Za-z]+)`/g)].map((m) => m[1]).sort();
+  const attached = new Set<string>();
+  for (const context of [{}, vpcContext()]) {
+    const { template } = firstStack(context);
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+      for (const arn of role.Properties.ManagedPolicyArns ?? []) attached.add(String(flat(arn)).split('/').pop() ?? '');
+    }
+  }
+
+  expect(named).toEqual([...attached].sort());
+  expect(named).not.toContain('AWSCodeDeployRoleForLambdaLimited');
 });

@@ -1,6 +1,6 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { rmSync } from 'node:fs';
-import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
+import { DEFAULT_RUNTIME_ROLES, grantRuntimeRoles, migrate, RUNTIME_ROLES } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { SqlKeyStore } from '../../lambda/adapters/pg/stores/sql-key-store.js';
 import { KeyService } from '../../lambda/auth/keys.js';
@@ -15,12 +15,13 @@ import { environmentOf, firstStack, functionId } from './support.js';
 
 /**
  * The three shipped bundles (built with the CDK app's bundling settings), each run as the Lambda
- * runtime runs it, with the environment the stack gives it: the database URL read through the
- * real Secrets Manager client from a stand-in, Bedrock through the real client from a stand-in,
- * a throwaway PostgreSQL. Authorizer → MCP (remember, recall) → sweeper, with API Gateway- and
- * EventBridge-shaped events.
+ * runtime runs it, with the environment the stack gives it: each function's database URL — its own
+ * login, a member of its function's role with the grants of sql/postgres/runtime-grants.sql
+ * (decision 0093) — read through the real Secrets Manager client from a stand-in, Bedrock through
+ * the real client from a stand-in, a throwaway PostgreSQL. Authorizer → MCP (remember, recall) →
+ * sweeper, with API Gateway- and EventBridge-shaped events.
  */
-const SECRET = 'naaba/test/database';
+const secretOf = (fn: 'mcp' | 'authorizer' | 'sweeper') => `naaba/test/database/${fn}`;
 const CONTENT = 'The staging database moves to Frankfurt on the 3rd.';
 
 const server = await postgresForTests('shipped bundles end to end');
@@ -37,7 +38,7 @@ if (server) {
   /** The function's environment from the template, with the stand-ins where AWS would be. */
   const envOf = (description: RegExp, name: string): Record<string, string> => ({
     ...environmentOf(template, functionId(template, description)),
-    NAABA_DATABASE_SECRET_ID: SECRET,
+    NAABA_DATABASE_SECRET_ID: secretOf(name === 'naaba-mcp' ? 'mcp' : name === 'naaba-authorizer' ? 'authorizer' : 'sweeper'),
     NAABA_DB_ENGINE: 'postgres',
     NAABA_BEDROCK_ENDPOINT: bedrock.url,
     // Calls to the stand-in that must succeed: a minute per attempt, not the stack's 5 s, however busy the machine.
@@ -55,11 +56,24 @@ if (server) {
       (['authorizer', 'mcp', 'sweeper'] as const).map((entry) => buildLambdaBundle(entry, { outDir })),
     );
     bundles = { authorizer: authorizer as LambdaBundle, mcp: mcp as LambdaBundle, sweeper: sweeper as LambdaBundle };
-    [secrets, bedrock] = await Promise.all([startSecretsStandIn({ [SECRET]: url }), BedrockStub.start()]);
+    // Each function logs in as its own login, a member of its role (docs/deployment.md §2; trust auth here).
+    const loginOf = (fn: (typeof RUNTIME_ROLES)[number]) => {
+      const login = new URL(url);
+      login.username = `${DEFAULT_RUNTIME_ROLES[fn]}_a`;
+      return login.toString();
+    };
+    [secrets, bedrock] = await Promise.all([
+      startSecretsStandIn(Object.fromEntries(RUNTIME_ROLES.map((fn) => [secretOf(fn), loginOf(fn)]))),
+      BedrockStub.start(),
+    ]);
     const embedding = Array.from({ length: 1024 }, (_, i) => (i === 7 ? 1 : 0));
     bedrock.script.set([], titanAnswer(embedding));
     const db = await PgSqlClient.connect({ url, maxConnections: 1, statementTimeoutMs: 10_000, engine: 'postgres' });
     await migrate(db, { embeddingDimensions: 1024 });
+    for (const role of Object.values(DEFAULT_RUNTIME_ROLES)) {
+      await db.exec(`CREATE ROLE ${role} NOLOGIN; CREATE ROLE ${role}_a LOGIN IN ROLE ${role}`);
+    }
+    await grantRuntimeRoles(db, DEFAULT_RUNTIME_ROLES);
     const region = envOf(/authorizer/, 'naaba-authorizer').NAABA_REGION ?? '';
     token = (await new KeyService(new SqlKeyStore(db), systemClock).issue('shipped-bundles', region)).token;
     await db.close();
@@ -69,7 +83,7 @@ if (server) {
     rmSync(outDir, { recursive: true, force: true });
   });
 
-  test('authorizer → MCP remember and recall → sweeper, each from its shipped bundle', async () => {
+  test('authorizer → MCP remember and recall → sweeper, each from its shipped bundle, each as its own login', async () => {
     const authorized = (
       await invokeBundle(
         bundles.authorizer,

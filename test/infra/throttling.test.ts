@@ -99,21 +99,32 @@ describe('per-key throttling', () => {
   });
 });
 
-describe('the per-address WAF rule', () => {
-  test('is off in the committed cdk.json: no web ACL', () => {
-    expect(waf.enabled).toBe(false);
-    expect(template.findResources('AWS::WAFv2::WebACL')).toEqual({});
-    expect(template.findResources('AWS::WAFv2::WebACLAssociation')).toEqual({});
+describe('WAF (decision 0094)', () => {
+  const aclOf = (t: Template) => t.toJSON().Resources[logicalId(t, 'AWS::WAFv2::WebACL')].Properties;
+
+  test('is on in the committed cdk.json: a regional web ACL on the stage, allowing by default, sampling nothing', () => {
+    const acl = logicalId(template, 'AWS::WAFv2::WebACL');
+
+    expect(waf.enabled).toBe(true);
+    expect(aclOf(template)).toMatchObject({
+      Name: `${stack.stackName}-api`,
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      VisibilityConfig: { MetricName: `${stack.stackName}-api`, SampledRequestsEnabled: false, CloudWatchMetricsEnabled: true },
+    });
+    const association = Object.values(template.findResources('AWS::WAFv2::WebACLAssociation'))[0];
+    expect(association?.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acl, 'Arn'] });
+    expect(String(flat(association?.Properties.ResourceArn))).toContain(
+      `/restapis/\${${logicalId(template, 'AWS::ApiGateway::RestApi')}}/stages/`,
+    );
   });
 
-  test('when on: a regional web ACL on the stage, one rate rule per address answering 429 with Retry-After', () => {
+  test('first, one rate rule per address answering 429 with Retry-After, at the limits of cdk.json', () => {
     const { template: t } = firstStack({ 'naaba:waf': { enabled: true, requestsPerAddress: 600, windowSeconds: 120 } });
-    const acl = logicalId(t, 'AWS::WAFv2::WebACL');
-    const [rule, ...others] = (t.toJSON().Resources[acl].Properties.Rules ?? []) as Record<string, Json>[];
+    const [rule] = (aclOf(t).Rules ?? []) as Record<string, Json>[];
 
-    expect(others).toEqual([]);
-    expect(t.toJSON().Resources[acl].Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
     expect(rule).toMatchObject({
+      Priority: 0,
       Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: 600, EvaluationWindowSec: 120 } },
       Action: {
         Block: {
@@ -123,11 +134,68 @@ describe('the per-address WAF rule', () => {
       // Sampled requests would keep headers, and Authorization carries the key.
       VisibilityConfig: { SampledRequestsEnabled: false, CloudWatchMetricsEnabled: true },
     });
-    const association = Object.values(t.findResources('AWS::WAFv2::WebACLAssociation'))[0];
-    expect(association?.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acl, 'Arn'] });
-    expect(String(flat(association?.Properties.ResourceArn))).toContain(
-      `/restapis/\${${logicalId(t, 'AWS::ApiGateway::RestApi')}}/stages/`,
+  });
+
+  test("then AWS's managed groups for IP reputation, known bad inputs and common attacks; rules on the body only count", () => {
+    const [, ...groups] = (aclOf(template).Rules ?? []) as {
+      Priority: number;
+      OverrideAction: Json;
+      Statement: {
+        ManagedRuleGroupStatement: {
+          VendorName: string;
+          Name: string;
+          RuleActionOverrides?: { Name: string; ActionToUse: Json }[];
+        };
+      };
+      VisibilityConfig: { SampledRequestsEnabled: boolean };
+    }[];
+    const counted = groups.flatMap((g) =>
+      (g.Statement.ManagedRuleGroupStatement.RuleActionOverrides ?? []).map((o) => [o.Name, o.ActionToUse]),
     );
+
+    expect(
+      groups.map((g) => [
+        g.Priority,
+        g.Statement.ManagedRuleGroupStatement.VendorName,
+        g.Statement.ManagedRuleGroupStatement.Name,
+      ]),
+    ).toEqual([
+      [1, 'AWS', 'AWSManagedRulesAmazonIpReputationList'],
+      [2, 'AWS', 'AWSManagedRulesKnownBadInputsRuleSet'],
+      [3, 'AWS', 'AWSManagedRulesCommonRuleSet'],
+    ]);
+    for (const g of groups) expect([g.OverrideAction, g.VisibilityConfig.SampledRequestsEnabled]).toEqual([{ None: {} }, false]);
+    // Memory content is the body: it may quote an attack without being one. Everything else blocks.
+    for (const [name, action] of counted)
+      expect([name, action]).toEqual([expect.stringMatching(/_BODY$|^NoUserAgent_HEADER$/), { Count: {} }]);
+    expect(counted.map(([name]) => name)).toContain('SizeRestrictions_BODY');
+  });
+
+  test('an alarm on what it blocks, by the web ACL of the stack', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+      (a) => a.Properties.Namespace === 'AWS/WAFV2',
+    );
+
+    expect(alarms.map((a) => [a.Properties.MetricName, flat(a.Properties.Dimensions)])).toEqual([
+      [
+        'BlockedRequests',
+        [
+          { Name: 'Region', Value: stack.region },
+          { Name: 'Rule', Value: 'ALL' },
+          { Name: 'WebACL', Value: `${stack.stackName}-api` },
+        ],
+      ],
+    ]);
+  });
+
+  test('off: no web ACL, no WAF alarm, and cdk-nag is told why (see nag.test.ts)', () => {
+    const { template: t } = firstStack({ 'naaba:waf': { enabled: false } });
+
+    expect(t.findResources('AWS::WAFv2::WebACL')).toEqual({});
+    expect(t.findResources('AWS::WAFv2::WebACLAssociation')).toEqual({});
+    expect(
+      Object.values(t.findResources('AWS::CloudWatch::Alarm')).filter((a) => a.Properties.Namespace === 'AWS/WAFV2'),
+    ).toEqual([]);
   });
 });
 

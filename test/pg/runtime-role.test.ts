@@ -1,24 +1,29 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
+import { sqlHarness } from '../store/harness.js';
 import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { Container } from '../../lambda/composition.js';
 import { environment, loadConfig } from '../../lambda/config/env.js';
+import { sweepRegion } from '../../lambda/region-sweep.js';
 import { storeSuite } from '../store/conformance.js';
-import { sqlHarness } from '../store/harness.js';
 import { redact } from '../store/url-harness.js';
 import { runCli } from '../support/cli.js';
 import { postgresForTests } from '../support/pg-server.js';
 
 /**
- * Least-privilege database roles on a real server (decision 0069): the administrator's setup run
- * exactly as docs/deployment.md §2 writes it, `naaba migrate` as the owner (schema, then the runtime
- * grants), and the functions' login, a member of the runtime role, shown to be unable to change the
- * schema, yet able to run every store statement (the whole conformance suite runs as it). The
- * schema check of the functions runs here too. A throwaway PostgreSQL by default; with
- * NAABA_ROLES_ADMIN_URL an administrator's URL of another server (CockroachDB: its setup block).
+ * A database login per function on a real server (decisions 0069, 0093): the administrator's setup
+ * run exactly as docs/deployment.md §2 writes it, `naaba migrate` as the owner (schema, routines,
+ * then each function role's grants), and each function's login shown able to do its function's work
+ * and refused (SQLSTATE 42501) every statement outside it: the authorizer reads keys and nothing
+ * else, the MCP function writes no key (its grants go through the owner's routines), the sweeper
+ * reads no key. The store conformance suite runs as the MCP login (keys issued as the owner, as the
+ * operator issues them). A throwaway PostgreSQL by default; with NAABA_ROLES_ADMIN_URL an
+ * administrator's URL of another server (CockroachDB: its setup block).
  */
 const DATABASE = 'naaba_roles';
 const PASSWORD = '…';
@@ -73,7 +78,7 @@ async function outcome(url: string, statement: string): Promise<string> {
 if (adminUrl) {
   const admin = new URL(adminUrl);
   const cockroach = /:26257$/.test(admin.host) || environment().NAABA_DB_ENGINE === 'cockroach';
-  console.log(`runtime role on ${server ? `${server.version}, a throwaway cluster` : redact(adminUrl)}`);
+  console.log(`function roles on ${server ? `${server.version}, a throwaway cluster` : redact(adminUrl)}`);
   if (cockroach) {
     await runAs(adminUrl, setupBlock('cockroach'));
   } else {
@@ -84,108 +89,207 @@ if (adminUrl) {
     );
   }
   const owner = urlOf('naaba_owner');
-  const app = urlOf('naaba_app_a');
+  const logins = { mcp: urlOf('naaba_mcp_a'), authorizer: urlOf('naaba_authorizer_a'), sweeper: urlOf('naaba_sweeper_a') };
   const regions = environment().NAABA_DB_REGIONS ?? 'eu-central-1,us-east-1';
+  const region = regions.split(',')[0] ?? 'eu-central-1';
   const migrated = await runCli(['migrate', '--url', owner, ...(cockroach ? ['--db-regions', regions] : [])]);
   const grants = parseRuntimeGrants(await runtimeGrantsText(cockroach ? 'cockroach' : 'postgres'));
+  const containerOf = (url: string) =>
+    new Container(loadConfig({ NAABA_DATABASE_URL: url, NAABA_LOG_LEVEL: 'SILENT', NAABA_REGION: region }));
   afterAll(async () => server?.stop());
 
-  test('naaba migrate as the owner applies the schema, then the runtime grants', () => {
+  test('naaba migrate as the owner applies the schema, then each function role its grants', () => {
     expect([migrated.code, migrated.stderr]).toEqual([0, '']);
     expect(migrated.stdout).toMatch(/^applied: 0001_init\.sql, /);
     expect(migrated.stdout).toContain(
-      `runtime role naaba_runtime: granted the DML of sql/${cockroach ? 'cockroach' : 'postgres'}/runtime-grants.sql`,
+      `function roles naaba_mcp (mcp), naaba_authorizer (authorizer), naaba_sweeper (sweeper): granted the DML of sql/${cockroach ? 'cockroach' : 'postgres'}/runtime-grants.sql`,
     );
   });
 
-  describe("the functions' login cannot change the schema", () => {
-    test.each([
-      'CREATE TABLE intruder (id INT4)',
-      'ALTER TABLE memories ADD COLUMN intruder INT4',
-      'ALTER TABLE api_keys DROP COLUMN name',
-      'CREATE INDEX intruder ON memories (kind)',
-      'DROP INDEX memories_expiring',
-      'DROP TABLE journal',
-      'TRUNCATE memories',
-      'CREATE SCHEMA intruder',
-      'CREATE VIEW intruder AS SELECT 1 AS one',
-      'DELETE FROM naaba_migrations',
-      'DELETE FROM naaba_settings',
-      'DELETE FROM api_keys',
-    ])('%s: refused for lack of privilege (42501)', async (statement) => {
-      expect(await outcome(app, statement)).toBe('42501');
+  const ddl = [
+    'CREATE TABLE intruder (id INT4)',
+    'ALTER TABLE memories ADD COLUMN intruder INT4',
+    'ALTER TABLE api_keys DROP COLUMN name',
+    'CREATE INDEX intruder ON memories (kind)',
+    'DROP INDEX memories_expiring',
+    'DROP TABLE journal',
+    'TRUNCATE memories',
+    'CREATE SCHEMA intruder',
+    'CREATE VIEW intruder AS SELECT 1 AS one',
+    'DELETE FROM naaba_migrations',
+    'DELETE FROM naaba_settings',
+  ];
+  const uuid = '00000000-0000-4000-8000-0000000000aa';
+  const writeKeys = [
+    `INSERT INTO api_keys (key_id, token_sha256, name, user_id, region, created_at) VALUES ('${uuid}', 'x', 'minted', '${uuid}', '${region}', now())`,
+    'UPDATE api_keys SET revoked_at = NULL',
+    'DELETE FROM api_keys',
+  ];
+  const forbidden: Record<'mcp' | 'authorizer' | 'sweeper', string[]> = {
+    authorizer: [
+      ...ddl,
+      ...writeKeys,
+      'SELECT count(*) FROM memories',
+      'SELECT count(*) FROM journal',
+      'SELECT count(*) FROM oauth_clients',
+      'SELECT count(*) FROM naaba_settings',
+      `INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES ('x', '${uuid}', 'access', now())`,
+      `SELECT * FROM naaba_revoke_key('${uuid}', now())`,
+    ],
+    mcp: [...ddl, ...writeKeys],
+    sweeper: [
+      ...ddl,
+      ...writeKeys,
+      'SELECT count(*) FROM api_keys',
+      `INSERT INTO memories (id) VALUES ('${uuid}')`,
+      `SELECT * FROM naaba_revoke_key('${uuid}', now())`,
+    ],
+  };
+
+  describe.each(Object.keys(forbidden) as ('mcp' | 'authorizer' | 'sweeper')[])("the %s function's login", (fn) => {
+    test.each(forbidden[fn])('%s: refused for lack of privilege (42501)', async (statement) => {
+      expect(await outcome(logins[fn], statement)).toBe('42501');
     });
 
-    test('a GRANT it sends gives nothing away (PostgreSQL warns and grants nothing; CockroachDB refuses)', async () => {
-      expect(['ok', '42501']).toContain(await outcome(app, 'GRANT ALL ON TABLE memories TO naaba_app_b'));
-      const client = new pg.Client({ connectionString: owner });
-      await client.connect();
-      try {
-        const { rows } = await client.query<{ truncate: boolean }>(
-          sql`SELECT has_table_privilege('naaba_app_b', 'memories', 'TRUNCATE') AS truncate`,
-        );
-        expect(rows).toEqual([{ truncate: false }]);
-      } finally {
-        await client.end();
-      }
+    test('its second login (for rotating the secret) is refused the same, and reads the migration record', async () => {
+      const second = urlOf(`naaba_${fn}_b`);
+      expect(await outcome(second, 'CREATE TABLE intruder (id INT4)')).toBe('42501');
+      expect(await outcome(second, 'SELECT count(*) FROM naaba_migrations')).toBe('ok');
     });
 
-    test('while the owner can, on the same server (so the refusals above are about the role)', async () => {
-      expect(await outcome(owner, 'CREATE TABLE owner_probe (id INT4)')).toBe('ok');
-      expect(await outcome(owner, 'DROP TABLE owner_probe')).toBe('ok');
-    });
-
-    test('the second login of the role (for rotating the secret) can do the same work', async () => {
-      expect(await outcome(urlOf('naaba_app_b'), 'SELECT count(*) FROM memories')).toBe('ok');
-      expect(await outcome(urlOf('naaba_app_b'), 'CREATE TABLE intruder (id INT4)')).toBe('42501');
-    });
-  });
-
-  // The store conformance suite's run on a real PostgreSQL: as the runtime login, so that it also
-  // proves the login's grants suffice for everything the stores do.
-  storeSuite(`as the runtime login naaba_app_a (${cockroach ? 'CockroachDB' : 'PostgreSQL'})`, 'sql', async () => {
-    const sql = await PgSqlClient.connect({ url: app, maxConnections: 4, statementTimeoutMs: 60_000 });
-    const ownerSql = await PgSqlClient.connect({ url: owner, maxConnections: 1, statementTimeoutMs: 60_000 });
-    const tables = [...grants.keys()].filter((t) => !t.startsWith('naaba_'));
-    return sqlHarness(sql, {
-      // Emptying tables is not the runtime's right: the owner does it.
-      reset: async () => {
-        for (const table of ['memory_links', ...tables.filter((t) => t !== 'memory_links')])
-          await ownerSql.exec(`DELETE FROM ${table}`);
-      },
-      close: async () => {
-        await sql.close();
-        await ownerSql.close();
-      },
-    });
-  });
-
-  describe('naaba migrate --check', () => {
-    test("with the functions' login: current, and it cannot change the schema", async () => {
-      const result = await runCli(['migrate', '--check', '--url', app]);
+    test('naaba migrate --check with it: current, and it cannot change the schema', async () => {
+      const result = await runCli(['migrate', '--check', '--url', logins[fn]]);
 
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^current: the database has every migration this code knows/);
-      expect(result.stdout).toContain("connected as naaba_app_a: cannot change the schema; right for the functions' secret");
-    });
-
-    test("with the owner: it says the owner can, and that it is wrong for the functions' secret", async () => {
-      const result = await runCli(['migrate', '--check', '--url', owner, '--json']);
-
-      expect(JSON.parse(result.stdout)).toMatchObject({
-        state: 'current',
-        compatible: true,
-        role: 'naaba_owner',
-        canChangeSchema: true,
-      });
+      expect(result.stdout).toContain(`connected as naaba_${fn}_a: cannot change the schema; right for the functions' secret`);
     });
   });
 
+  test('a GRANT a login sends gives nothing away (PostgreSQL warns and grants nothing; CockroachDB refuses)', async () => {
+    expect(['ok', '42501']).toContain(await outcome(logins.mcp, 'GRANT ALL ON TABLE memories TO naaba_sweeper_b'));
+    const client = new pg.Client({ connectionString: owner });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ truncate: boolean }>(
+        sql`SELECT has_table_privilege('naaba_sweeper_b', 'memories', 'TRUNCATE') AS truncate`,
+      );
+      expect(rows).toEqual([{ truncate: false }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('while the owner can, on the same server (so the refusals above are about the roles)', async () => {
+    expect(await outcome(owner, 'CREATE TABLE owner_probe (id INT4)')).toBe('ok');
+    expect(await outcome(owner, 'DROP TABLE owner_probe')).toBe('ok');
+  });
+
+  describe("each login does its function's work", () => {
+    const ownerContainer = containerOf(owner);
+    afterAll(async () => ownerContainer.close());
+
+    test('the authorizer: allows a key the owner issued, refuses an unknown and a revoked one, looks an access token up', async () => {
+      const keys = await ownerContainer.keys();
+      const live = await keys.issue('authorizer work', region);
+      const revoked = await keys.issue('authorizer revoked', region);
+      await keys.revoke(revoked.keyId);
+      const authorizer = containerOf(logins.authorizer);
+      try {
+        const { authorize } = await import('../../lambda/auth/authorize.js');
+        const store = await authorizer.keyStore();
+        const decide = (token: string) => authorize(token, region, store, undefined, new Date());
+
+        expect((await decide(`Bearer ${live.token}`)).effect).toBe('allow');
+        expect((await decide(`Bearer ${revoked.token}`)).effect).toBe('unauthorized');
+        expect((await decide(`Bearer nb_${'y'.repeat(43)}`)).effect).toBe('unauthorized');
+        expect(await store.findByAccessToken('a'.repeat(64), new Date())).toBeUndefined();
+      } finally {
+        await authorizer.close();
+      }
+    });
+
+    test('the sweeper: a whole sweep of the region, and the vector cells of a partition', async () => {
+      const sweeper = containerOf(logins.sweeper);
+      try {
+        const report = await sweepRegion(sweeper);
+        expect(report.region).toBe(region);
+        if (!cockroach) {
+          const sql = await PgSqlClient.connect({ url: logins.sweeper, maxConnections: 1, statementTimeoutMs: 60_000 });
+          try {
+            const store = sqlMemoryStores(sql).maintenance;
+            const scope = { region, userId: uuid };
+            await store.buildCells(scope, 'fact', { cells: 2, rounds: 1, memories: 0, cellsFor: null });
+            await store.assignCells(scope, 'fact', 10);
+            await store.refreshCells(scope, 'fact');
+            await store.dropCells(scope, 'fact', 0);
+          } finally {
+            await sql.close();
+          }
+        }
+      } finally {
+        await sweeper.close();
+      }
+    });
+  });
+
+  storeSuite(
+    `as the MCP login naaba_mcp_a (${cockroach ? 'CockroachDB' : 'PostgreSQL'}; keys issued as the owner)`,
+    'sql',
+    async () => {
+      const mcp = await PgSqlClient.connect({ url: logins.mcp, maxConnections: 4, statementTimeoutMs: 60_000 });
+      const ownerSql = await PgSqlClient.connect({ url: owner, maxConnections: 1, statementTimeoutMs: 60_000 });
+      const tables = [...new Set([...grants.values()].flatMap((lines) => [...lines.keys()]))].filter(
+        (t) => !t.startsWith('naaba_'),
+      );
+      return sqlHarness(keysIssuedBy(ownerSql, mcp), {
+        // Emptying tables is not a function's right: the owner does it.
+        reset: async () => {
+          for (const table of ['memory_links', ...tables.filter((t) => t !== 'memory_links')])
+            await ownerSql.exec(`DELETE FROM ${table}`);
+        },
+        close: async () => {
+          await mcp.close();
+          await ownerSql.close();
+        },
+      });
+    },
+  );
+
+  test("naaba migrate --check with the owner: it says the owner can, and that it is wrong for the functions' secret", async () => {
+    const result = await runCli(['migrate', '--check', '--url', owner, '--json']);
+
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      state: 'current',
+      compatible: true,
+      role: 'naaba_owner',
+      canChangeSchema: true,
+    });
+  });
+
+  test('naaba migrate --check with a login in none of the roles: one line naming it and what to do, no stack trace', async () => {
+    await runAs(adminUrl, [
+      cockroach
+        ? `CREATE USER naaba_stranger WITH PASSWORD '${PASSWORD}'`
+        : `CREATE ROLE naaba_stranger LOGIN PASSWORD '${PASSWORD}'`,
+      ...(cockroach ? [] : [`GRANT CONNECT ON DATABASE ${DATABASE} TO naaba_stranger`]),
+    ]);
+
+    const result = await runCli(['migrate', '--check', '--url', urlOf('naaba_stranger')]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^naaba: naaba_stranger may not read naaba_migrations: it is in none of the roles `naaba migrate` grants \(naaba_mcp, naaba_authorizer, naaba_sweeper\).*docs\/deployment\.md §2\)$/,
+      ),
+    ]);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   describe('the functions refuse a schema they do not know', () => {
-    const containerOn = () => new Container(loadConfig({ NAABA_DATABASE_URL: app, NAABA_LOG_LEVEL: 'SILENT' }));
+    const containerOn = () => containerOf(logins.mcp);
     /** A migration every release since OAuth has: deleting its record makes the database behind. */
     const oauthMigration = cockroach ? '0003_oauth.sql' : '0004_oauth.sql';
-
     test('a contract migration of newer code: refused, naming it and what to deploy; an expansion: served', async () => {
       await runAs(owner, [
         "INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('9999_drop_x.sql', now(), '9998_stop_using_x.sql')",
@@ -196,7 +300,7 @@ if (adminUrl) {
         await expect(refusing.keys()).rejects.toThrow(
           'the database has 9999_drop_x.sql, a contract migration for code that knows 9998_stop_using_x.sql, which this code predates',
         );
-        const check = await runCli(['migrate', '--check', '--url', app]);
+        const check = await runCli(['migrate', '--check', '--url', logins.mcp]);
         expect([check.code, check.stdout.split('\n')[1]]).toEqual([
           1,
           '  9999_drop_x.sql is a contract migration for code that knows 9998_stop_using_x.sql: this code must not run against it',
@@ -222,7 +326,7 @@ if (adminUrl) {
         await expect(container.keys()).rejects.toThrow(
           `the database lacks ${missing}, which this code needs: run \`naaba migrate\` with this release before deploying it`,
         );
-        const check = await runCli(['migrate', '--check', '--url', app]);
+        const check = await runCli(['migrate', '--check', '--url', logins.mcp]);
         expect([check.code, check.stdout.split('\n')[0]]).toEqual([
           1,
           `behind: the database lacks ${missing}; run \`naaba migrate\` as the owner before deploying this code`,
@@ -233,4 +337,21 @@ if (adminUrl) {
       }
     });
   });
+}
+
+/**
+ * The MCP login's client, but for the one statement the operator runs as the owner — issuing a
+ * key — which the suite needs to have keys at all: the MCP function itself never inserts one.
+ */
+function keysIssuedBy(owner: SqlClient, mcp: SqlClient): SqlClient {
+  const issued = (query: Query) => query.statement?.name === 'keys/insert-key';
+  return {
+    engine: mcp.engine,
+    query: (query) => (issued(query) ? owner.query(query) : mcp.query(query)),
+    ...(mcp.read ? { read: mcp.read.bind(mcp) } : {}),
+    ...(mcp.ceiling ? { ceiling: mcp.ceiling.bind(mcp) } : {}),
+    ...(mcp.transaction ? { transaction: mcp.transaction.bind(mcp) } : {}),
+    exec: (script) => mcp.exec(script),
+    close: async () => undefined,
+  };
 }

@@ -1,26 +1,61 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
-import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/schema/migrate.js';
+import {
+  parseFunctionGrants,
+  parseRuntimeGrants,
+  RUNTIME_ROLES,
+  type RuntimeRole,
+  runtimeGrantsText,
+  type TableGrants,
+} from '../../lambda/adapters/pg/schema/migrate.js';
 import { freshDatabase } from '../support/database.js';
-import { cascades, migratedTables, needsOf, runtimeNeeds } from '../support/runtime-sql.js';
+import {
+  cascades,
+  functionStatements,
+  migratedTables,
+  type Need,
+  needsOf,
+  runtimeNeeds,
+  runtimeSqlSources,
+} from '../support/runtime-sql.js';
 
 /**
- * The runtime role's grants (decision 0069), one file per engine: a line for every table the
- * migrations create and no other, and on each table exactly the DML some runtime statement needs.
- * A migration that adds a table without its line, or a line that grants more than the statements
- * use, fails here; the real-server proof that the role can do its work and nothing else is
+ * The function roles' grants (decisions 0069, 0093), one file per engine, one section per role:
+ * a line for every table the migrations create in some role's section and no other, and on each
+ * table exactly the DML the statements of that function need. The authorizer's and the sweeper's
+ * statements are the ones their store calls send (recorded); the MCP function's are all the other
+ * runtime statements. The real-server proof that each login can do its work and nothing else is
  * test/pg/runtime-role.test.ts.
  */
 const grantsOf = async (engine: 'postgres' | 'cockroach') => parseRuntimeGrants(await runtimeGrantsText(engine));
 /** Grants as `table:PRIVILEGE`, sorted. */
-const asNeeds = (grants: ReadonlyMap<string, readonly string[]>) =>
+const asNeeds = (grants: TableGrants) =>
   [...grants].flatMap(([table, privileges]) => privileges.map((p) => `${table}:${p}`)).sort();
+const needsOfAll = (texts: readonly string[], tables: ReadonlySet<string>) =>
+  [...new Set(texts.flatMap((text) => [...needsOf(text, tables)]))].sort();
+
+/** The routines a statement calls by name (the owner's, 0012_key_writes.sql). */
+const calledRoutines = (texts: readonly string[]) =>
+  [...new Set(texts.flatMap((text) => [...text.matchAll(/\bFROM\s+(naaba_[a-z_]+)\s*\(/g)].map((m) => m[1] ?? '')))].sort();
+
+/** What each function needs on PostgreSQL, from its statements. */
+async function neededByRole(tables: ReadonlySet<string>): Promise<Record<RuntimeRole, string[]>> {
+  const { authorizer, sweeper, mcpKeys } = await functionStatements('postgres');
+  // The MCP function: every runtime statement but the key store's, of which it makes only its own calls
+  // (the rest is the operator's key administration, run as the owner).
+  const others = runtimeSqlSources()
+    .filter((s) => s.file !== 'key-store.ts')
+    .map((s) => s.text);
+  const mcp = needsOfAll([...others, ...mcpKeys], tables);
+  return { authorizer: needsOfAll(authorizer, tables), sweeper: needsOfAll(sweeper, tables), mcp };
+}
 
 test.each(['postgres', 'cockroach'] as const)(
-  '%s: every table its migrations create has a line in runtime-grants.sql, and every line is such a table',
+  '%s: every table its migrations create has a line in some role, and every line is such a table',
   async (engine) => {
     const grants = await grantsOf(engine);
+    const named = new Set([...grants.values()].flatMap((lines) => [...lines.keys()]));
 
-    expect([...grants.keys()].sort()).toEqual(migratedTables(engine));
+    expect([...named].sort()).toEqual(migratedTables(engine));
   },
 );
 
@@ -31,43 +66,77 @@ test('postgres: the migrated schema itself (PGlite) has exactly the tables the g
       sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
     );
     const grants = await grantsOf('postgres');
+    const named = new Set([...grants.values()].flatMap((lines) => [...lines.keys()]));
 
-    expect(rows.map((r) => r.name).sort()).toEqual([...grants.keys()].sort());
+    expect(rows.map((r) => r.name).sort()).toEqual([...named].sort());
   } finally {
     await db.close();
   }
 });
 
-test("least privilege: PostgreSQL grants exactly what the runtime's statements need, table by table", async () => {
+test.each(RUNTIME_ROLES)('least privilege: PostgreSQL grants the %s role exactly what its statements need', async (role) => {
   const grants = await grantsOf('postgres');
-  const needs = runtimeNeeds(new Set(grants.keys()));
+  const tables = new Set(migratedTables('postgres'));
+  const needed = (await neededByRole(tables))[role];
 
-  const granted = asNeeds(grants);
-  const needed = [...needs.keys()].sort();
+  const granted = asNeeds(grants.get(role) ?? new Map());
 
-  // Unused grants name no module; missing ones name the module whose statement needs them.
-  expect({ unused: granted.filter((g) => !needs.has(g as never)) }).toEqual({ unused: [] });
-  expect({ missing: needed.filter((n) => !granted.includes(n)).map((n) => `${n} (${needs.get(n)?.join(', ')})`) }).toEqual({
-    missing: [],
-  });
-  expect(granted.length).toBeGreaterThan(15);
+  expect({ role, unused: granted.filter((g) => !needed.includes(g)) }).toEqual({ role, unused: [] });
+  expect({ role, missing: needed.filter((n) => !granted.includes(n)) }).toEqual({ role, missing: [] });
+});
+
+test('what the issue asks of each role (issue 31): the authorizer reads keys and nothing else, the MCP function writes no key, the sweeper reads none', async () => {
+  for (const engine of ['postgres', 'cockroach'] as const) {
+    const grants = await grantsOf(engine);
+
+    expect(asNeeds(grants.get('authorizer') ?? new Map())).toEqual([
+      'api_keys:SELECT',
+      'naaba_migrations:SELECT',
+      'oauth_tokens:SELECT',
+    ]);
+    expect(grants.get('mcp')?.get('api_keys')).toEqual(['SELECT']);
+    expect(grants.get('sweeper')?.has('api_keys')).toBe(false);
+    // Keys are issued by the operator, as the owner: no role may insert one.
+    for (const role of RUNTIME_ROLES) {
+      expect([engine, role, (grants.get(role)?.get('api_keys') ?? []).includes('INSERT')]).toEqual([engine, role, false]);
+    }
+  }
+});
+
+test("the MCP function's key writes go through the owner's routines, which only it may call", async () => {
+  const routines = calledRoutines(runtimeSqlSources().map((s) => s.text));
+
+  expect(routines).toEqual(['naaba_create_grant', 'naaba_revoke_key']);
+  for (const engine of ['postgres', 'cockroach'] as const) {
+    const functions = parseFunctionGrants(await runtimeGrantsText(engine));
+    expect([engine, [...(functions.get('mcp') ?? [])].sort()]).toEqual([engine, routines]);
+    expect([engine, functions.get('authorizer'), functions.get('sweeper')]).toEqual([engine, [], []]);
+  }
+  // No runtime statement writes api_keys itself.
+  const writes = runtimeNeeds(new Set(['api_keys']));
+  expect(
+    [...writes.entries()].filter(([need]) => need !== 'api_keys:SELECT').map(([need, files]) => `${need} (${files.join(', ')})`),
+  ).toEqual(['api_keys:INSERT (key-store.ts)']);
 });
 
 /** Tables PostgreSQL has and CockroachDB does not: the vector arm's cells, which its vector index makes needless (decision 0083). */
 const POSTGRES_ONLY = ['memory_cells'];
 
-test('CockroachDB grants the same, plus DELETE on a table its cascades empty (cascades run as the deleting user there)', async () => {
+test('CockroachDB grants each role the same, plus DELETE on a table its cascades empty (cascades run as the deleting user there)', async () => {
   const [postgres, cockroach] = await Promise.all([grantsOf('postgres'), grantsOf('cockroach')]);
-  const expected = new Map(
-    [...postgres].filter(([table]) => !POSTGRES_ONLY.includes(table)).map(([table, privileges]) => [table, [...privileges]]),
-  );
-  for (const [child, parent] of cascades('cockroach')) {
-    const privileges = expected.get(child) ?? [];
-    if (postgres.get(parent)?.includes('DELETE') && !privileges.includes('DELETE'))
-      expected.set(child, [...privileges, 'DELETE'].sort());
-  }
+  for (const role of RUNTIME_ROLES) {
+    const pg = postgres.get(role) ?? new Map<string, readonly string[]>();
+    const expected = new Map(
+      [...pg].filter(([table]) => !POSTGRES_ONLY.includes(table)).map(([table, privileges]) => [table, [...privileges]]),
+    );
+    for (const [child, parent] of cascades('cockroach')) {
+      const privileges = expected.get(child) ?? [];
+      if (pg.get(parent)?.includes('DELETE') && !privileges.includes('DELETE'))
+        expected.set(child, [...privileges, 'DELETE'].sort());
+    }
 
-  expect(asNeeds(cockroach)).toEqual(asNeeds(expected));
+    expect([role, asNeeds(cockroach.get(role) ?? new Map())]).toEqual([role, asNeeds(expected)]);
+  }
   expect(cascades('cockroach')).toContainEqual(['memory_links', 'memories']);
 });
 
@@ -87,5 +156,5 @@ test.each([
 ])('the reader of statements: %s needs %j', (text, expected) => {
   const tables = new Set(['memories', 'memory_links', 'api_keys', 'journal']);
 
-  expect([...needsOf(text, tables)].sort()).toEqual(expected);
+  expect([...needsOf(text, tables)].sort()).toEqual(expected as Need[]);
 });

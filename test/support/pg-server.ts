@@ -1,5 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +40,8 @@ export interface PostgresOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Loopback addresses to listen on and trust besides 127.0.0.1 (`127.0.0.2` can stand in for a remote host). */
   readonly alsoListenOn?: readonly string[];
+  /** Roles that must give their password (scram-sha-256) over TCP; every other role is trusted. */
+  readonly passwordRoles?: readonly string[];
 }
 
 /** Why no server could be started, in words a person can act on. */
@@ -163,6 +176,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
     // initdb trusts 127.0.0.1 and ::1; the other addresses listened on are trusted alike.
     if (others.length > 0) appendFileSync(join(data, 'pg_hba.conf'), others.map((a) => `host all all ${a}/32 trust\n`).join(''));
+    // The first matching line wins: password lines go before initdb's trust lines.
+    const hba = join(data, 'pg_hba.conf');
+    const passwords = (options.passwordRoles ?? []).map((role) => `host all ${role} 127.0.0.1/32 scram-sha-256\n`).join('');
+    if (passwords) writeFileSync(hba, `${passwords}${readFileSync(hba, 'utf8')}`);
     if (options.tls) settings.push(...serveTls(data, options.tls, own));
     run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(folder, 'server.log'), '-w', '-t', '60', '-o', settings.join(' '), 'start']);
     started = true;

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { REPO_ROOT } from '../../lib/bundling.js';
 
 /**
@@ -110,4 +111,80 @@ export function cascades(engine: 'postgres' | 'cockroach'): [string, string][] {
     }
   }
   return found;
+}
+
+/** A SqlClient that answers nothing and keeps the text of every statement it is sent. */
+function recorder(engine: 'postgres' | 'cockroach'): { client: SqlClient; texts: string[] } {
+  const texts: string[] = [];
+  const query = async <R>({ text }: Query): Promise<R[]> => {
+    texts.push(text);
+    return [];
+  };
+  return { client: { engine, query, exec: async (script) => void texts.push(script), close: async () => undefined }, texts };
+}
+
+const SCOPE = { region: 'eu-central-1', userId: '00000000-0000-4000-8000-000000000001' };
+const NOW = new Date(0);
+
+/**
+ * The statements each function sends, by running the store calls it makes against a recorder
+ * (decision 0093): the authorizer's key lookups, the sweeper's sweep, and the start-up schema
+ * check both make. The MCP function sends the rest of the runtime's statements.
+ */
+export async function functionStatements(
+  engine: 'postgres' | 'cockroach',
+): Promise<{ authorizer: string[]; sweeper: string[]; keyAdmin: string[]; mcpKeys: string[] }> {
+  const [{ SqlKeyStore }, { sqlMemoryStores }, { SqlOAuthStore }, { APPLIED_MIGRATIONS }] = await Promise.all([
+    import('../../lambda/adapters/pg/stores/sql-key-store.js'),
+    import('../../lambda/adapters/pg/stores/sql-memory-stores.js'),
+    import('../../lambda/adapters/pg/stores/sql-oauth-store.js'),
+    import('../../lambda/adapters/pg/statements/schema/applied-migrations.js'),
+  ]);
+  const appliedMigrations = APPLIED_MIGRATIONS.query({}, engine).text;
+  const authorizer = recorder(engine);
+  const keys = new SqlKeyStore(authorizer.client);
+  await keys.findByHash('a'.repeat(64));
+  await keys.findByAccessToken('a'.repeat(64), NOW);
+
+  const sweeper = recorder(engine);
+  const store = sqlMemoryStores(sweeper.client).maintenance;
+  await store.sweepExpired(SCOPE.region, 'session', NOW, 10, NOW);
+  await store.trimJournal(SCOPE.region, NOW, 10);
+  await store.expiringKinds(SCOPE.region);
+  await store.markExpiring(SCOPE.region, 'session', 10);
+  await store.recordExpiringKinds(SCOPE.region, ['session']);
+  await store.clearEmptyTerms(SCOPE.region, 10);
+  await store.cellPartitions(SCOPE.region, 100, 10);
+  await store.buildCells(SCOPE, 'fact', { cells: 4, rounds: 1, memories: 100, cellsFor: 100 });
+  await store.dropCells(SCOPE, 'fact', 100);
+  await store.assignCells(SCOPE, 'fact', 10);
+  await store.refreshCells(SCOPE, 'fact');
+  await new SqlOAuthStore(sweeper.client, SCOPE.region).deleteExpired(NOW, 10);
+
+  // The MCP function's key calls: the key typed at consent, and revoking a grant (the owner's routine).
+  const mcpKeys = recorder(engine);
+  await new SqlKeyStore(mcpKeys.client).findByHash('a'.repeat(64));
+  await new SqlKeyStore(mcpKeys.client).revoke(SCOPE.userId, NOW);
+
+  const keyAdmin = recorder(engine);
+  const admin = new SqlKeyStore(keyAdmin.client);
+  await admin.insert({
+    keyId: SCOPE.userId,
+    tokenSha256: 'a'.repeat(64),
+    name: 'n',
+    userId: SCOPE.userId,
+    region: SCOPE.region,
+    createdAt: NOW,
+    revokedAt: null,
+    clientId: null,
+    grantedBy: null,
+  });
+  await admin.list();
+  await admin.userExists(SCOPE.userId, SCOPE.region);
+  return {
+    authorizer: [appliedMigrations, ...authorizer.texts],
+    sweeper: [appliedMigrations, ...sweeper.texts],
+    keyAdmin: keyAdmin.texts,
+    mcpKeys: mcpKeys.texts,
+  };
 }

@@ -26,7 +26,32 @@ export interface PgClientOptions {
   readonly idleTimeoutMs?: number;
   /** Connections are recycled after this age (CockroachDB's serverless guidance: 30 min). */
   readonly maxLifetimeSeconds?: number;
+  /**
+   * Where the URL and CA come from (the secret), asked again (decision 0092): before each statement,
+   * which a cached source answers at once until its max age; and `force`d when the server refused
+   * the login, after which the statement is tried once more on the login read.
+   */
+  readonly source?: LoginSource | undefined;
 }
+
+/** The URL (with its password) and CA a client connects with. */
+export interface Login {
+  readonly url: string;
+  readonly ca?: string | undefined;
+}
+
+/** Reads the login again; `force` when the server refused the one in use. */
+export type LoginSource = (force: boolean) => Promise<Login>;
+
+/**
+ * The server refused the login itself (SQLSTATE 28P01 invalid_password, 28000
+ * invalid_authorization_specification: a wrong password, a role that may not log in). Raised while
+ * connecting, before any statement is sent, so trying again cannot run anything twice.
+ */
+export const isLoginRefused = (error: unknown) =>
+  error instanceof pg.DatabaseError && (error.code === '28P01' || error.code === '28000');
+
+const sameLogin = (a: Login, b: Login) => a.url === b.url && (a.ca ?? '') === (b.ca ?? '');
 
 /** The isolation levels naaba's connections run at; which statement takes which: decision 0056. */
 export type Isolation = 'serializable' | 'repeatable read' | 'read committed';
@@ -138,6 +163,21 @@ export async function requireSerializable(db: SqlClient): Promise<void> {
 const isConnectionError = (error: unknown) => !(error instanceof pg.DatabaseError);
 
 /**
+ * pg's own connection failures carry no code ('Connection terminated unexpectedly', its
+ * timeouts): they are given SQLSTATE 08006 (connection_failure), so that whoever reads codes
+ * tells a lost database from a refused statement (outage-watch.ts). The error is the same object.
+ */
+function withConnectionCode(error: unknown): unknown {
+  if (error instanceof Error && isConnectionError(error) && typeof (error as { code?: unknown }).code !== 'string') {
+    Object.assign(error, { code: '08006' });
+  }
+  return error;
+}
+
+/** Connections that already have an error listener of ours (see `Lane.listened`). */
+const listened = new WeakSet<pg.PoolClient>();
+
+/**
  * One pool of connections at one isolation level. After a long pause (a thawed container) the
  * whole pool is replaced before use, and a failed connect is tried once more: nothing was sent yet.
  */
@@ -146,10 +186,18 @@ class Lane {
   private lastUsed = Date.now();
 
   constructor(
-    private readonly config: pg.PoolConfig,
+    private config: pg.PoolConfig,
     private readonly idleTimeoutMs: number,
   ) {
     this.pool = Lane.makePool(config);
+  }
+
+  /** Another login: new connections use it; the old pool closes once its connections are given back. */
+  reconfigure(config: pg.PoolConfig): void {
+    const old = this.pool;
+    this.config = config;
+    this.pool = Lane.makePool(config);
+    void old.end().catch(() => undefined);
   }
 
   private static makePool(config: pg.PoolConfig): pg.Pool {
@@ -160,6 +208,23 @@ class Lane {
   }
 
   async checkout(): Promise<pg.PoolClient> {
+    return Lane.listened(await this.connected());
+  }
+
+  /**
+   * A connection that loses its socket while checked out but between statements emits 'error'
+   * with no statement to fail; unheard, that is an uncaught exception that ends the process. The
+   * statement in flight, if any, still fails with the error, and the connection is dropped on release.
+   */
+  private static listened(client: pg.PoolClient): pg.PoolClient {
+    if (!listened.has(client)) {
+      client.on('error', () => undefined);
+      listened.add(client);
+    }
+    return client;
+  }
+
+  private async connected(): Promise<pg.PoolClient> {
     const now = Date.now();
     if (now - this.lastUsed > this.idleTimeoutMs && this.pool.totalCount === this.pool.idleCount) {
       const stale = this.pool;
@@ -169,8 +234,12 @@ class Lane {
     this.lastUsed = now;
     try {
       return await this.pool.connect();
-    } catch {
-      return this.pool.connect();
+    } catch (error) {
+      // The same password again would be refused again: that is the client's to renew.
+      if (isLoginRefused(error)) throw error;
+      return this.pool.connect().catch((again: unknown) => {
+        throw withConnectionCode(again);
+      });
     }
   }
 
@@ -189,7 +258,7 @@ class Lane {
       return result.rows;
     } catch (error) {
       this.release(client, error);
-      throw error;
+      throw withConnectionCode(error);
     }
   }
 
@@ -222,10 +291,12 @@ export class PgSqlClient implements SqlClient {
 
   private constructor(
     readonly engine: SqlEngine,
-    private readonly base: pg.PoolConfig,
-    private readonly connectionString: string,
+    /** The pool settings apart from the login and its TLS. */
+    private readonly pool: pg.PoolConfig,
+    private login: Login,
     private readonly statementTimeoutMs: number,
     private readonly idleTimeoutMs: number,
+    private readonly source: LoginSource | undefined,
   ) {}
 
   /** Refuses a URL without verified TLS to a host that is not loopback before connecting (`tlsConnection`). */
@@ -234,8 +305,7 @@ export class PgSqlClient implements SqlClient {
     const tls = tlsConnection(options.url, options.ca);
     const engine = options.engine ?? (await probeEngine(tls, connectionTimeoutMillis));
     const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
-    const base: pg.PoolConfig = {
-      ...tls,
+    const pool: pg.PoolConfig = {
       max: options.maxConnections,
       idleTimeoutMillis: idleTimeoutMs,
       connectionTimeoutMillis,
@@ -245,7 +315,8 @@ export class PgSqlClient implements SqlClient {
       // A client-side backstop past the server's own statement timeout.
       query_timeout: options.statementTimeoutMs + 5_000,
     };
-    const client = new PgSqlClient(engine, base, tls.connectionString, options.statementTimeoutMs, idleTimeoutMs);
+    const login = { url: options.url, ca: options.ca };
+    const client = new PgSqlClient(engine, pool, login, options.statementTimeoutMs, idleTimeoutMs, options.source);
     try {
       await requireSerializable(client);
     } catch (error) {
@@ -255,29 +326,64 @@ export class PgSqlClient implements SqlClient {
     return client;
   }
 
+  /** One lane's pool settings: the login's TLS connection with the lane's session options. */
+  private laneConfig(name: LaneName): pg.PoolConfig {
+    const { isolation, lockTimeoutMs } = LANES[name];
+    const options = sessionOptions(this.engine, this.statementTimeoutMs, isolation, lockTimeoutMs);
+    const tls = tlsConnection(this.login.url, this.login.ca);
+    return { ...tls, ...this.pool, ...withSessionOptions(tls.connectionString, options) };
+  }
+
+  /** Moves every lane to `login`: new connections use it, the old pools close as their connections come back. */
+  private relogin(login: Login): void {
+    tlsConnection(login.url, login.ca); // refused (verify-full off loopback) before anything moves
+    this.login = login;
+    for (const [name, lane] of this.lanes) lane.reconfigure(this.laneConfig(name));
+  }
+
+  /**
+   * `work`, with the login the source holds now; when the server refuses it, the source is read
+   * again (forced) and, if it holds another login, `work` is tried once more with that one. Only
+   * a refused login is retried: it happens while connecting, before any statement is sent.
+   */
+  private async withLogin<T>(work: () => Promise<T>): Promise<T> {
+    if (this.source) {
+      const current = await this.source(false);
+      if (!sameLogin(current, this.login)) this.relogin(current);
+    }
+    const used = this.login;
+    try {
+      return await work();
+    } catch (error) {
+      if (!this.source || !isLoginRefused(error)) throw error;
+      const next = await this.source(true);
+      if (sameLogin(next, used)) throw error;
+      if (!sameLogin(next, this.login)) this.relogin(next);
+      return work();
+    }
+  }
+
   /** A pool for one purpose; CockroachDB runs every statement SERIALIZABLE, so there all but the queue share one. */
   private lane(wanted: LaneName): Lane {
     const name = this.engine === 'cockroach' && wanted !== 'queue' ? 'default' : wanted;
     let lane = this.lanes.get(name);
     if (!lane) {
-      const { isolation, lockTimeoutMs } = LANES[name];
-      const options = sessionOptions(this.engine, this.statementTimeoutMs, isolation, lockTimeoutMs);
-      lane = new Lane({ ...this.base, ...withSessionOptions(this.connectionString, options) }, this.idleTimeoutMs);
+      lane = new Lane(this.laneConfig(name), this.idleTimeoutMs);
       this.lanes.set(name, lane);
     }
     return lane;
   }
 
   query<R>(query: Query): Promise<R[]> {
-    return this.lane('default').run(query) as Promise<R[]>;
+    return this.withLogin(() => this.lane('default').run(query) as Promise<R[]>);
   }
 
   read<R>(query: Query): Promise<R[]> {
-    return this.lane('read').run(query) as Promise<R[]>;
+    return this.withLogin(() => this.lane('read').run(query) as Promise<R[]>);
   }
 
   ceiling<R>(query: Query): Promise<R[]> {
-    return this.lane('ceiling').run(query) as Promise<R[]>;
+    return this.withLogin(() => this.lane('ceiling').run(query) as Promise<R[]>);
   }
 
   /**
@@ -287,7 +393,7 @@ export class PgSqlClient implements SqlClient {
    */
   async transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
     const lane = this.lane('queue');
-    const client = await lane.checkout();
+    const client = await this.withLogin(() => lane.checkout());
     let broken: unknown;
     try {
       await client.query(this.engine === 'postgres' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : 'BEGIN');
@@ -303,7 +409,7 @@ export class PgSqlClient implements SqlClient {
       }
     } catch (error) {
       broken ??= isConnectionError(error) ? error : undefined;
-      throw error;
+      throw withConnectionCode(error);
     } finally {
       lane.release(client, broken);
     }

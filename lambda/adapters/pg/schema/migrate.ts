@@ -80,6 +80,8 @@ const EXPANSIONS: readonly RegExp[] = [
   /^UPDATE\b/,
   /^DROP INDEX\b/,
   /^GRANT\b/,
+  /^REVOKE\b/,
+  /^CREATE (OR REPLACE )?FUNCTION\b/,
   /^COMMENT ON\b/,
   /^SELECT\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ADD COLUMN\b/,
@@ -253,18 +255,42 @@ export async function migrate(db: SqlClient, settings: MigrationSettings): Promi
   return applied;
 }
 
-/** Where the runtime role's privileges are written, one file per engine: `sql/<engine>/runtime-grants.sql`. */
+/** Where the function roles' privileges are written, one file per engine: `sql/<engine>/runtime-grants.sql`. */
 export const RUNTIME_GRANTS_FILE = 'runtime-grants.sql';
 
-/** One line of a runtime grants file: a table and the privileges granted on it. */
+/** The functions that log in to the database, each as a role of its own (decision 0093). */
+export const RUNTIME_ROLES = ['mcp', 'authorizer', 'sweeper'] as const;
+export type RuntimeRole = (typeof RUNTIME_ROLES)[number];
+
+/** The role each function's logins are members of, unless `--runtime-roles` names others. */
+export const DEFAULT_RUNTIME_ROLES: Readonly<Record<RuntimeRole, string>> = {
+  mcp: 'naaba_mcp',
+  authorizer: 'naaba_authorizer',
+  sweeper: 'naaba_sweeper',
+};
+
+/** The table lines of one role: each table and the privileges granted on it. */
 export type TableGrants = ReadonlyMap<string, readonly string[]>;
 
-/** The per-table lines of a runtime grants file (database and schema lines left out), privileges sorted. */
-export function parseRuntimeGrants(text: string): TableGrants {
-  const grants = new Map<string, string[]>();
-  for (const found of text.matchAll(/^GRANT\s+([A-Z, ]+?)\s+ON\s+TABLE\s+([a-z_][a-z0-9_]*)\s+TO\s/gm)) {
-    const [, privileges = '', table = ''] = found;
-    grants.set(table, [...(grants.get(table) ?? []), ...privileges.split(',').map((p) => p.trim())].sort());
+/** The table lines of a grants file per role (database and schema lines left out), privileges sorted. */
+export function parseRuntimeGrants(text: string): ReadonlyMap<RuntimeRole, TableGrants> {
+  const grants = new Map<RuntimeRole, Map<string, string[]>>(RUNTIME_ROLES.map((r) => [r, new Map()]));
+  for (const found of text.matchAll(/^GRANT\s+([A-Z, ]+?)\s+ON\s+TABLE\s+([a-z_][a-z0-9_]*)\s+TO\s+\{\{(\w+)_role\}\};/gm)) {
+    const [, privileges = '', table = '', role = ''] = found;
+    const lines = grants.get(role as RuntimeRole);
+    if (!lines) throw new MigrationError(`${RUNTIME_GRANTS_FILE}: no such role {{${role}_role}}`);
+    lines.set(table, [...(lines.get(table) ?? []), ...privileges.split(',').map((p) => p.trim())].sort());
+  }
+  return grants;
+}
+
+/** The routines each role may call (`GRANT EXECUTE ON FUNCTION name(…)`), by name. */
+export function parseFunctionGrants(text: string): ReadonlyMap<RuntimeRole, readonly string[]> {
+  const grants = new Map<RuntimeRole, string[]>(RUNTIME_ROLES.map((r) => [r, []]));
+  for (const [, name = '', role = ''] of text.matchAll(
+    /^GRANT EXECUTE ON FUNCTION ([a-z_][a-z0-9_]*)\(.*\) TO \{\{(\w+)_role\}\};/gm,
+  )) {
+    grants.get(role as RuntimeRole)?.push(name);
   }
   return grants;
 }
@@ -275,24 +301,26 @@ export function runtimeGrantsText(engine: SqlEngine): Promise<string> {
 }
 
 /**
- * Grants the runtime role exactly the DML of `sql/<engine>/runtime-grants.sql` (decision 0069),
- * as the schema owner, after the migrations. The role must exist (the administrator creates it
- * once, docs/deployment.md §2); GRANT is idempotent, so this runs on every `naaba migrate`, and a
- * table a new migration adds is granted in the same run. Returns the statements it ran.
+ * Grants each function role exactly the DML of `sql/<engine>/runtime-grants.sql` (decisions 0069,
+ * 0093), as the schema owner, after the migrations. The roles must exist (the administrator
+ * creates them once, docs/deployment.md §2); GRANT is idempotent, so this runs on every `naaba
+ * migrate`, and a table a new migration adds is granted in the same run. Returns the statements it ran.
  */
-export async function grantRuntimeRole(db: SqlClient, role: string): Promise<string[]> {
-  const [found] = await send(db, ROLE_EXISTS, { role });
-  if (!found?.found) {
+export async function grantRuntimeRoles(db: SqlClient, roles: Readonly<Record<RuntimeRole, string>>): Promise<string[]> {
+  const missing: string[] = [];
+  for (const role of RUNTIME_ROLES) {
+    const [found] = await send(db, ROLE_EXISTS, { role: roles[role] });
+    if (!found?.found) missing.push(roles[role]);
+  }
+  if (missing.length > 0) {
     throw new MigrationError(
-      `the runtime role ${role} does not exist: create it once as an administrator (docs/deployment.md §2), or name another with --runtime-role`,
+      `the role${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist: create the function roles once as an administrator (docs/deployment.md §2), or name others with --runtime-roles mcp=…,authorizer=…,sweeper=…`,
     );
   }
   const [database] = await send(db, CURRENT_DATABASE, {});
-  const statements = splitStatements(
-    (await runtimeGrantsText(db.engine))
-      .replaceAll('{{runtime_role}}', ident(role))
-      .replaceAll('{{database}}', ident(database?.name ?? '')),
-  );
+  let text = (await runtimeGrantsText(db.engine)).replaceAll('{{database}}', ident(database?.name ?? ''));
+  for (const role of RUNTIME_ROLES) text = text.replaceAll(`{{${role}_role}}`, ident(roles[role]));
+  const statements = splitStatements(text);
   if (db.engine === 'postgres') await db.exec(`BEGIN;\n${statements.join('\n')}\nCOMMIT;`);
   else for (const statement of statements) await db.exec(statement);
   return statements;

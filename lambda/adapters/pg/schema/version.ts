@@ -2,6 +2,7 @@ import type { SqlClient, SqlEngine } from '../sql-client.js';
 import { send } from '../sql/statement.js';
 import { APPLIED_MIGRATIONS } from '../statements/schema/applied-migrations.js';
 import { CONNECTED_ROLE } from '../statements/schema/connected-role.js';
+import { SCHEMA_USAGE } from '../statements/schema/schema-usage.js';
 import { SchemaError } from './facts.js';
 
 /**
@@ -61,12 +62,38 @@ export function compareSchema(known: readonly string[], applied: readonly Applie
 /** SQLSTATE of a table or column that does not exist. */
 const UNDEFINED = new Set(['42P01', '42703']);
 
+/** SQLSTATE of a statement the login has no privilege for. */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/** The login may not read the migration record: not a schema problem but a login's, said as plainly. */
+export class SchemaAccessError extends SchemaError {
+  override name = 'SchemaAccessError';
+}
+
+/**
+ * Whether the login can see the schema's tables at all: without USAGE on the schema, a table it
+ * holds is "not found" rather than "permission denied".
+ */
+async function seesSchema(db: SqlClient): Promise<boolean> {
+  const [row] = await send(db, SCHEMA_USAGE, {});
+  return row?.usage === true;
+}
+
 /** The migrations the database records. */
 export async function appliedMigrations(db: SqlClient): Promise<AppliedMigration[]> {
   try {
     return await send(db, APPLIED_MIGRATIONS, {});
   } catch (error) {
-    if (!UNDEFINED.has(String((error as { code?: unknown }).code))) throw error;
+    const code = String((error as { code?: unknown }).code);
+    const refused = code === INSUFFICIENT_PRIVILEGE || (UNDEFINED.has(code) && !(await seesSchema(db).catch(() => true)));
+    if (refused) {
+      const role = (await connectedRole(db).catch(() => undefined))?.role ?? 'this login';
+      throw new SchemaAccessError(
+        `${role} may not read naaba_migrations: it is in none of the roles \`naaba migrate\` grants (naaba_mcp, naaba_authorizer, naaba_sweeper), or they were made after the last \`naaba migrate\`. Add it to its function's role and run \`naaba migrate\` as the owner (docs/deployment.md §2)`,
+        { cause: error },
+      );
+    }
+    if (!UNDEFINED.has(code)) throw error;
     throw new SchemaError(
       'the database has no naaba migration record, or one older naaba made: run `naaba migrate` with this release first',
       { cause: error },

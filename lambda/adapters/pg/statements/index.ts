@@ -74,6 +74,7 @@ import { RECORD_SETTING } from './schema/record-setting.js';
 import { REGIONS_OF_DATABASE } from './schema/regions-of-database.js';
 import { ROLE_EXISTS } from './schema/role-exists.js';
 import { SCHEMA_SETTINGS } from './schema/schema-settings.js';
+import { SCHEMA_USAGE } from './schema/schema-usage.js';
 import { SERVER_VERSION } from './schema/server-version.js';
 import { STALE_STATISTICS } from './schema/stale-statistics.js';
 import { IMPORT_MEMORIES } from './transfer/import-memories.js';
@@ -163,6 +164,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   REGIONS_OF_DATABASE,
   ROLE_EXISTS,
   SCHEMA_SETTINGS,
+  SCHEMA_USAGE,
   SERVER_VERSION,
   STALE_STATISTICS,
   IMPORT_MEMORIES,
