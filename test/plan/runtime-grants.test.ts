@@ -40,10 +40,10 @@ const calledRoutines = (texts: readonly string[]) =>
 /** What each function needs on PostgreSQL, from its statements. */
 async function neededByRole(tables: ReadonlySet<string>): Promise<Record<RuntimeRole, string[]>> {
   const { authorizer, sweeper, mcpKeys } = await functionStatements('postgres');
-  // The MCP function: every runtime statement but the key store's, of which it makes only its own calls
-  // (the rest is the operator's key administration, run as the owner).
+  // The MCP function: every runtime statement but the key statements, of which it sends only its own
+  // calls' (the rest is the operator's key administration, run as the owner).
   const others = runtimeSqlSources()
-    .filter((s) => s.file !== 'key-store.ts')
+    .filter((s) => !s.file.startsWith('statements/keys/'))
     .map((s) => s.text);
   const mcp = needsOfAll([...others, ...mcpKeys], tables);
   return { authorizer: needsOfAll(authorizer, tables), sweeper: needsOfAll(sweeper, tables), mcp };
@@ -116,7 +116,7 @@ test("the MCP function's key writes go through the owner's routines, which only 
   const writes = runtimeNeeds(new Set(['api_keys']));
   expect(
     [...writes.entries()].filter(([need]) => need !== 'api_keys:SELECT').map(([need, files]) => `${need} (${files.join(', ')})`),
-  ).toEqual(['api_keys:INSERT (key-store.ts)']);
+  ).toEqual(['api_keys:INSERT (statements/keys/insert-key.ts)']);
 });
 
 /** Tables PostgreSQL has and CockroachDB does not: the vector arm's cells, which its vector index makes needless (decision 0083). */
