@@ -8,6 +8,7 @@ import { CurationModel } from '../model/curation-model.js';
 import { ManualClock } from '../support/clock.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 import { BROWSER_STEP_MS, browserForTests, SCREENSHOTS } from './browser.js';
+import { view } from './fixture.js';
 
 /**
  * The memory page tells expiry as expiry: after session memories expire and the sweep removes
@@ -52,11 +53,6 @@ if (browser) {
     model.now += seconds * 1000;
   }
 
-  async function view(name: string, ready: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name }).click();
-    await page.locator(ready).first().waitFor({ state: 'attached' });
-  }
-
   beforeAll(async () => {
     endpoint = await startTestEndpoint({ clock, env: { NAABA_CURATION: CURATION } });
     owner = await endpoint.issueKey('page-owner');
@@ -97,7 +93,7 @@ if (browser) {
   });
 
   test('the journal shows two expiry lines and no ceiling line', async () => {
-    await view('Forgetting journal', '#journal tbody tr');
+    await view(page, 'Forgetting journal', '#journal tbody tr');
     // The two expired five seconds apart at the same age: they read the same, so they are one row of two lines.
     const rows = await page
       .locator('#journal tbody tr')
@@ -110,7 +106,7 @@ if (browser) {
   });
 
   test('next to go lists, per kind, what the reference model says goes next, in its order', async () => {
-    await view('Next to go', '#next [data-kind="fact"] .evict li');
+    await view(page, 'Next to go', '#next [data-kind="fact"] .evict li');
     for (const kind of ['fact', 'session']) {
       const shown = await page
         .locator(`#next [data-kind="${kind}"] .evict li`)

@@ -33,9 +33,14 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await page.locator('#kinds [data-kind] .count').first().waitFor();
 }
 
-/** Opens a view by its tab and waits for `ready`. */
+/**
+ * Opens a view by its tab and waits until its data is drawn, then for `ready`. The click starts the
+ * view's requests at once (`#main` turns `aria-busy`), so waiting for them to end first keeps a view
+ * shown before from being read before it is drawn again.
+ */
 export async function view(page: Page, name: string, ready: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true }).click();
+  await settled(page);
   await page.locator(ready).first().waitFor({ state: 'attached' });
 }
 

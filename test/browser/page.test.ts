@@ -7,6 +7,7 @@ import type { IssuedKey } from '../../lambda/auth/keys.js';
 import { setEnvironment } from '../handlers/process-env.js';
 import type { TestEndpoint } from '../support/endpoint.js';
 import { BROWSER_STEP_MS, browserForTests, SCREENSHOTS } from './browser.js';
+import { view } from './fixture.js';
 
 /**
  * The memory page in headless Chromium against the real local server: real keys, a real MCP
@@ -79,11 +80,6 @@ if (browser) {
     await on.getByLabel('API key').fill(token);
     await on.getByRole('button', { name: 'Sign in' }).click();
     await on.locator('#kinds [data-kind] .count').first().waitFor();
-  }
-
-  async function view(on: Page, name: string, ready: string): Promise<void> {
-    await on.getByRole('navigation', { name: 'Views' }).getByRole('button', { name }).click();
-    await on.locator(ready).first().waitFor({ state: 'attached' });
   }
 
   const countOf = async (on: Page, kind: string) => Number(await on.locator(`#kinds [data-kind="${kind}"] .count`).textContent());
