@@ -163,6 +163,14 @@ export async function requireSerializable(db: SqlClient): Promise<void> {
 const isConnectionError = (error: unknown) => !(error instanceof pg.DatabaseError);
 
 /**
+ * The connection is gone: a socket failure, or the server ending the session (57P01 terminated by
+ * an administrator, 57P02 crash, 57P03 shutting down). Whatever ended one session has likely ended
+ * the idle ones beside it (a leaked login's sessions terminated, a restart, a failover).
+ */
+const isLostConnection = (error: unknown) =>
+  isConnectionError(error) || (error instanceof pg.DatabaseError && /^57P0[1-3]$/.test(error.code ?? ''));
+
+/**
  * pg's own connection failures carry no code ('Connection terminated unexpectedly', its
  * timeouts): they are given SQLSTATE 08006 (connection_failure), so that whoever reads codes
  * tells a lost database from a refused statement (outage-watch.ts). The error is the same object.
@@ -245,7 +253,7 @@ class Lane {
 
   /** Gives a connection back; one that failed below SQL is dropped, its state unknown. */
   release(client: pg.PoolClient, error?: unknown): void {
-    client.release(error !== undefined && isConnectionError(error) ? (error as Error) : undefined);
+    client.release(error !== undefined && isLostConnection(error) ? (error as Error) : undefined);
     this.lastUsed = Date.now();
   }
 
@@ -338,7 +346,7 @@ export class PgSqlClient implements SqlClient {
   private relogin(login: Login): void {
     tlsConnection(login.url, login.ca); // refused (verify-full off loopback) before anything moves
     this.login = login;
-    for (const [name, lane] of this.lanes) lane.reconfigure(this.laneConfig(name));
+    this.renewPools();
   }
 
   /**
@@ -353,14 +361,33 @@ export class PgSqlClient implements SqlClient {
     }
     const used = this.login;
     try {
-      return await work();
+      return await this.droppingLost(work);
     } catch (error) {
       if (!this.source || !isLoginRefused(error)) throw error;
       const next = await this.source(true);
       if (sameLogin(next, used)) throw error;
       if (!sameLogin(next, this.login)) this.relogin(next);
-      return work();
+      return this.droppingLost(work);
     }
+  }
+
+  /**
+   * `work`; when it loses its connection, every pool is replaced, so that the idle connections the
+   * same event ended fail no later call: a container pays one failed call for it, not one per
+   * pooled connection. The statement itself is not retried: whether it ran is unknown.
+   */
+  private async droppingLost<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isLostConnection(error)) this.renewPools();
+      throw error;
+    }
+  }
+
+  /** New pools for every lane, same login; the old ones close as their connections come back. */
+  private renewPools(): void {
+    for (const [name, lane] of this.lanes) lane.reconfigure(this.laneConfig(name));
   }
 
   /** A pool for one purpose; CockroachDB runs every statement SERIALIZABLE, so there all but the queue share one. */
@@ -408,7 +435,8 @@ export class PgSqlClient implements SqlClient {
         throw error;
       }
     } catch (error) {
-      broken ??= isConnectionError(error) ? error : undefined;
+      broken ??= isLostConnection(error) ? error : undefined;
+      if (isLostConnection(error)) this.renewPools();
       throw withConnectionCode(error);
     } finally {
       lane.release(client, broken);
