@@ -12,4 +12,10 @@ export default {
   // steps that take a second alone take tens of seconds there. A timeout must mean a hang, never
   // a busy machine; heavier steps name their own budget (test/support/budgets.ts).
   testTimeout: 120_000,
+  // Two workers on the two cores: half the tests wait on a server, a browser or npm, not on the CPU.
+  // A worker left holding more than 700 MB is replaced between files: without that, memory a test
+  // file leaves behind piles up and garbage collection slows every later file (decision 0086 has
+  // the measured runs).
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '700MB',
 };
