@@ -3,8 +3,9 @@ import { parseFlags, runJest } from '../support/jest-run.js';
 
 const USAGE = `usage: npm run test:store -- [--url URL] [--regions PRIMARY,OTHER…]
 
-Without --url: the suite on PGlite in-process and PGlite over a socket (the URL-bound tests
-print one line saying they did not run).
+Without --url: the suite on PGlite in-process, and a smoke test of PGlite over a socket (the
+URL-bound tests print one line saying they did not run). The same suite on the in-memory
+reference store is part of "npm run test:unit"; on PostgreSQL, of "npm run test:pg".
 With --url: the whole suite against that PostgreSQL-wire database (PostgreSQL + pgvector, or
 CockroachDB v25.4+), migrated first with the engine's DDL. Every test empties the naaba
 tables: use a scratch database. On CockroachDB the suite writes rows homed in eu-central-1
