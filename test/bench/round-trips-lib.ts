@@ -12,13 +12,22 @@ export interface RoundTripRow {
   readonly call: string;
   readonly roundTrips: number;
   readonly budget: number;
+  /** What `observe` returned for this call, when given. */
+  readonly observed?: Readonly<Record<string, number>>;
+}
+
+export interface RoundTripOptions {
+  /** The region of the measured user (on CockroachDB, one of the database's). */
+  readonly region?: string;
+  /** Runs each measured call and says what it saw (bench:engine: CockroachDB's KV requests). */
+  readonly observe?: (run: () => Promise<unknown>) => Promise<Readonly<Record<string, number>>>;
 }
 
 /**
  * SQL round trips of each tool call path, counted at the driver (every `SqlClient.query` is one
  * round trip). Deterministic: the same on every run and every machine.
  */
-export async function measureRoundTrips(sql: SqlClient): Promise<RoundTripRow[]> {
+export async function measureRoundTrips(sql: SqlClient, options: RoundTripOptions = {}): Promise<RoundTripRow[]> {
   const counted = new CountingSqlClient(sql);
   let verdict: JudgeOutcome = 'different';
   const rules = { ...DEFAULT_RULES, kinds: { ...DEFAULT_RULES.kinds, note: { ceiling: 2, ttlSeconds: null } } };
@@ -30,12 +39,14 @@ export async function measureRoundTrips(sql: SqlClient): Promise<RoundTripRow[]>
     rules,
   });
   const service = memory.curation;
-  const me = principal();
+  const me = principal(options.region);
   const rows: RoundTripRow[] = [];
   const measure = async (call: string, budget: number, run: () => Promise<unknown>) => {
     counted.roundTrips = 0;
-    await run();
-    rows.push({ call, roundTrips: counted.roundTrips, budget });
+    let observed: Readonly<Record<string, number>> | undefined;
+    if (options.observe) observed = await options.observe(run);
+    else await run();
+    rows.push({ call, roundTrips: counted.roundTrips, budget, ...(observed ? { observed } : {}) });
   };
   await measure('remember: first memory of its kind', 3, () =>
     service.remember(me, CLIENT, { content: 'Tea at four.', kind: 'fact' }),
