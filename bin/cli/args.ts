@@ -20,6 +20,7 @@ const VALUE_FLAGS: Record<string, string> = {
   url: 'NAABA_DATABASE_URL',
   endpoint: 'NAABA_ENDPOINT_URL',
   'db-regions': 'NAABA_DB_REGIONS',
+  'hash-buckets': 'NAABA_HASH_BUCKETS',
   'runtime-roles': 'NAABA_DB_RUNTIME_ROLES',
   language: 'NAABA_TEXT_LANGUAGE',
   embedder: 'NAABA_EMBEDDER',

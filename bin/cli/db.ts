@@ -67,6 +67,7 @@ export async function migrateCommand(
     const applied = await migrate(sql, {
       embeddingDimensions: config.embedder.dimensions,
       regions: server ? config.database.regions : undefined,
+      hashBuckets: server ? config.database.hashBuckets : undefined,
       stopBeforeContract: server && !options.contract,
     });
     t.print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');

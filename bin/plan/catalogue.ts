@@ -75,6 +75,9 @@ export function representativeVector(dimensions: number, seed = 1): number[] {
 /** A recall query whose terms the seed's memories hold (bin/plan/seed.ts). */
 const REPRESENTATIVE_QUERY = 'which market sells bread near the river?';
 
+/** The batch of the representative region-wide calls: a fifth of a percent of the seed's memories (bin/plan/seed.ts). */
+const REGION_BATCH = 20;
+
 const SOME_ID = '7b1e4a52-9c3d-4f60-8a1b-2c3d4e5f6a7b';
 const OTHER_ID = '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a';
 
@@ -314,10 +317,14 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     ['counts', () => stores.curation.counts(scope, expiring)],
     ['journal page', () => stores.curation.journal(scope, 20, undefined)],
     ['journal next page', () => stores.curation.journal(scope, 20, cursor(`journal|${hour(48).toISOString()}|${SOME_ID}`))],
-    ['sweep expired', () => stores.maintenance.sweepExpired(rep.region, 'session', hour(24), 500, rep.now)],
-    ['trim journal', () => stores.maintenance.trimJournal(rep.region, hour(24 * 30), 500)],
-    ['mark a kind that gained a TTL', () => stores.maintenance.markExpiring(rep.region, 'session', 500)],
-    ['clear empty term statistics', () => stores.maintenance.clearEmptyTerms(rep.region, 500)],
+    // A region's batches at the share of the region a production batch is (500 of millions, here
+    // REGION_BATCH of the seed's thousands): planned as they would be there, by index probes
+    // under a LIMIT rather than one scan of the region (decision 0098).
+    ['sweep expired', () => stores.maintenance.sweepExpired(rep.region, 'session', hour(24), REGION_BATCH, rep.now)],
+    ['trim journal', () => stores.maintenance.trimJournal(rep.region, hour(24 * 30), REGION_BATCH)],
+    // Where the walk stopped, then one step of it that records where it stops next.
+    ['mark a kind that gained a TTL', () => stores.maintenance.markExpiring(rep.region, 'session', REGION_BATCH), 2],
+    ['clear empty term statistics', () => stores.maintenance.clearEmptyTerms(rep.region, REGION_BATCH)],
     ['expiring kinds recorded', () => stores.maintenance.expiringKinds(rep.region)],
     ['record expiring kinds', () => stores.maintenance.recordExpiringKinds(rep.region, ['session'])],
     ['key by token hash', () => keys.findByHash('a'.repeat(64))],
@@ -400,7 +407,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     ],
     ['oauth: the grant of a token', () => oauth.grantOf('b'.repeat(64), 'client')],
     ['oauth: count a request', () => oauth.countRequest('token', '203.0.113.7', rep.now, rep.now)],
-    ['oauth: expired codes, tokens, registrations and windows', () => oauth.deleteExpired(rep.now, 500), 4],
+    ['oauth: expired codes, tokens, registrations and windows', () => oauth.deleteExpired(rep.now, REGION_BATCH), 4],
     // The start-up checks: the schema's facts, the applied migrations, the connected role.
     ['schema facts', () => schemaFacts(recorder).catch(() => undefined)],
     ['applied migrations', () => appliedMigrations(recorder)],

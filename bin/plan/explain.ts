@@ -16,6 +16,7 @@ interface PgNode {
   'Relation Name'?: string;
   'Index Name'?: string;
   'Index Cond'?: string;
+  Filter?: string;
   Alias?: string;
   Plans?: PgNode[];
 }
@@ -40,8 +41,9 @@ async function explainPostgres(db: SqlClient, query: Query): Promise<Plan> {
       if (index) indexes.add(index);
       if (type === 'Seq Scan' && relation) seqScans.push(relation);
       const cond = node['Index Cond'];
+      const filter = node.Filter;
       lines.push(
-        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}`,
+        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}${filter ? ` filter ${filter}` : ''}`,
       );
     });
   }

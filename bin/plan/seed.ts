@@ -16,7 +16,7 @@ export interface SeedSize {
   readonly usersPerStatement: number;
 }
 
-export const DEFAULT_SEED: SeedSize = { users: 100, memoriesPerUser: 90, journalPerUser: 30, usersPerStatement: 25 };
+export const DEFAULT_SEED: SeedSize = { users: 100, memoriesPerUser: 90, journalPerUser: 120, usersPerStatement: 25 };
 
 /** The seeded users: the representative user first, then synthetic ones that are easy to spot. */
 export function seededUsers(rep: Representative, size: SeedSize): string[] {

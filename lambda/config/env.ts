@@ -1,4 +1,4 @@
-import type { DatabaseRegions } from '../adapters/pg/schema/migrate.js';
+import { type DatabaseRegions, DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from '../adapters/pg/schema/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
 import { certificateFile, tlsConnection } from '../adapters/pg/tls.js';
 import type { CurationRules } from '../memory/model.js';
@@ -26,12 +26,15 @@ export type DatabaseConfig =
       readonly ca?: string | undefined;
       readonly pool: PoolConfig;
       readonly regions: DatabaseRegions | undefined;
+      /** CockroachDB: buckets of the hash-sharded indexes a migration creates (NAABA_HASH_BUCKETS). */
+      readonly hashBuckets: number;
     }
   | {
       readonly kind: 'secret';
       readonly secretId: string;
       readonly pool: PoolConfig;
       readonly regions: DatabaseRegions | undefined;
+      readonly hashBuckets: number;
     };
 
 export interface PoolConfig {
@@ -87,7 +90,11 @@ function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
     statementTimeoutMs: s.integer('NAABA_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
   };
   const regions = readRegions(s);
-  return url ? { kind: 'url', url, ca, pool, regions } : { kind: 'secret', secretId: secretId ?? '', pool, regions };
+  // Read for migrations only; at most the cluster's node count (docs/deployment.md, "Hash-sharded indexes").
+  const hashBuckets = s.integer('NAABA_HASH_BUCKETS', DEFAULT_HASH_BUCKETS, HASH_BUCKETS.min, HASH_BUCKETS.max);
+  return url
+    ? { kind: 'url', url, ca, pool, regions, hashBuckets }
+    : { kind: 'secret', secretId: secretId ?? '', pool, regions, hashBuckets };
 }
 
 /**

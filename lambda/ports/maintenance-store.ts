@@ -11,7 +11,11 @@ export interface MaintenanceStore {
   sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;
   /** Deletes one bounded batch of a region's journal lines older than the cutoff. */
   trimJournal(region: string, olderThan: Date, batch: number): Promise<number>;
-  /** Puts one bounded batch of a kind's unpinned memories into the expiry index (a kind that gained a TTL). */
+  /**
+   * One bounded step of putting a kind's unpinned memories into the expiry index (a kind that gained
+   * a TTL), going on from where the last step stopped; returns how many memories the step covered,
+   * fewer than `batch` once every memory of the region has been.
+   */
   markExpiring(region: string, kind: string, batch: number): Promise<number>;
   /** The kinds whose memories of a region are all in the expiry index, as last recorded. */
   expiringKinds(region: string): Promise<string[]>;

@@ -49,8 +49,10 @@ ALTER TABLE memories ADD COLUMN IF NOT EXISTS expires BOOL NOT NULL DEFAULT fals
 
 -- Time-ordered keys, hash-sharded so that a region's writes do not all land at one range's tail
 -- (engine-facts §8.6): the region is prepended implicitly (listing it is an error, §8.1), giving
--- keys (region, shard, kind, last_useful_at, id). Only rows that can expire are in it.
-CREATE INDEX IF NOT EXISTS memories_expiring ON memories (kind, last_useful_at) USING HASH STORING (pinned) WHERE expires;
+-- keys (region, shard, kind, last_useful_at, id). Only rows that can expire are in it. The bucket
+-- count is NAABA_HASH_BUCKETS (default 16), filled in by the migration runner; indexes created
+-- before it was configurable have 16 (docs/deployment.md, "Hash-sharded indexes", to change it).
+CREATE INDEX IF NOT EXISTS memories_expiring ON memories (kind, last_useful_at) USING HASH STORING (pinned) WITH (bucket_count = {{hash_buckets}}) WHERE expires;
 -- Which kinds each region's sweeper has put into that index (region → kinds).
 INSERT INTO naaba_settings (name, value) VALUES ('expiring_kinds', '{}') ON CONFLICT (name) DO NOTHING;
 
@@ -58,12 +60,12 @@ INSERT INTO naaba_settings (name, value) VALUES ('expiring_kinds', '{}') ON CONF
 CREATE INDEX IF NOT EXISTS memories_pinned ON memories (region, user_id) WHERE pinned;
 
 -- The journal's trim walks lines by time: hash-sharded, keys (region, shard, at, id).
-CREATE INDEX IF NOT EXISTS journal_at ON journal (at) USING HASH;
+CREATE INDEX IF NOT EXISTS journal_at ON journal (at) USING HASH WITH (bucket_count = {{hash_buckets}});
 
 -- OAuth's expiry and registration-window indexes, the same way.
-CREATE INDEX IF NOT EXISTS oauth_codes_expiring ON oauth_codes (expires_at) USING HASH;
-CREATE INDEX IF NOT EXISTS oauth_tokens_expiring ON oauth_tokens (expires_at) USING HASH;
-CREATE INDEX IF NOT EXISTS oauth_clients_registered ON oauth_clients (created_at) USING HASH;
+CREATE INDEX IF NOT EXISTS oauth_codes_expiring ON oauth_codes (expires_at) USING HASH WITH (bucket_count = {{hash_buckets}});
+CREATE INDEX IF NOT EXISTS oauth_tokens_expiring ON oauth_tokens (expires_at) USING HASH WITH (bucket_count = {{hash_buckets}});
+CREATE INDEX IF NOT EXISTS oauth_clients_registered ON oauth_clients (created_at) USING HASH WITH (bucket_count = {{hash_buckets}});
 
 -- What these replace (the inverted index, the TSVECTOR column, the indexes at one range's tail)
 -- goes in the contract 0006, once no code older than this migration runs.

@@ -52,6 +52,7 @@ test.each([
   ['CREATE TABLE IF NOT EXISTS partition_stats (\n  region TEXT NOT NULL\n);', false],
   ['CREATE INDEX IF NOT EXISTS x ON memories (kind);', false],
   ['DROP INDEX memories_user_kind;', false],
+  ['ALTER TABLE memories ALTER PRIMARY KEY USING COLUMNS (region, user_id, kind, id);', false],
   ["UPDATE memories SET note = '' WHERE note IS NULL;", false],
 ])('%s is a statement only a contract may hold: %s', (statement, contract) => {
   expect(contractStatements(`-- a comment; with a semicolon\n${statement}\n`).length > 0).toBe(contract);

@@ -684,6 +684,28 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(await count('journal')).toBe(0);
     });
 
+    test('a kind that gains a TTL: its memories are marked a bounded step at a time, each step going on from the last', async () => {
+      // Facts written while the kind had no TTL are not in the expiry index.
+      for (let i = 0; i < 7; i += 1) await curation.insert(plan({ content: `f${i}`, embedding: axis(i) }), at(i));
+      await curation.insert(plan({ content: 'kept', embedding: axis(9), pinned: true }), at(0));
+      await curation.insert(plan({ content: 'other kind', embedding: axis(8), kind: 'event' }), at(0));
+      const far = { region: 'us-east-1', userId: bob.userId };
+      await curation.insert(plan({ scope: far, content: 'far', embedding: axis(7) }), at(0));
+      expect(await maintenance.sweepExpired('eu-central-1', 'fact', at(50), 100, at(100))).toBe(0);
+
+      let steps = 1;
+      while ((await maintenance.markExpiring('eu-central-1', 'fact', 2)) === 2 && steps < 20) steps += 1;
+      // Ten rows in the region, two a step: a walk that started over at each step would never end.
+      expect(steps).toBeLessThan(20);
+      expect(await maintenance.sweepExpired('eu-central-1', 'fact', at(50), 100, at(100))).toBe(7);
+      expect(await count('memories')).toBe(3);
+      expect(await maintenance.sweepExpired('us-east-1', 'fact', at(50), 100, at(100))).toBe(0);
+      // A later walk of the same kind starts afresh: what is written unmarked meanwhile is found.
+      await curation.insert(plan({ content: 'late', embedding: axis(3) }), at(10));
+      while ((await maintenance.markExpiring('eu-central-1', 'fact', 2)) === 2 && steps < 40) steps += 1;
+      expect(await maintenance.sweepExpired('eu-central-1', 'fact', at(50), 100, at(100))).toBe(1);
+    });
+
     describe('expired memories count for nothing and leave only as expiry', () => {
       // A session kind with a 10 s TTL: at(t) expires everything last useful before at(t - 10).
       const session = (content: string, over: Partial<InsertPlan> = {}) =>

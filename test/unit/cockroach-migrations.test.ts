@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { type DatabaseRegions, MigrationError, migrate, splitStatements } from '../../lambda/adapters/pg/schema/migrate.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { FILES, schemaAfter } from '../support/cockroach-schema.js';
 
 /**
  * The CockroachDB DDL cannot run here (no cluster). These tests pin down, on the text and through
@@ -152,6 +153,43 @@ describe('sql/cockroach/0004_partitions.sql', () => {
   test('the expiry index holds only memories that can expire', () => {
     expect(partitions.find((s) => s.includes('memories_expiring'))).toMatch(/WHERE expires;$/);
   });
+
+  test('every hash-sharded index takes its bucket count from the migration runner (NAABA_HASH_BUCKETS)', () => {
+    for (const s of partitions.filter((s) => /USING HASH/.test(s))) expect(s).toContain('WITH (bucket_count = {{hash_buckets}})');
+  });
+});
+
+describe('after every migration (decision 0098)', () => {
+  const schema = schemaAfter(FILES);
+  const index = (table: string, name: string) => schema.get(table)?.indexes.get(name);
+
+  test("a user's memories are one span: the key leads with (region, user_id, kind), and (region, id) stays unique for the links", () => {
+    expect(schema.get('memories')?.primaryKey).toBe('region, user_id, kind, id');
+    expect(index('memories', 'memories_id')).toEqual({ columns: 'region, id', unique: true, where: undefined, hashed: false });
+    expect(index('memories', 'memories_user_kind')).toBeUndefined();
+    expect(index('memories', 'memories_origin')).toBeUndefined();
+  });
+
+  test("the remember's read of its partition needs no index join: memories_partition stores what it reads", () => {
+    const ddl = readFileSync(new URL('../../sql/cockroach/0011_memories_by_user.sql', import.meta.url), 'utf8');
+    expect(ddl).toContain(
+      'CREATE INDEX IF NOT EXISTS memories_partition ON memories (region, user_id, kind) STORING (pinned, last_useful_at, fingerprint);',
+    );
+  });
+
+  // What each region-wide batch reads by its key, so that a batch costs its size (maintenance/*, oauth/delete-*).
+  test.each<[string, string, string, string | undefined, boolean]>([
+    ['memories', 'memories_id', 'region, id', undefined, false], // mark-expiring's walk
+    ['memories', 'memories_expiring', 'kind, last_useful_at', 'expires', true], // sweep-expired
+    ['journal', 'journal_at', 'at', undefined, true], // trim-journal
+    ['memory_partition_terms', 'memory_partition_terms_empty', 'region, df', 'df <= 0', false], // clear-empty-terms
+    ['oauth_codes', 'oauth_codes_expiring', 'expires_at', undefined, true],
+    ['oauth_tokens', 'oauth_tokens_expiring', 'expires_at', undefined, true],
+    ['oauth_clients', 'oauth_clients_expiry', 'expires_at', undefined, false],
+    ['oauth_rate_limits', 'oauth_rate_limits_window', 'region, window_start', undefined, false],
+  ])('%s@%s (%s) exists', (table, name, columns, where, hashed) => {
+    expect(index(table, name)).toMatchObject({ columns, where, hashed });
+  });
 });
 
 /** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
@@ -213,6 +251,21 @@ describe('migrating CockroachDB', () => {
       expect(rest[at]).toMatch(
         new RegExp(`^INSERT INTO naaba_migrations \\(version, applied_at(, requires)?\\) VALUES \\('${file}', now\\(\\)`),
       );
+    }
+  });
+
+  test("fills each hash-sharded index's bucket count from the settings, and refuses one CockroachDB would", async () => {
+    const db = new CockroachDouble(V25_4, []);
+    await migrate(db, { embeddingDimensions: 1024, regions, hashBuckets: 9 });
+    const sharded = db.ran.filter((s) => /USING HASH/.test(s));
+    expect(sharded).toHaveLength(5);
+    for (const s of sharded) expect(s).toContain('WITH (bucket_count = 9)');
+    for (const hashBuckets of [1, 2049, 2.5]) {
+      const refused = new CockroachDouble(V25_4, []);
+      await expect(migrate(refused, { embeddingDimensions: 1024, regions, hashBuckets })).rejects.toThrow(
+        /hash bucket count .*: expected an integer from 2 to 2048/,
+      );
+      expect(refused.ran.filter((s) => s.includes('CREATE TABLE IF NOT EXISTS memories'))).toEqual([]);
     }
   });
 

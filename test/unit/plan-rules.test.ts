@@ -209,6 +209,51 @@ describe('PostgreSQL plan rules', () => {
   });
 });
 
+describe('PostgreSQL: a region-wide batch reads about its batch (decision 0098)', () => {
+  const batch: PlanExpectations = { regionBatch: true, postgresIndex: 'memories_pkey' };
+  const plan = (seqScans: string[], ...lines: string[]): Plan => ({
+    engine: 'postgres',
+    lines,
+    seqScans,
+    indexes: ['memories_pkey'],
+  });
+  const walk = "Index Scan using memories_pkey on memories by ((region = 'r'::text) AND (id > '0…'::uuid))";
+
+  test('holds for a LIMIT fed by an index scan in its order', () => {
+    expect(planProblems('', batch, plan([], 'ModifyTable on memories', '  Limit', `    ${walk}`))).toEqual([]);
+    // A sort or hash above the LIMIT handles the batch only.
+    expect(planProblems('', batch, plan([], 'Hash Join', '  Hash', '    Limit', `      ${walk}`))).toEqual([]);
+  });
+
+  test.each<[string, Plan, string]>([
+    [
+      'a sort between the LIMIT and the scan (every row of the kind read, then the batch kept)',
+      plan([], 'Limit', '  Sort', `    ${walk}`),
+      "a Sort under a LIMIT: the batch's scan reads past it",
+    ],
+    [
+      "the region's rows read by a sequential scan, the batch probed against them",
+      plan(
+        ['memories'],
+        'ModifyTable on memories',
+        '  Hash Join',
+        '    Seq Scan on memories',
+        '    Hash',
+        '      Limit',
+        `        ${walk}`,
+      ),
+      'a sequential scan of memories',
+    ],
+    ['no LIMIT at all', plan([], 'ModifyTable on memories', `  ${walk}`), 'no LIMIT over a table scan: the batch is not bounded'],
+  ])('refuses %s', (_label, read, problem) => {
+    expect(planProblems('', batch, read)).toContain(problem);
+  });
+
+  test('a statement that reads the region on purpose says so, and is not held to it', () => {
+    expect(planProblems('', { ...batch, fullScanAllowed: true }, plan(['memories'], 'Seq Scan on memories'))).toEqual([]);
+  });
+});
+
 describe('the prefix rule on the SQL text', () => {
   test.each([
     ['NEIGHBOURS', NEIGHBOURS_TEXT],

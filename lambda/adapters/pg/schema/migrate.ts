@@ -32,7 +32,18 @@ export interface MigrationSettings {
    * the database must already be multi-region; PostgreSQL ignores it.
    */
   readonly regions?: DatabaseRegions | undefined;
+  /** CockroachDB only: buckets of each hash-sharded index a migration creates (NAABA_HASH_BUCKETS); {@link DEFAULT_HASH_BUCKETS} unless set. */
+  readonly hashBuckets?: number | undefined;
 }
+
+/**
+ * Buckets of a hash-sharded index unless NAABA_HASH_BUCKETS says otherwise: CockroachDB's own default,
+ * which the indexes of clusters migrated before it was configurable have (docs/deployment.md).
+ */
+export const DEFAULT_HASH_BUCKETS = 16;
+
+/** The bucket counts CockroachDB accepts (engine-facts §8.1). */
+export const HASH_BUCKETS = { min: 2, max: 2048 } as const;
 
 /** A migration could not be applied; the message says what to change. */
 export class MigrationError extends Error {
@@ -86,6 +97,8 @@ const EXPANSIONS: readonly RegExp[] = [
   /^SELECT\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ADD COLUMN\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ALTER COLUMN \S+ (DROP NOT NULL|SET DEFAULT)\b/,
+  // CockroachDB's online key change: same columns, same rows, every statement of older code still works.
+  /^ALTER TABLE (IF EXISTS )?\S+ ALTER PRIMARY KEY USING COLUMNS\b/,
 ];
 
 /** The statements of a migration that only a contract migration may hold, each by its first line. */
@@ -120,7 +133,13 @@ export const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
 const MIN_COCKROACH = [25, 4] as const;
 
 function render(script: string, settings: MigrationSettings): string {
-  return script.replaceAll('{{embedding_dimensions}}', String(settings.embeddingDimensions));
+  const buckets = settings.hashBuckets ?? DEFAULT_HASH_BUCKETS;
+  if (!Number.isInteger(buckets) || buckets < HASH_BUCKETS.min || buckets > HASH_BUCKETS.max) {
+    throw new MigrationError(`hash bucket count ${buckets}: expected an integer from 2 to 2048, at most the node count`);
+  }
+  return script
+    .replaceAll('{{embedding_dimensions}}', String(settings.embeddingDimensions))
+    .replaceAll('{{hash_buckets}}', String(buckets));
 }
 
 /**

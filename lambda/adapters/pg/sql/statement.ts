@@ -24,7 +24,11 @@ export interface PlanExpectations {
   readonly postgresIndex?: string | readonly string[];
   /** A full scan is the point (an admin listing, a walk of every row, a read of a few settings). */
   readonly fullScanAllowed?: boolean;
-  /** PostgreSQL: a region-wide batch (sweeper); only its batch index is required. */
+  /**
+   * A region-wide batch (sweeper): on PostgreSQL a LIMIT fed directly by an index scan of a per-user
+   * table, nothing blocking in between and no sequential scan, so that a batch reads about its own
+   * size however large the region is (decision 0098).
+   */
   readonly regionBatch?: boolean;
 }
 

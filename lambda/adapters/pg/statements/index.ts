@@ -23,6 +23,7 @@ import { REFRESH_CELLS } from './maintenance/cells-refresh.js';
 import { SEED_CELLS } from './maintenance/cells-seed.js';
 import { SWAP_CELLS } from './maintenance/cells-swap.js';
 import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
+import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from './maintenance/mark-expiring.js';
 import { RECORD_EXPIRING_KINDS } from './maintenance/record-expiring-kinds.js';
@@ -113,6 +114,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   SEED_CELLS,
   SWAP_CELLS,
   CLEAR_EMPTY_TERMS,
+  EXPIRING_CURSOR,
   EXPIRING_KINDS,
   MARK_EXPIRING,
   RECORD_EXPIRING_KINDS,

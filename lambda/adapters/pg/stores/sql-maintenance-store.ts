@@ -8,6 +8,7 @@ import { REFRESH_CELLS } from '../statements/maintenance/cells-refresh.js';
 import { SEED_CELLS } from '../statements/maintenance/cells-seed.js';
 import { SWAP_CELLS } from '../statements/maintenance/cells-swap.js';
 import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.js';
+import { EXPIRING_CURSOR } from '../statements/maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from '../statements/maintenance/mark-expiring.js';
 import { RECORD_EXPIRING_KINDS } from '../statements/maintenance/record-expiring-kinds.js';
@@ -17,6 +18,8 @@ import type { StatementRunner } from './statement-runner.js';
 
 /** Below every user id: where a walk of the partitions in key order starts. */
 const NO_USER = '00000000-0000-0000-0000-000000000000';
+/** Below every memory id: where a walk of a region's memories in id order starts. */
+const NO_ID = NO_USER;
 
 /** What a second sweeper seeding one partition's cells meets: the first one's rows. */
 const UNIQUE_VIOLATION = '23505';
@@ -43,8 +46,14 @@ export class SqlMaintenanceStore implements MaintenanceStore {
     return row?.trimmed ?? 0;
   }
 
+  /** One step of the walk by id, from where the last one stopped (decision 0098); the memories it walked. */
   async markExpiring(region: string, kind: string, batch: number): Promise<number> {
-    return (await this.sql.read(MARK_EXPIRING, { region, kind, batch })).length;
+    const cursor = `${region}/${kind}`;
+    const [row] = await this.sql.read(EXPIRING_CURSOR, {});
+    const stopped = row ? (JSON.parse(row.value) as Record<string, string>) : {};
+    const after = Object.hasOwn(stopped, cursor) ? (stopped[cursor] ?? NO_ID) : NO_ID;
+    const [step] = await this.sql.read(MARK_EXPIRING, { region, kind, after, cursor, batch });
+    return step?.walked ?? 0;
   }
 
   async expiringKinds(region: string): Promise<string[]> {

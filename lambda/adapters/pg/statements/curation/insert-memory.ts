@@ -55,7 +55,8 @@ export interface InsertMemoryRow {
  * written (`id` null with both checks passed) and the caller expires it before trying again: a
  * restatement never brings an expired memory back. The write takes its partition's row (and the
  * user's, when it pins), so two writers of one partition cannot both commit on stale reads
- * (decision 0056).
+ * (decision 0056). Every read names the partition's whole key: on CockroachDB its rows are one span
+ * of the primary index, and a victim is a point read there (decision 0098).
  */
 export const INSERT_MEMORY = statement<InsertMemoryInputs, InsertMemoryRow>({
   name: 'curation/insert-memory',
@@ -104,11 +105,11 @@ WITH kind_rows AS (
   SELECT 1 AS stored FROM written WHERE written.id = ${p.id}::uuid
 ), evicted AS (
   DELETE FROM memories
-   WHERE region = ${region} AND user_id = ${userId}::uuid AND id IN (SELECT id FROM victims) AND EXISTS (SELECT 1 FROM fresh)
+   WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind} AND id IN (SELECT id FROM victims) AND EXISTS (SELECT 1 FROM fresh)
   RETURNING id, created_at, recall_count, terms, term_count
 ), expired AS (
   DELETE FROM memories
-   WHERE region = ${region} AND user_id = ${userId}::uuid AND id IN (SELECT id FROM stale) AND EXISTS (SELECT 1 FROM fresh)
+   WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind} AND id IN (SELECT id FROM stale) AND EXISTS (SELECT 1 FROM fresh)
   RETURNING id, created_at, last_useful_at, recall_count, terms, term_count
 ), removed AS (
   SELECT id, terms, term_count FROM evicted UNION ALL SELECT id, terms, term_count FROM expired

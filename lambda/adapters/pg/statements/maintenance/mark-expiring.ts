@@ -1,15 +1,46 @@
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
+export interface MarkExpiringInputs {
+  readonly region: string;
+  readonly kind: string;
+  /** Where the walk stopped (the last id walked), or the nil UUID to start. */
+  readonly after: string;
+  /** The walk's entry in the `expiring_cursor` setting (`region/kind`). */
+  readonly cursor: string;
+  readonly batch: number;
+}
+
 /**
- * One bounded batch of a kind's unpinned memories not yet in the expiry index, put there: run once
- * per region for a kind that gained a TTL, so that the sweeper finds memories written before.
+ * One step of the walk that puts a kind's unpinned memories into the expiry index once the kind has
+ * gained a TTL: the region's next `batch` memories in id order (memories_pkey on PostgreSQL,
+ * memories_id on CockroachDB), those of the kind marked. No index leads with the kind, since one
+ * would cost every remember a write for the sake of a rare change of rules; a walk by key reads
+ * `batch` rows per step however large the region is, and the whole region once. The step records
+ * where it stopped in the same statement, and clears the entry when it reaches the end, so the
+ * next run goes on from there and a later walk of the kind starts afresh.
  */
-export const MARK_EXPIRING = statement<{ region: string; kind: string; batch: number }>({
+export const MARK_EXPIRING = statement<MarkExpiringInputs, { walked: number; marked: number }>({
   name: 'maintenance/mark-expiring',
-  expects: { regionBatch: true, fullScanAllowed: true },
+  expects: { regionBatch: true, postgresIndex: 'memories_pkey' },
   render: (p) => sql`
-UPDATE memories SET expires = true
- WHERE region = ${p.region} AND id IN (SELECT id FROM memories WHERE region = ${p.region} AND kind = ${p.kind} AND NOT pinned AND NOT expires LIMIT ${p.batch}::int4)
-RETURNING 1`,
+WITH page AS (
+  SELECT m.id FROM memories AS m
+   WHERE m.region = ${p.region} AND m.id > ${p.after}::uuid
+   ORDER BY m.id
+   LIMIT ${p.batch}::int4
+), marked AS (
+  UPDATE memories AS m SET expires = true
+   WHERE m.region = ${p.region} AND m.id IN (SELECT id FROM page) AND m.kind = ${p.kind} AND NOT m.pinned AND NOT m.expires
+  RETURNING 1
+), walked AS (
+  SELECT (SELECT count(*) FROM page) AS n, (SELECT id::text FROM page ORDER BY id DESC LIMIT 1) AS last
+), recorded AS (
+  UPDATE naaba_settings
+     SET value = CAST(CASE WHEN (SELECT n FROM walked) < ${p.batch}::int4 THEN CAST(value AS JSONB) - ${p.cursor}::text
+                           ELSE CAST(value AS JSONB) || jsonb_build_object(${p.cursor}::text, (SELECT last FROM walked)) END AS TEXT)
+   WHERE name = 'expiring_cursor'
+  RETURNING 1
+)
+SELECT (SELECT n FROM walked)::int4 AS walked, (SELECT count(*) FROM marked)::int4 AS marked`,
 });

@@ -27,7 +27,7 @@ export interface ReembedRewriteInputs {
  */
 export const REEMBED_REWRITE = statement<ReembedRewriteInputs, { rewritten: number; moved: number }>({
   name: 'maintenance/reembed-rewrite',
-  expects: { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_pkey' },
+  expects: { vectorMutation: true, postgresIndex: 'memories_pkey' },
   render: (p, inputs) => sql`
 WITH old AS (
   SELECT m.id, m.user_id, m.kind, m.terms, m.term_count FROM memories AS m

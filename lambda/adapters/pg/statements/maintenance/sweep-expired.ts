@@ -1,3 +1,4 @@
+import { not, usefulSinceCutoff } from '../../../../memory/policy/condition.js';
 import { EXPIRED } from '../../../../memory/policy/expiry.js';
 import { expiryLines, forgottenTerms } from '../../sql/fragments.js';
 import { predicate } from '../../sql/policy.js';
@@ -14,24 +15,29 @@ export interface SweepExpiredInputs {
 
 /**
  * One bounded batch of expired memories of one kind in one region, journaled as expiry. It walks
- * the expiry index, which holds only rows of kinds with a TTL (`expires`). The DELETE checks expiry
- * again, so a memory recalled meanwhile survives, and a row two sweepers both picked is deleted (and
- * journaled) once.
+ * the expiry index, which holds only unpinned rows of kinds with a TTL (`expires`), by its key
+ * alone: the candidates are its oldest entries before the cutoff, with no filter that would read
+ * past the batch. The DELETE checks the whole expiry rule, so a memory recalled meanwhile survives,
+ * and a row two sweepers both picked is deleted (and journaled) once. Each victim is deleted by its
+ * whole key (region, user, kind, id), a point read of CockroachDB's primary index (decision 0098).
  */
 export const SWEEP_EXPIRED = statement<SweepExpiredInputs, { expired: number }>({
   name: 'maintenance/sweep-expired',
   expects: { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiring' },
   render: (p) => {
-    const expired = predicate(EXPIRED, undefined, { cutoff: { set: p.expiredBefore } });
+    const cutoff = { cutoff: { set: p.expiredBefore } };
+    const expired = predicate(EXPIRED, undefined, cutoff);
+    // The index holds no pinned memory: the rest of the rule, by the index's key alone.
+    const pastCutoff = predicate(not(usefulSinceCutoff), undefined, cutoff);
     return sql`
 WITH victims AS (
-  SELECT id FROM memories
-   WHERE region = ${p.region} AND kind = ${p.kind} AND expires AND ${expired}
+  SELECT user_id, id FROM memories
+   WHERE region = ${p.region} AND kind = ${p.kind} AND expires AND ${pastCutoff}
    ORDER BY last_useful_at
    LIMIT ${p.batch}::int4
 ), gone AS (
   DELETE FROM memories
-   WHERE region = ${p.region} AND id IN (SELECT id FROM victims) AND ${expired}
+   WHERE region = ${p.region} AND kind = ${p.kind} AND (user_id, id) IN (SELECT user_id, id FROM victims) AND ${expired}
   RETURNING id, user_id, kind, created_at, last_useful_at, recall_count, terms, term_count
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
