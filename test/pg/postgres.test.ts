@@ -10,6 +10,7 @@ import { checkCurationModel } from '../model/curation-check.js';
 import { DIMENSIONS } from '../support/vectors.js';
 import { type CrossUserBench, type CrossUserFigures, openCrossUserBench } from './cross-users.js';
 import { openUrl, redact } from '../store/url-harness.js';
+import { CI_LIVE_RUN, liveMigrationReport, runLiveMigration } from './live-migration.js';
 import { PATIENT_CONNECT_MS } from '../support/budgets.js';
 
 /**
@@ -192,4 +193,31 @@ if (url) {
       expect(broken.join('\n')).toMatch(new RegExp(`memories kept for a ceiling of ${NOTE_CEILING}`));
     });
   });
+
+  // A database of its own: the run builds the schema from the release before 0010 (decision 0099).
+  (server ? test : test.skip)(
+    `migrations applied in batches while traffic runs lose nothing and fail no call (${CI_LIVE_RUN.rows} memories; a throwaway cluster only, not --url)`,
+    async () => {
+      const admin = new pg.Client({ connectionString: url.replace(/\/naaba$/, '/postgres') });
+      await admin.connect();
+      await admin.query('DROP DATABASE IF EXISTS naaba_live');
+      await admin.query('CREATE DATABASE naaba_live');
+      await admin.end();
+      const liveUrl = url.replace(/\/naaba$/, '/naaba_live');
+      const migrator = await PgSqlClient.connect({ url: liveUrl, maxConnections: 2, statementTimeoutMs: 600_000 });
+      const traffic = await PgSqlClient.connect({ url: liveUrl, maxConnections: 6, statementTimeoutMs: 60_000 });
+      try {
+        const figures = await runLiveMigration(migrator, traffic, CI_LIVE_RUN);
+        console.log(liveMigrationReport(figures).join('\n'));
+        expect(figures.backfills.find((b) => b.file === '0010_origin_sequence.sql')?.batches).toBeGreaterThan(1);
+        expect(figures.callsDuringMigration).toBeGreaterThan(0);
+        expect(figures).toMatchObject({ failed: 0, lost: 0, misplaced: 0, placeClashes: 0, partitionMismatches: 0 });
+        expect(figures.unplaced).toBeLessThanOrEqual(figures.inFlightAtBackfillEnd);
+      } finally {
+        await migrator.close();
+        await traffic.close();
+      }
+    },
+    900_000,
+  );
 }
