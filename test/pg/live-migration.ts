@@ -72,7 +72,7 @@ export const CI_LIVE_RUN: LiveMigrationOptions = { rows: 30_000, batchRows: 2_00
 const userOf = (n: number) => sql`md5('live-user-' || (${param('n', n)}::int))::uuid`;
 
 /** Loads `rows` memories in bulk (generate_series), ~200 per user over two kinds, three in five with one of 11 origins. */
-async function load(db: SqlClient, rows: number, say: (line: string) => void): Promise<number> {
+export async function load(db: SqlClient, rows: number, say: (line: string) => void = () => undefined): Promise<number> {
   const users = Math.max(1, Math.round(rows / 200));
   const chunk = 100_000;
   for (let from = 0; from < rows; from += chunk) {
@@ -93,6 +93,20 @@ SELECT gen_random_uuid(), ${param('region', REGION)}, md5('live-user-' || (g % $
 SELECT region, user_id, kind, count(*) FROM memories GROUP BY region, user_id, kind`);
   await db.exec('ANALYZE memories; ANALYZE memory_partitions');
   return users;
+}
+
+/** Applies the PostgreSQL migrations before {@link FIRST_LIVE_MIGRATION} to an empty database. */
+export async function migrateBeforeBackfill(db: SqlClient): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), 'naaba-live-'));
+  try {
+    const shipped = readdirSync('sql/postgres').filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f));
+    for (const file of shipped.filter((f) => f < FIRST_LIVE_MIGRATION)) {
+      cpSync(join('sql/postgres', file), join(folder, 'postgres', file));
+    }
+    await migrate(db, { embeddingDimensions: LIVE_DIMENSIONS, source: pathToFileURL(`${folder}/`) });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 /** Statements valid at the schema before the backfill: what code of that release sends. */
@@ -197,7 +211,7 @@ const quantile = (sorted: readonly number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 /** The checks against the single-statement backfill and the kept counts, as counts of what is wrong. */
-async function check(
+export async function checkPlaces(
   db: SqlClient,
 ): Promise<Pick<LiveMigrationFigures, 'unplaced' | 'misplaced' | 'placeClashes' | 'partitionMismatches'> & { total: number }> {
   const [row] = await db.query<Record<string, string>>(sql`
@@ -243,16 +257,7 @@ export async function runLiveMigration(
   options: LiveMigrationOptions,
 ): Promise<LiveMigrationFigures> {
   const say = options.say ?? (() => undefined);
-  const folder = mkdtempSync(join(tmpdir(), 'naaba-live-'));
-  try {
-    const shipped = readdirSync('sql/postgres').filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f));
-    for (const file of shipped.filter((f) => f < FIRST_LIVE_MIGRATION)) {
-      cpSync(join('sql/postgres', file), join(folder, 'postgres', file));
-    }
-    await migrate(migrator, { embeddingDimensions: LIVE_DIMENSIONS, source: pathToFileURL(`${folder}/`) });
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
+  await migrateBeforeBackfill(migrator);
   say(
     `schema before ${FIRST_LIVE_MIGRATION}; loading ${options.rows.toLocaleString('en')} memories (embedding dimension ${LIVE_DIMENSIONS})`,
   );
@@ -301,7 +306,7 @@ export async function runLiveMigration(
   state.stop = true;
   await Promise.all(workers);
 
-  const found = await check(migrator);
+  const found = await checkPlaces(migrator);
   const sorted = [...tally.latencies].sort((a, b) => a - b);
   return {
     rows: options.rows,

@@ -4,7 +4,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
-import { CI_LIVE_RUN, liveMigrationReport, runLiveMigration } from '../pg/live-migration.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { MigrationError } from '../../lambda/adapters/pg/schema/migrate.js';
+import {
+  CI_LIVE_RUN,
+  checkPlaces,
+  LIVE_DIMENSIONS,
+  liveMigrationReport,
+  load,
+  migrateBeforeBackfill,
+  runLiveMigration,
+} from '../pg/live-migration.js';
 
 /**
  * Migrations on a populated database while it serves (decision 0099), on PGlite: 30,000 memories at
@@ -68,3 +78,57 @@ test.each([7, 5_000])(
   },
   120_000,
 );
+
+/** A client that dies, as a killed `naaba migrate` does, at its `n`-th backfill batch. */
+class KilledAtBatch implements SqlClient {
+  readonly engine = 'postgres' as const;
+  private batches = 0;
+
+  constructor(
+    private readonly inner: SqlClient,
+    private readonly n: number,
+  ) {}
+
+  query<R>(query: Query): Promise<R[]> {
+    if (query.text.startsWith('WITH step AS (') && ++this.batches === this.n) {
+      return Promise.reject(new Error('terminating connection due to administrator command'));
+    }
+    return this.inner.query<R>(query);
+  }
+
+  exec(script: string): Promise<void> {
+    return this.inner.exec(script);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+test('a backfill killed half-way goes on from where it stopped when run again, with the same places', async () => {
+  const db = await PgliteSqlClient.open();
+  try {
+    await migrateBeforeBackfill(db);
+    await load(db, 6_000);
+    const killed = migrate(new KilledAtBatch(db, 3), { embeddingDimensions: LIVE_DIMENSIONS, batchRows: 500 });
+    await expect(killed).rejects.toThrow(MigrationError);
+    await expect(killed).rejects.toThrow(/backfill 1 failed \(run naaba migrate again/);
+    const [half] = await db.query<{ placed: number; recorded: number }>({
+      text: `SELECT (SELECT count(*)::int FROM memories WHERE origin_seq IS NOT NULL) AS placed,
+                    (SELECT count(*)::int FROM naaba_migrations WHERE version = '0010_origin_sequence.sql') AS recorded`,
+      values: [],
+    });
+    // Two batches committed; the file is not recorded, so code that needs it still refuses the database.
+    expect(half).toEqual({ placed: 1_000, recorded: 0 });
+    expect(await migrate(db, { embeddingDimensions: LIVE_DIMENSIONS, batchRows: 500 })).toContain('0010_origin_sequence.sql');
+    expect(await checkPlaces(db)).toMatchObject({
+      unplaced: 0,
+      misplaced: 0,
+      placeClashes: 0,
+      partitionMismatches: 0,
+      total: 6_000,
+    });
+  } finally {
+    await db.close();
+  }
+}, 300_000);
