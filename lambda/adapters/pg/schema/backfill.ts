@@ -92,7 +92,7 @@ export interface BackfillOptions {
   readonly file: string;
   readonly step: number;
   readonly batchRows: number;
-  /** Called at most every `everyMs` while batches change rows, and once when the step is done. */
+  /** Called at most every `everyMs` while batches change rows, and once when a step that changed rows is done. */
   readonly progress?: ((p: BackfillProgress) => void) | undefined;
   readonly everyMs?: number;
 }
@@ -139,6 +139,7 @@ export async function runBackfill(db: SqlClient, statement: string, options: Bac
       report(false);
     }
   }
-  report(true);
+  // A step with nothing to do (a new database) says nothing.
+  if (batches > 0) report(true);
   return rows;
 }
