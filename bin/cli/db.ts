@@ -7,6 +7,7 @@ import {
   RUNTIME_ROLES,
   type RuntimeRole,
 } from '../../lambda/adapters/pg/schema/migrate.js';
+import { DEFAULT_BATCH_ROWS, progressLine } from '../../lambda/adapters/pg/schema/backfill.js';
 import { reembed } from '../../lambda/adapters/pg/schema/reembed.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import type { SweepReport } from '../../lambda/memory/maintenance/sweeper.js';
@@ -40,6 +41,17 @@ export interface MigrateOptions {
   /** Apply contract migrations too (once no older code runs anywhere). */
   readonly contract: boolean;
   readonly json: boolean;
+  /** `--batch`: rows per batch of a backfill step (decision 0099). */
+  readonly batch?: string | undefined;
+}
+
+/** `naaba migrate --batch N`: rows per backfill batch, 100 to 100,000 (5,000 unless given). */
+export function backfillBatchRows(text: string | undefined): number {
+  const rows = Number(text ?? DEFAULT_BATCH_ROWS);
+  if (!Number.isInteger(rows) || rows < 100 || rows > 100_000) {
+    throw new UsageError('--batch must be an integer from 100 to 100000 for naaba migrate');
+  }
+  return rows;
 }
 
 /**
@@ -64,7 +76,10 @@ export async function migrateCommand(
     }
     const server = config.database.kind !== 'pglite';
     const roles = runtimeRoles(new Settings(t.env, flags).string('NAABA_DB_RUNTIME_ROLES'));
+    const batchRows = backfillBatchRows(options.batch);
     const applied = await migrate(sql, {
+      batchRows,
+      progress: (p) => t.print(progressLine(p)),
       embeddingDimensions: config.embedder.dimensions,
       regions: server ? config.database.regions : undefined,
       hashBuckets: server ? config.database.hashBuckets : undefined,

@@ -27,7 +27,7 @@ usage:
   naaba list-keys [--json] [--data DIR]
   naaba check [--probe]
   naaba embed "text"
-  naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...] [--runtime-roles mcp=ROLE,authorizer=ROLE,sweeper=ROLE|none] [--contract]]
+  naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...] [--runtime-roles mcp=ROLE,authorizer=ROLE,sweeper=ROLE|none] [--contract]] [--batch 5000]
   naaba migrate --check [--data DIR | --url URL] [--json]
   naaba sweep [--data DIR] [--region R]
   naaba reembed [--data DIR | --url URL] [--language neutral|english] [--embedder NAME] [--batch 100]
@@ -73,6 +73,7 @@ async function run(argv: readonly string[], t: Terminal): Promise<number> {
         check: args.switches.has('check'),
         contract: args.switches.has('contract'),
         json: args.switches.has('json'),
+        batch,
       });
     case 'sweep':
       await sweepCommand(t, config());

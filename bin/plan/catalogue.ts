@@ -101,6 +101,7 @@ const NOT_EXPLAINED: Readonly<Record<string, string>> = {
   'schema/server-version': 'version(), at migration time: no table',
   'schema/current-database': 'current_database(), at migration time: no table',
   'schema/role-exists': 'a catalog read at migration time',
+  'schema/invalid-index': 'a catalog read at migration time',
   'schema/schema-usage': 'has_schema_privilege(), only when the migration record cannot be read: no table',
   'schema/stale-statistics': 'PGlite only: a catalog read of the local engine',
 };

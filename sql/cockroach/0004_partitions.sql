@@ -14,8 +14,26 @@ CREATE TABLE IF NOT EXISTS memory_partitions (
     PRIMARY KEY (region, user_id, kind)
 ) LOCALITY REGIONAL BY ROW AS region;
 
+-- The partitions already there, counted in batches in key order (decision 0099): each batch takes
+-- the next {{batch}} memories after the last partition counted, and counts each partition they
+-- touch whole. No running code writes this table until the file is recorded (code that knows it
+-- refuses a database that lacks it), so the last row is where the backfill stands.
+-- naaba:backfill
 INSERT INTO memory_partitions (region, user_id, kind, memories)
-SELECT region, user_id, kind, count(*) FROM memories GROUP BY region, user_id, kind
+SELECT m.region, m.user_id, m.kind, count(*)
+  FROM (SELECT DISTINCT region, user_id, kind
+          FROM (SELECT * FROM (SELECT region, user_id, kind FROM memories
+                                WHERE NOT EXISTS (SELECT 1 FROM memory_partitions)
+                                ORDER BY region, user_id, kind LIMIT {{batch}}) AS first_batch
+                UNION ALL
+                SELECT * FROM (SELECT u.region, u.user_id, u.kind
+                                 FROM memories AS u,
+                                      (SELECT region, user_id, kind FROM memory_partitions
+                                        ORDER BY region DESC, user_id DESC, kind DESC LIMIT 1) AS done
+                                WHERE (u.region, u.user_id, u.kind) > (done.region, done.user_id, done.kind)
+                                ORDER BY u.region, u.user_id, u.kind LIMIT {{batch}}) AS next_batch) AS touched) AS todo
+  JOIN memories AS m ON m.region = todo.region AND m.user_id = todo.user_id AND m.kind = todo.kind
+ GROUP BY m.region, m.user_id, m.kind
 ON CONFLICT (region, user_id, kind) DO NOTHING;
 
 -- The lexical arm's postings, keyed by (partition, term): recall reads the query's terms only,

@@ -3,4 +3,4 @@
 -- occurrences first, then the shortest memory (BM25's order for a term, up to ties in the length
 -- normalisation); recall reads at most LEXICAL.postingsPerTerm of them. The CockroachDB twin is
 -- ../cockroach/0007_term_impact.sql.
-CREATE INDEX memory_terms_impact ON memory_terms (region, user_id, kind, term, tf DESC, dl) INCLUDE (memory_id);
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memory_terms_impact ON memory_terms (region, user_id, kind, term, tf DESC, dl) INCLUDE (memory_id);

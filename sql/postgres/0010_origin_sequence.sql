@@ -2,24 +2,36 @@
 -- memory with an origin gets its place in that (user, origin, kind) when it is written, 1, 2, 3…;
 -- recall reads the few places after a hit's by key, so that on every engine the read is a handful
 -- of point lookups, whatever the origin holds. The memories already there are numbered in the
--- order they were written, after the last place of their origin; a re-run numbers only those still
--- without a place. The index keeps 0009's partial predicate and origin-before-kind order, for the
+-- order they were written, after the last place of their origin, in batches (decision 0099); a
+-- re-run numbers only those still without a place. The index keeps 0009's partial predicate and origin-before-kind order, for the
 -- reasons given there; memories_origin stays until a later release's contract migration drops it,
 -- since older code reads it until then. The CockroachDB twin is ../cockroach/0009_origin_sequence.sql.
-ALTER TABLE memories ADD COLUMN origin_seq INT8;
+ALTER TABLE memories ADD COLUMN IF NOT EXISTS origin_seq INT8;
 
+-- The index recall reads places by; built before the backfill, which finds each origin's last
+-- place in it.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_origin_seq ON memories (region, user_id, origin, kind, origin_seq) WHERE origin IS NOT NULL;
+
+-- The memories still without a place, in the order they are numbered: it empties as the backfill
+-- goes, so that each batch reads only what is not done (decision 0099). Dropped once it is empty.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_unplaced ON memories (region, user_id, origin, kind, created_at, id)
+ WHERE origin IS NOT NULL AND origin_seq IS NULL;
+
+-- The next {{batch}} memories without a place, in (user, origin, kind, time) order, each numbered
+-- after the last place of its origin: a batch that stops inside an origin leaves its later
+-- memories to the next, which numbers them after the places this one gave.
+-- naaba:backfill
 UPDATE memories AS m
    SET origin_seq = n.seq
   FROM (SELECT u.region, u.id,
-               COALESCE(t.last_place, 0)
+               COALESCE((SELECT max(p.origin_seq) FROM memories AS p
+                          WHERE p.region = u.region AND p.user_id = u.user_id AND p.origin = u.origin
+                            AND p.kind = u.kind AND p.origin IS NOT NULL), 0)
                + row_number() OVER (PARTITION BY u.region, u.user_id, u.origin, u.kind ORDER BY u.created_at, u.id) AS seq
-          FROM memories AS u
-          LEFT JOIN (SELECT region, user_id, origin, kind, max(origin_seq) AS last_place
-                       FROM memories WHERE origin IS NOT NULL AND origin_seq IS NOT NULL
-                      GROUP BY region, user_id, origin, kind) AS t
-            ON t.region = u.region AND t.user_id = u.user_id AND t.origin = u.origin AND t.kind = u.kind
-         WHERE u.origin IS NOT NULL AND u.origin_seq IS NULL) AS n
+          FROM (SELECT region, id, user_id, origin, kind, created_at FROM memories
+                 WHERE origin IS NOT NULL AND origin_seq IS NULL
+                 ORDER BY region, user_id, origin, kind, created_at, id
+                 LIMIT {{batch}}) AS u) AS n
  WHERE m.region = n.region AND m.id = n.id;
 
-CREATE INDEX memories_origin_seq ON memories (region, user_id, origin, kind, origin_seq) WHERE origin IS NOT NULL;
-
+DROP INDEX CONCURRENTLY IF EXISTS memories_unplaced;

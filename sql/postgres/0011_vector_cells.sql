@@ -6,8 +6,9 @@
 -- since the last sweep). Small partitions never get cells, and stay exact. CockroachDB has its own
 -- per-prefix vector index and no twin of this migration.
 --
--- An expansion: older code leaves `cell` null and never reads the cells.
-CREATE TABLE memory_cells (
+-- An expansion: older code leaves `cell` null and never reads the cells. The indexes are built
+-- concurrently (decision 0099): writers of a populated table never wait for them.
+CREATE TABLE IF NOT EXISTS memory_cells (
     region   TEXT NOT NULL,
     user_id  UUID NOT NULL,
     kind     TEXT NOT NULL,
@@ -22,13 +23,13 @@ CREATE TABLE memory_cells (
 );
 
 -- The memory's cell among its partition's ready cells; null until the sweeper assigns it.
-ALTER TABLE memories ADD COLUMN cell INT4;
+ALTER TABLE memories ADD COLUMN IF NOT EXISTS cell INT4;
 -- Recall's vector arm reads a partition's memories a few cells at a time, and those without a
 -- cell whole. Two partial indexes, each row in one of them: led by (region, user_id, kind) like
 -- memories_user_kind, a full index would have been chosen for every per-user statement instead.
-CREATE INDEX memories_cell ON memories (region, user_id, kind, cell) WHERE cell IS NOT NULL;
-CREATE INDEX memories_uncelled ON memories (region, user_id, kind) WHERE cell IS NULL;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_cell ON memories (region, user_id, kind, cell) WHERE cell IS NOT NULL;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_uncelled ON memories (region, user_id, kind) WHERE cell IS NULL;
 
 -- How many memories the partition held when its cells were built (null: it has none): the sweeper
 -- builds them again when the partition has doubled or halved since.
-ALTER TABLE memory_partitions ADD COLUMN cells_for INT4;
+ALTER TABLE memory_partitions ADD COLUMN IF NOT EXISTS cells_for INT4;

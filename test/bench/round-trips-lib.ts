@@ -1,6 +1,13 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
-import { CountingSqlClient, type SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import {
+  asCeilingWrite,
+  asRead,
+  CountingSqlClient,
+  inQueue,
+  type Query,
+  type SqlClient,
+} from '../../lambda/adapters/pg/sql-client.js';
 import type { JudgeOutcome } from '../../lambda/memory/model.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
 import { memoryServices } from '../../lambda/memory/services.js';
@@ -28,7 +35,8 @@ export interface RoundTripOptions {
  * round trip). Deterministic: the same on every run and every machine.
  */
 export async function measureRoundTrips(sql: SqlClient, options: RoundTripOptions = {}): Promise<RoundTripRow[]> {
-  const counted = new CountingSqlClient(sql);
+  const contention = new ContendedOnce(sql);
+  const counted = new CountingSqlClient(contention);
   let verdict: JudgeOutcome = 'different';
   const rules = { ...DEFAULT_RULES, kinds: { ...DEFAULT_RULES.kinds, note: { ceiling: 2, ttlSeconds: null } } };
   const memory = memoryServices({
@@ -71,10 +79,53 @@ export async function measureRoundTrips(sql: SqlClient, options: RoundTripOption
   await measure('remember: at the ceiling, evicts (eviction path)', 3, () =>
     service.remember(me, CLIENT, { content: 'Note three.', kind: 'note' }),
   );
+  contention.armed = true;
+  await measure('remember: contended (first attempt fails, then queued)', 3, () =>
+    service.remember(me, CLIENT, { content: 'Note four.', kind: 'note' }),
+  );
   const [first] = await service.recall(me, { query: 'tea', limit: 1 });
   await measure('recall', 1, () => service.recall(me, { query: 'what time is tea', limit: 10 }));
   await measure('forget: by ids', 1, () => service.forget(me, { ids: [first?.id ?? ''] }));
   await measure('curation_state', 2, () => service.curationState(me, {}));
   await measure('forget: all', 1, () => service.forget(me, { all: true }));
   return rows;
+}
+
+/**
+ * A client whose next ceiling write, once armed, fails as if another writer of the partition had
+ * committed first (40001): the remember then takes the queue (decision 0099).
+ */
+class ContendedOnce implements SqlClient {
+  readonly engine: SqlClient['engine'];
+  armed = false;
+
+  constructor(private readonly inner: SqlClient) {
+    this.engine = inner.engine;
+  }
+
+  query<R>(query: Query): Promise<R[]> {
+    return this.inner.query<R>(query);
+  }
+
+  read<R>(query: Query): Promise<R[]> {
+    return asRead<R>(this.inner, query);
+  }
+
+  ceiling<R>(query: Query): Promise<R[]> {
+    if (!this.armed) return asCeilingWrite<R>(this.inner, query);
+    this.armed = false;
+    return Promise.reject(Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' }));
+  }
+
+  queue<R>(locks: readonly Query[], query: Query): Promise<R[]> {
+    return inQueue<R>(this.inner, locks, query);
+  }
+
+  exec(script: string): Promise<void> {
+    return this.inner.exec(script);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import {
   asCeilingWrite,
   asRead,
+  inQueue,
   inTransaction,
   type Query,
   type SqlClient,
@@ -22,6 +24,12 @@ import { PATIENT_CONNECT_MS, PATIENT_RETRY } from '../support/budgets.js';
  * concurrent remembers; what must hold is checked on the rows afterwards.
  */
 
+/**
+ * Round trips of a remember that meets contention (decision 0099): the neighbours read, the first
+ * attempt, the queued one. Each further queued attempt adds one.
+ */
+export const CONTENDED_REMEMBER_BUDGET = 3;
+
 /** The ceiling of the contended kind: far below the burst, so most inserts evict. */
 export const NOTE_CEILING = 10;
 
@@ -39,7 +47,16 @@ export interface RoundFigures {
   readonly retries: number;
   /** Guarantees broken in this round, in words; empty when all held. */
   readonly violations: readonly string[];
+  /** Round trips each call made (BEGIN and COMMIT of a transaction counted, as `bench:round-trips` does), in call order. */
+  readonly statements: readonly number[];
 }
+
+/** The round trips of the call in whose async context a statement is sent. */
+const perCall = new AsyncLocalStorage<{ n: number }>();
+const sent = (n = 1) => {
+  const call = perCall.getStore();
+  if (call) call.n += n;
+};
 
 /** Counts the serialization failures (40001) and deadlocks (40P01) the server reports. */
 class RetryCountingClient implements SqlClient {
@@ -53,6 +70,7 @@ class RetryCountingClient implements SqlClient {
   }
 
   private async counted<R>(run: () => Promise<R[]>): Promise<R[]> {
+    sent();
     try {
       return await run();
     } catch (error) {
@@ -75,8 +93,17 @@ class RetryCountingClient implements SqlClient {
   }
 
   transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
-    // The statements inside count their own failures.
+    // BEGIN and COMMIT; the statements inside count themselves and their own failures.
+    if (this.inner.transaction) sent(2);
     return inTransaction(this.inner, (session) => work(new RetryCountingClient(session, this.tally)));
+  }
+
+  queue<R>(locks: readonly Query[], query: Query): Promise<R[]> {
+    if (this.inner.queue) return this.counted(() => inQueue<R>(this.inner, locks, query));
+    return this.transaction(async (session) => {
+      for (const lock of locks) await session.query(lock);
+      return session.query<R>(query);
+    });
   }
 
   exec(script: string): Promise<void> {
@@ -123,8 +150,15 @@ export async function openContentionBench(url: string, connections = 10, uncheck
 
   const count = async (query: Query) => (await raw.query<{ n: number }>(query))[0]?.n ?? -1;
 
-  async function burst(calls: readonly (() => Promise<{ evicted: number; outcome: string }>)[]) {
-    const settled = await Promise.allSettled(calls.map((c) => c()));
+  async function burst(calls: readonly (() => Promise<{ evicted: number; outcome: string }>)[], statements: number[]) {
+    const settled = await Promise.allSettled(
+      calls.map((c, i) => {
+        const call = { n: 0 };
+        return perCall.run(call, c).finally(() => {
+          statements[i] = call.n;
+        });
+      }),
+    );
     const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
     const busy = errors.filter((e) => e instanceof StoreBusyError).length;
@@ -146,7 +180,8 @@ export async function openContentionBench(url: string, connections = 10, uncheck
       const kind = scenario === 'restatements' ? 'fact' : 'note';
       return () => memory.remember(principal(user), CLIENT, { content, kind });
     });
-    const { ok, busy, failed, firstFailure } = await burst(calls);
+    const statements: number[] = [];
+    const { ok, busy, failed, firstFailure } = await burst(calls, statements);
     if (firstFailure) violations.push(`a call failed with something other than the busy error: ${String(firstFailure)}`);
 
     if (scenario === 'many-users') {
@@ -174,7 +209,16 @@ export async function openContentionBench(url: string, connections = 10, uncheck
         if (lines !== evicted) violations.push(`${evicted} evictions left ${lines} journal lines`);
       }
     }
-    return { scenario, calls: writers, succeeded: ok.length, busy, failed, retries: sql.tally.retries - before, violations };
+    return {
+      scenario,
+      calls: writers,
+      succeeded: ok.length,
+      busy,
+      failed,
+      retries: sql.tally.retries - before,
+      violations,
+      statements,
+    };
   }
 
   return {
@@ -195,6 +239,8 @@ export function summarise(figures: readonly RoundFigures[]): string[] {
     const calls = sum((f) => f.calls);
     const succeeded = sum((f) => f.succeeded);
     const rate = calls === 0 ? 0 : (100 * succeeded) / calls;
-    return `${scenario}: ${rounds.length} rounds × ${rounds[0]?.calls ?? 0} writers · ${succeeded}/${calls} succeeded (${rate.toFixed(1)} %) · busy ${sum((f) => f.busy)} · other failures ${sum((f) => f.failed)} · serialization retries ${sum((f) => f.retries)} · violations ${sum((f) => f.violations.length)}`;
+    const trips = rounds.flatMap((f) => f.statements).sort((a, b) => a - b);
+    const over = trips.filter((n) => n > CONTENDED_REMEMBER_BUDGET).length;
+    return `${scenario}: ${rounds.length} rounds × ${rounds[0]?.calls ?? 0} writers · ${succeeded}/${calls} succeeded (${rate.toFixed(1)} %) · busy ${sum((f) => f.busy)} · other failures ${sum((f) => f.failed)} · serialization retries ${sum((f) => f.retries)} · violations ${sum((f) => f.violations.length)} · statements per remember: median ${trips[Math.floor(trips.length / 2)] ?? 0}, max ${trips.at(-1) ?? 0}, above ${CONTENDED_REMEMBER_BUDGET}: ${over}`;
   });
 }

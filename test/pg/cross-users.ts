@@ -7,6 +7,7 @@ import { requireIndexedWith, schemaFacts } from '../../lambda/adapters/pg/schema
 import {
   asCeilingWrite,
   asRead,
+  inQueue,
   inTransaction,
   type Query,
   type SqlClient,
@@ -70,6 +71,10 @@ class RetryTally implements SqlClient {
 
   transaction<T>(work: (session: SqlClient) => Promise<T>): Promise<T> {
     return inTransaction(this.inner, work);
+  }
+
+  queue<R>(locks: readonly Query[], query: Query): Promise<R[]> {
+    return this.counted(() => inQueue<R>(this.inner, locks, query));
   }
 
   exec(script: string): Promise<void> {

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runBackfill } from '../../lambda/adapters/pg/schema/backfill.js';
 import { migrate, splitStatements } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 
@@ -40,7 +41,8 @@ describe('places in an origin, on an upgraded database', () => {
            VALUES (gen_random_uuid(), 'eu-central-1', ${param('owner', owner)}, ${param('kind', kind)}, ${param('content', content)}, ${param('content', content)}, '[1,0,0]', ${param('value', new Date(Date.UTC(2026, 0, 1, 0, 0, second)))}, ${param('value', new Date(Date.UTC(2026, 0, 1, 0, 0, second)))}, ${param('origin', origin)}, 'a', 'c')`);
       }
       cpSync(join('sql/postgres', '0010_origin_sequence.sql'), join(folder, 'postgres', '0010_origin_sequence.sql'));
-      expect(await migrate(db, { embeddingDimensions: 3, source })).toEqual(['0010_origin_sequence.sql']);
+      // Batches of two: one stops inside the origin 'chat', and the next goes on after its places.
+      expect(await migrate(db, { embeddingDimensions: 3, source, batchRows: 2 })).toEqual(['0010_origin_sequence.sql']);
       const places = await db.query<{ content: string; origin_seq: string | null }>(
         sql`SELECT content, origin_seq::text AS origin_seq FROM memories ORDER BY user_id, kind, origin_seq, content`,
       );
@@ -61,9 +63,9 @@ describe('places in an origin, on an upgraded database', () => {
       await db.query(sql`INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, created_at, last_useful_at, origin, agent, client)
          VALUES (gen_random_uuid(), 'eu-central-1', ${param('user', user)}, 'fact', 'written by older code', 'older', '[1,0,0]', now(), now(), 'chat', 'a', 'c')`);
       const backfill = splitStatements(readFileSync('sql/postgres/0010_origin_sequence.sql', 'utf8')).find((s) =>
-        s.startsWith('UPDATE memories'),
+        s.includes('naaba:backfill'),
       );
-      await db.exec(backfill ?? 'missing backfill');
+      expect(await runBackfill(db, backfill ?? 'missing backfill', { file: '0010', step: 1, batchRows: 1 })).toBe(1);
       const again = await db.query<{ content: string; origin_seq: string }>(
         sql`SELECT content, origin_seq::text AS origin_seq FROM memories WHERE user_id = ${param('user', user)} AND kind = 'fact' AND origin = 'chat' ORDER BY origin_seq`,
       );

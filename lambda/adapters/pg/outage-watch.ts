@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Query, SqlClient, SqlEngine } from './sql-client.js';
+import { inQueue, type Query, type SqlClient, type SqlEngine } from './sql-client.js';
 
 /**
  * Driver codes that say the database could not be reached or would not take the session, rather
@@ -37,6 +37,7 @@ export class OutageWatchingClient implements SqlClient {
   readonly read?: SqlClient['read'];
   readonly ceiling?: SqlClient['ceiling'];
   readonly transaction?: SqlClient['transaction'];
+  readonly queue?: SqlClient['queue'];
 
   constructor(private readonly inner: SqlClient) {
     this.engine = inner.engine;
@@ -46,6 +47,8 @@ export class OutageWatchingClient implements SqlClient {
     if (inner.transaction) {
       this.transaction = (work) => this.watched(() => inner.transaction?.(work) ?? work(inner));
     }
+    if (inner.queue)
+      this.queue = <R>(locks: readonly Query[], query: Query) => this.watched(() => inQueue<R>(inner, locks, query));
   }
 
   private async watched<T>(work: () => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { inlined } from './inlined.js';
 import type { Query, SqlClient, SqlEngine } from './sql-client.js';
 import { ISOLATION_LEVEL } from './statements/schema/isolation-level.js';
 import { SERVER_VERSION } from './statements/schema/server-version.js';
@@ -270,6 +271,19 @@ class Lane {
     }
   }
 
+  /** Several statements in one message: the rows of each, in order (one transaction, implicit). */
+  async runMessage(text: string): Promise<pg.QueryResultRow[][]> {
+    const client = await this.checkout();
+    try {
+      const result = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
+      this.release(client);
+      return (Array.isArray(result) ? result : [result]).map((r) => r.rows);
+    } catch (error) {
+      this.release(client, error);
+      throw withConnectionCode(error);
+    }
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }
@@ -441,6 +455,18 @@ export class PgSqlClient implements SqlClient {
     } finally {
       lane.release(client, broken);
     }
+  }
+
+  /**
+   * A queued write in one round trip (decision 0099): the locks and the statement as one message,
+   * which PostgreSQL and CockroachDB run as one implicit transaction — on PostgreSQL at the queue
+   * lane's READ COMMITTED, so that each statement reads what committed before its locks were
+   * granted. A failure anywhere rolls the whole message back, like any statement.
+   */
+  async queue<R>(locks: readonly Query[], query: Query): Promise<R[]> {
+    const text = [...locks, query].map(inlined).join(';\n');
+    const results = await this.withLogin(() => this.lane('queue').runMessage(text));
+    return (results.at(-1) ?? []) as R[];
   }
 
   async exec(script: string): Promise<void> {

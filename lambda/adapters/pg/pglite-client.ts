@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { FairQueue } from './fair-queue.js';
+import { inlined } from './inlined.js';
 import type { Query, SqlClient } from './sql-client.js';
 import { send } from './sql/statement.js';
 import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
@@ -49,6 +50,16 @@ export class PgliteSqlClient implements SqlClient {
       this.refreshStatistics().catch(() => undefined);
     }, everyMs);
     this.statistics.unref();
+  }
+
+  /**
+   * A queued write as one message, as on a server (decision 0099): one implicit transaction, one
+   * turn. Nothing contends on this one connection, but the statement count is the same.
+   */
+  async queue<R>(locks: readonly Query[], query: Query): Promise<R[]> {
+    const text = [...locks, query].map(inlined).join(';\n');
+    const results = await this.turns.run(() => this.db.exec(text));
+    return (results.at(-1)?.rows ?? []) as R[];
   }
 
   async exec(script: string): Promise<void> {

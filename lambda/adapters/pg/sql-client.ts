@@ -32,6 +32,13 @@ export interface SqlClient {
    * first statement locks the partition's rows (see `inTransaction`).
    */
   transaction?<T>(work: (session: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * A queued write in one round trip (decision 0099): `locks`, then `query`, as one transaction
+   * sent as one message — on PostgreSQL at READ COMMITTED, so `query` reads after the locks are
+   * granted; on CockroachDB SERIALIZABLE. Returns `query`'s rows. Clients that cannot send several
+   * statements in one message leave it out (see `inQueue`).
+   */
+  queue?<R>(locks: readonly Query[], query: Query): Promise<R[]>;
   /** Runs a multi-statement script without parameters (migrations only). */
   exec(script: string): Promise<void>;
   close(): Promise<void>;
@@ -47,6 +54,19 @@ export const asCeilingWrite = <R>(db: SqlClient, query: Query): Promise<R[]> =>
 /** `work` in one transaction where the client has them; as is where it runs one statement at a time. */
 export function inTransaction<T>(db: SqlClient, work: (session: SqlClient) => Promise<T>): Promise<T> {
   return db.transaction ? db.transaction(work) : work(db);
+}
+
+/** `locks` then `query` in one transaction: one round trip where the client can, else a transaction of its statements. */
+export function inQueue<R>(db: SqlClient, locks: readonly Query[], query: Query): Promise<R[]> {
+  return db.queue ? db.queue<R>(locks, query) : queuedInTransaction<R>(db, locks, query);
+}
+
+/** The same as a transaction of its statements: a round trip each, BEGIN and COMMIT included. */
+function queuedInTransaction<R>(db: SqlClient, locks: readonly Query[], query: Query): Promise<R[]> {
+  return inTransaction(db, async (session) => {
+    for (const lock of locks) await session.query(lock);
+    return session.query<R>(query);
+  });
 }
 
 /** A client whose every statement counts toward `counter` (the outer client's figure). */
@@ -79,6 +99,15 @@ class CountedStatements implements SqlClient {
     // BEGIN and COMMIT are a round trip each.
     if (this.inner.transaction) this.counter.roundTrips += 2;
     return inTransaction(this.inner, (session) => work(new CountedStatements(this.counter, session)));
+  }
+
+  queue<R>(locks: readonly Query[], query: Query): Promise<R[]> {
+    // One message when the inner client sends it as one; else its transaction, counted as such.
+    if (this.inner.queue) {
+      this.counter.roundTrips += 1;
+      return this.inner.queue<R>(locks, query);
+    }
+    return queuedInTransaction<R>(this, locks, query);
   }
 
   exec(script: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { asCeilingWrite, asRead, inTransaction, type Query, type SqlClient, type SqlEngine } from './sql-client.js';
+import { asCeilingWrite, asRead, inQueue, inTransaction, type Query, type SqlClient, type SqlEngine } from './sql-client.js';
 
 /** The tracing a traced client needs: one subsegment per unit of work, with chosen annotations only. */
 export interface SqlTracer {
@@ -36,6 +36,7 @@ export function statementLabel(query: Query): string {
 export class TracedSqlClient implements SqlClient {
   readonly engine: SqlEngine;
   readonly transaction?: SqlClient['transaction'];
+  readonly queue?: SqlClient['queue'];
 
   constructor(
     private readonly inner: SqlClient,
@@ -46,6 +47,10 @@ export class TracedSqlClient implements SqlClient {
     if (inner.transaction) {
       this.transaction = <T>(work: (session: SqlClient) => Promise<T>) =>
         this.span('transaction', () => inTransaction(inner, (session) => work(new TracedSqlClient(session, tracer))));
+    }
+    if (inner.queue) {
+      this.queue = <R>(locks: readonly Query[], query: Query) =>
+        this.span(`queued ${statementLabel(query)}`, () => inQueue<R>(inner, locks, query));
     }
   }
 

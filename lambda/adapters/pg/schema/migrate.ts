@@ -1,8 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { SqlClient, SqlEngine } from '../sql-client.js';
 import { send } from '../sql/statement.js';
+import { type BackfillProgress, DEFAULT_BATCH_ROWS, migrationPhases, runBackfill, runsInPhases } from './backfill.js';
 import { APPLIED_MIGRATIONS } from '../statements/schema/applied-migrations.js';
 import { CURRENT_DATABASE } from '../statements/schema/current-database.js';
+import { INVALID_INDEX } from '../statements/schema/invalid-index.js';
 import { identifier as ident, REGIONS_OF_DATABASE } from '../statements/schema/regions-of-database.js';
 import { ROLE_EXISTS } from '../statements/schema/role-exists.js';
 import { SERVER_VERSION } from '../statements/schema/server-version.js';
@@ -34,6 +36,10 @@ export interface MigrationSettings {
   readonly regions?: DatabaseRegions | undefined;
   /** CockroachDB only: buckets of each hash-sharded index a migration creates (NAABA_HASH_BUCKETS); {@link DEFAULT_HASH_BUCKETS} unless set. */
   readonly hashBuckets?: number | undefined;
+  /** Rows per batch of a backfill step (`{{batch}}`, decision 0099); 5,000 unless given. */
+  readonly batchRows?: number | undefined;
+  /** Told how each backfill step is going: what `naaba migrate` prints. */
+  readonly progress?: ((p: BackfillProgress) => void) | undefined;
 }
 
 /**
@@ -210,27 +216,90 @@ async function ensureRegions(db: SqlClient, wanted: DatabaseRegions | undefined)
 /**
  * PostgreSQL: each file in one transaction, all or nothing. CockroachDB: each statement on its
  * own, since multi-region `ALTER DATABASE` and schema changes on REGIONAL BY ROW tables do not
- * belong in one explicit transaction; every statement there is written to be re-runnable.
+ * belong in one explicit transaction; every statement there is written to be re-runnable. A file
+ * with backfill steps or concurrent index builds runs in phases instead ({@link applyInPhases}).
  */
-async function apply(db: SqlClient, file: string, script: string): Promise<void> {
-  const requires = contractRequires(script);
-  const record =
-    requires === undefined
-      ? `INSERT INTO naaba_migrations (version, applied_at) VALUES ('${file}', now()) ON CONFLICT (version) DO NOTHING`
-      : `INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('${file}', now(), '${requires}') ON CONFLICT (version) DO NOTHING`;
-  if (db.engine === 'postgres') {
+async function apply(db: SqlClient, file: string, script: string, settings: MigrationSettings): Promise<void> {
+  const record = recordOf(file, script);
+  const statements = splitStatements(script);
+  if (runsInPhases(statements)) {
+    await applyInPhases(db, file, statements, settings);
+  } else if (db.engine === 'postgres') {
     await db.exec(`BEGIN;\n${script}\n${record};\nCOMMIT;`);
     return;
-  }
-  for (const statement of splitStatements(script)) {
-    try {
-      await db.exec(statement);
-    } catch (error) {
-      const head = statement.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--')) ?? '';
-      throw new MigrationError(`${file}: "${head.trim()}" failed: ${(error as Error).message}`, { cause: error });
-    }
+  } else {
+    for (const statement of statements) await applyOne(db, file, statement);
   }
   await db.exec(record);
+}
+
+/** The line that records a file as applied, with what a contract migration requires. */
+function recordOf(file: string, script: string): string {
+  const requires = contractRequires(script);
+  return requires === undefined
+    ? `INSERT INTO naaba_migrations (version, applied_at) VALUES ('${file}', now()) ON CONFLICT (version) DO NOTHING`
+    : `INSERT INTO naaba_migrations (version, applied_at, requires) VALUES ('${file}', now(), '${requires}') ON CONFLICT (version) DO NOTHING`;
+}
+
+async function applyOne(db: SqlClient, file: string, statement: string): Promise<void> {
+  try {
+    await db.exec(statement);
+  } catch (error) {
+    const head = statement.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--')) ?? '';
+    throw new MigrationError(`${file}: "${head.trim()}" failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * A file that a populated database must take without stopping its writers (decision 0099): plain
+ * statements together (one transaction on PostgreSQL), each backfill step in batches of its own
+ * transactions, each concurrent index build alone; the file is recorded only after its last
+ * phase. Killed half-way, the next run starts the file again, so its statements are written to be
+ * re-runnable (`IF NOT EXISTS`, steps that pick only rows not done) and an index build that a kill
+ * left invalid is dropped and built again.
+ */
+async function applyInPhases(
+  db: SqlClient,
+  file: string,
+  statements: readonly string[],
+  settings: MigrationSettings,
+): Promise<void> {
+  let step = 0;
+  for (const phase of migrationPhases(statements)) {
+    if (phase.kind === 'batches') {
+      step += 1;
+      try {
+        await runBackfill(db, phase.statement, {
+          file,
+          step,
+          batchRows: settings.batchRows ?? DEFAULT_BATCH_ROWS,
+          progress: settings.progress,
+        });
+      } catch (error) {
+        throw new MigrationError(
+          `${file}: backfill ${step} failed (run naaba migrate again to go on from where it stopped): ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    } else if (phase.kind === 'alone') {
+      if (db.engine === 'postgres') await dropInvalidIndex(db, phase.statement);
+      await applyOne(db, file, phase.statement);
+    } else if (db.engine === 'postgres') {
+      await applyOne(db, file, `BEGIN;\n${phase.statements.join('\n')}\nCOMMIT;`);
+    } else {
+      for (const statement of phase.statements) await applyOne(db, file, statement);
+    }
+  }
+}
+
+/** A concurrent build a kill interrupted leaves an invalid index that `IF NOT EXISTS` would keep. */
+async function dropInvalidIndex(db: SqlClient, statement: string): Promise<void> {
+  const name = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)/i.exec(
+    statement,
+  )?.[1];
+  if (!name) return;
+  const [invalid] = await send(db, INVALID_INDEX, { index: name });
+  if (invalid?.found) await db.exec(`DROP INDEX IF EXISTS ${ident(name)}`);
 }
 
 /**
@@ -268,7 +337,7 @@ export async function migrate(db: SqlClient, settings: MigrationSettings): Promi
     if (requires !== undefined && settings.stopBeforeContract && done.size > 0) {
       throw new ContractPendingError(file, requires, applied);
     }
-    await apply(db, file, script);
+    await apply(db, file, script, settings);
     applied.push(file);
   }
   return applied;

@@ -69,6 +69,7 @@ import { APPLIED_MIGRATIONS } from './schema/applied-migrations.js';
 import { CONNECTED_ROLE } from './schema/connected-role.js';
 import { CURRENT_DATABASE } from './schema/current-database.js';
 import { DELETE_SETTING } from './schema/delete-setting.js';
+import { INVALID_INDEX } from './schema/invalid-index.js';
 import { ISOLATION_LEVEL } from './schema/isolation-level.js';
 import { READ_SETTING } from './schema/read-setting.js';
 import { RECORD_SETTING } from './schema/record-setting.js';
@@ -160,6 +161,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   CONNECTED_ROLE,
   CURRENT_DATABASE,
   DELETE_SETTING,
+  INVALID_INDEX,
   ISOLATION_LEVEL,
   READ_SETTING,
   RECORD_SETTING,

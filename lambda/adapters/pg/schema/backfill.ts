@@ -1,0 +1,145 @@
+import { withRetry } from '../retry.js';
+import { asRead, type SqlClient } from '../sql-client.js';
+
+/**
+ * Migrations on a live, populated database (decision 0099). A migration file may mark a statement
+ * as a backfill step with a comment line `-- naaba:backfill` inside it: the statement writes at
+ * most `{{batch}}` rows, only rows not yet done, and the runner sends it again, each time as its
+ * own transaction, until it changes no row. A kill between two batches loses nothing: the next
+ * run starts again from what is not done. On PostgreSQL a `CREATE INDEX CONCURRENTLY` also runs
+ * on its own, outside any transaction, so that writers never wait for an index build.
+ */
+
+/** The rows one batch of a backfill step writes at most, unless `naaba migrate --batch` says otherwise. */
+export const DEFAULT_BATCH_ROWS = 5_000;
+
+/** A stretch of a migration file run one way. */
+export type MigrationPhase =
+  /** Plain statements, in one transaction (PostgreSQL) or one after another (CockroachDB). */
+  | { readonly kind: 'together'; readonly statements: readonly string[] }
+  /** A statement that may not run inside a transaction: PostgreSQL's `CREATE INDEX CONCURRENTLY`. */
+  | { readonly kind: 'alone'; readonly statement: string }
+  /** A backfill step, run in batches until it changes no row. */
+  | { readonly kind: 'batches'; readonly statement: string };
+
+const BACKFILL = /^--\s*naaba:backfill\s*$/m;
+const CONCURRENTLY = /^\s*(CREATE\s+(UNIQUE\s+)?|DROP\s+)INDEX\s+CONCURRENTLY\b/i;
+
+/** The statement's code, comment lines left out. */
+export const codeOf = (statement: string): string =>
+  statement
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n')
+    .trim();
+
+/** Whether a migration holds anything the runner must run outside one transaction. */
+export function runsInPhases(statements: readonly string[]): boolean {
+  return statements.some((s) => BACKFILL.test(s) || CONCURRENTLY.test(codeOf(s)));
+}
+
+/** The file's statements grouped into phases, in order: expand, backfill, then what follows it. */
+export function migrationPhases(statements: readonly string[]): MigrationPhase[] {
+  const phases: MigrationPhase[] = [];
+  let together: string[] = [];
+  const flush = () => {
+    if (together.length > 0) phases.push({ kind: 'together', statements: together });
+    together = [];
+  };
+  for (const statement of statements) {
+    if (BACKFILL.test(statement)) {
+      if (!codeOf(statement).includes('{{batch}}')) {
+        throw new Error(`a backfill step must bound its batch with {{batch}}: ${codeOf(statement).slice(0, 60)}…`);
+      }
+      flush();
+      phases.push({ kind: 'batches', statement });
+    } else if (CONCURRENTLY.test(codeOf(statement))) {
+      flush();
+      phases.push({ kind: 'alone', statement });
+    } else {
+      together.push(statement);
+    }
+  }
+  flush();
+  return phases;
+}
+
+/** What a backfill step has done so far: what `naaba migrate` prints. */
+export interface BackfillProgress {
+  readonly file: string;
+  /** The step's place among the file's backfill steps, from 1. */
+  readonly step: number;
+  readonly rows: number;
+  readonly batches: number;
+  readonly elapsedMs: number;
+  /** The slowest batch so far. */
+  readonly longestBatchMs: number;
+  /** The median batch so far: how long a writer of the rows a batch holds may wait. */
+  readonly medianBatchMs: number;
+  /** When done: how long ago the last batch (the one that found nothing left) started. */
+  readonly sinceFinalBatchMs: number;
+  readonly done: boolean;
+}
+
+/** One progress line, for a person. */
+export function progressLine(p: BackfillProgress): string {
+  const rate = p.elapsedMs > 0 ? Math.round((p.rows * 1000) / p.elapsedMs) : 0;
+  const state = p.done ? 'done' : 'running';
+  return `${p.file}: backfill ${p.step} ${state}: ${p.rows.toLocaleString('en')} rows in ${p.batches} batches, ${rate.toLocaleString('en')} rows/s, median batch ${Math.round(p.medianBatchMs)} ms, slowest ${Math.round(p.longestBatchMs)} ms`;
+}
+
+export interface BackfillOptions {
+  readonly file: string;
+  readonly step: number;
+  readonly batchRows: number;
+  /** Called at most every `everyMs` while batches change rows, and once when a step that changed rows is done. */
+  readonly progress?: ((p: BackfillProgress) => void) | undefined;
+  readonly everyMs?: number;
+}
+
+/**
+ * Runs a backfill step until a batch changes no row. Each batch is one statement, its own
+ * transaction, at READ COMMITTED where the engine has it (a step numbers or counts rows no
+ * running code writes, so it needs no stronger isolation, and takes no predicate locks), retried
+ * like any statement after a serialization failure. Returns the rows changed.
+ */
+export async function runBackfill(db: SqlClient, statement: string, options: BackfillOptions): Promise<number> {
+  const body = codeOf(statement).replace(/;\s*$/, '').replaceAll('{{batch}}', String(options.batchRows));
+  const counted = { text: `WITH step AS (${body}\nRETURNING 1) SELECT count(*)::int AS changed FROM step`, values: [] };
+  const started = performance.now();
+  let rows = 0;
+  let batches = 0;
+  let longestBatchMs = 0;
+  const durations: number[] = [];
+  let reported = started;
+  let batchStarted = started;
+  const report = (done: boolean) =>
+    options.progress?.({
+      file: options.file,
+      step: options.step,
+      rows,
+      batches,
+      elapsedMs: performance.now() - started,
+      longestBatchMs,
+      sinceFinalBatchMs: done ? performance.now() - batchStarted : 0,
+      medianBatchMs: [...durations].sort((a, b) => a - b)[Math.floor(durations.length / 2)] ?? 0,
+      done,
+    });
+  for (;;) {
+    batchStarted = performance.now();
+    const [row] = await withRetry(() => asRead<{ changed: number | string }>(db, counted));
+    const changed = Number(row?.changed ?? 0);
+    if (changed === 0) break;
+    durations.push(performance.now() - batchStarted);
+    longestBatchMs = Math.max(longestBatchMs, performance.now() - batchStarted);
+    rows += changed;
+    batches += 1;
+    if (performance.now() - reported >= (options.everyMs ?? 2_000)) {
+      reported = performance.now();
+      report(false);
+    }
+  }
+  // A step with nothing to do (a new database) says nothing.
+  if (batches > 0) report(true);
+  return rows;
+}
