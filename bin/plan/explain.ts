@@ -16,6 +16,8 @@ interface PgNode {
   'Relation Name'?: string;
   'Index Name'?: string;
   'Index Cond'?: string;
+  /** A Result node's gate, evaluated before its input is read at all. */
+  'One-Time Filter'?: string;
   Alias?: string;
   Plans?: PgNode[];
 }
@@ -40,8 +42,9 @@ async function explainPostgres(db: SqlClient, query: Query): Promise<Plan> {
       if (index) indexes.add(index);
       if (type === 'Seq Scan' && relation) seqScans.push(relation);
       const cond = node['Index Cond'];
+      const gate = node['One-Time Filter'];
       lines.push(
-        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}`,
+        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}${gate ? ` if ${gate}` : ''}`,
       );
     });
   }
