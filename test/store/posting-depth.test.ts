@@ -190,6 +190,21 @@ describe('a raised ceiling: a term in far more memories of a partition than the 
       values: [region, userId, better.id],
     });
     expect(posting?.best).toBe(true);
+
+    // Forgetting 27 flagged memories leaves 149 flagged of a term in 974: marked, and still exact
+    // once the sweeper has ranked it again.
+    const gone = await db.query<{ id: string }>({
+      text: `SELECT memory_id::text AS id FROM memory_terms
+              WHERE region = $1 AND user_id = $2 AND kind = 'fact' AND term = 'zebra' AND best ORDER BY memory_id LIMIT 27`,
+      values: [region, userId],
+    });
+    const forgotten = gone.map((g) => g.id);
+    expect(await stores.curation.forgetIds({ region, userId }, forgotten, [])).toHaveLength(27);
+    await reference.curation.forgetIds({ region, userId }, forgotten, []);
+    expect(await flagged(userId)).toEqual({ df: 974, best: 149, stale: true, flagged: 149 });
+    expect(await stores.maintenance.rankPostings(region, 100)).toBeGreaterThan(0);
+    expect(await flagged(userId)).toEqual({ df: 974, best: POSTING_CUT.ranked, stale: false, flagged: POSTING_CUT.ranked });
+    expect(await ids(stores)).toEqual(await ids(reference));
   });
 });
 

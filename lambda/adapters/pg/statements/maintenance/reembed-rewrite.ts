@@ -21,10 +21,10 @@ export interface ReembedRewriteInputs {
 /**
  * One region's rows of a batch rewritten — vectors, terms, postings, and the partitions' document
  * frequencies and lengths by the difference — and the cursor moved past them: one statement, so a
- * stop never loses a batch, and the statistics are right after every batch. New postings are not
- * flagged, and every term met is left for the sweeper to rank (decision 0101). Postings of terms a row
- * keeps are updated in place, so no row is deleted and inserted by the same statement (which
- * CockroachDB refuses to do safely).
+ * stop never loses a batch, and the statistics are right after every batch. New postings are
+ * not flagged, and every term met is left for the sweeper to rank (decision 0101). Postings of
+ * terms a row keeps are updated in place, so no row is deleted and inserted by the same statement
+ * (which CockroachDB refuses to do safely).
  */
 export const REEMBED_REWRITE = statement<ReembedRewriteInputs, { rewritten: number; moved: number }>({
   name: 'maintenance/reembed-rewrite',
