@@ -89,23 +89,37 @@ export const cellsVectorArm = (
 export function lexicalArm(p: Params<RecallInputs>, partitions: readonly PartitionParams[], live: SqlFragment): SqlFragment {
   const l = p.lexical;
   const prefixes = join(partitions.map((partition) => partition.prefix));
-  // Per partition, a term's postings: all of them under the depth, read by key (the kept
+  // Per partition, each rarer term's postings: all of them under the depth, read by key (the kept
   // frequency bounds them); past it the flagged ones best first (most occurrences, then the
-  // shortest memory), which memory_terms_best holds and nothing else.
+  // shortest memory), which memory_terms_best holds and nothing else. One LATERAL subquery per read,
+  // so that each can be decorrelated into a lookup join on its own (a LATERAL over a UNION ALL
+  // cannot be); OFFSET 0 keeps PostgreSQL from pulling the whole-term read up into a plain join, so
+  // that its gate on the kept frequency stays a one-time filter above the index scan.
+  const read = (kind: Param<string>, postings: SqlFragment) => sql`SELECT w.term, x.memory_id, x.tf, x.dl
+    FROM lex_weights AS w JOIN lex_partition_terms AS d ON d.term = w.term,
+         LATERAL (${postings}) AS x
+   WHERE w.rare AND d.kind = ${kind}`;
   const postings = join(
     partitions.flatMap(({ prefix, kind }) => [
-      sql`(SELECT p.memory_id, p.tf, p.dl
+      read(
+        kind,
+        sql`SELECT p.memory_id, p.tf, p.dl
                       FROM memory_terms AS p
                      WHERE (p.region, p.user_id, p.kind) IN (${prefix}) AND p.term = d.term
-                       AND d.kind = ${kind} AND d.df <= ${l.postingsPerTerm}::int4)`,
-      sql`(SELECT p.memory_id, p.tf, p.dl
+                       AND d.kind = ${kind} AND d.df <= ${l.postingsPerTerm}::int4
+                    OFFSET 0`,
+      ),
+      read(
+        kind,
+        sql`SELECT p.memory_id, p.tf, p.dl
                       FROM memory_terms AS p
                      WHERE (p.region, p.user_id, p.kind) IN (${prefix}) AND p.term = d.term AND p.best
                        AND d.kind = ${kind} AND d.df > ${l.postingsPerTerm}::int4
                      ORDER BY p.tf DESC, p.dl, p.memory_id
-                     LIMIT ${l.postingsPerTerm}::int8)`,
+                     LIMIT ${l.postingsPerTerm}::int8`,
+      ),
     ]),
-    ' UNION ALL ',
+    '\n  UNION ALL\n  ',
   );
   // One posting's part of its memory's score: BM25's saturated, length-normalised frequency.
   const bm25 = sql`x.tf * (w.k1 + 1) / (x.tf + w.k1 * (1 - w.b + w.b * x.dl / w.average))`;
@@ -128,11 +142,11 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
   SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf,
          t.df <= GREATEST(${l.commonDf}::float8, ${l.commonShare}::float8 * s.n) AS rare, s.average, s.k1, s.b
     FROM lex_terms AS t, lex_stats AS s
+), lex_postings AS (
+  ${postings}
 ), lex_scores AS (
   SELECT x.memory_id AS id, sum(w.idf * ${bm25}) AS score
-    FROM lex_weights AS w JOIN lex_partition_terms AS d ON d.term = w.term,
-         LATERAL (${postings}) AS x
-   WHERE w.rare
+    FROM lex_postings AS x JOIN lex_weights AS w ON w.term = x.term
    GROUP BY x.memory_id
 ), lex_top AS (
   SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT ${p.candidates}::int4
