@@ -165,7 +165,9 @@ describe('sql/cockroach/0014_term_cut.sql (decision 0101)', () => {
     expect(cut).toContain(
       'CREATE INDEX IF NOT EXISTS memory_terms_best ON memory_terms (region, user_id, kind, term, tf DESC, dl) WHERE best;',
     );
-    expect(cut).toContain('CREATE INDEX IF NOT EXISTS memory_partition_terms_stale ON memory_partition_terms (region) WHERE stale;');
+    expect(cut).toContain(
+      'CREATE INDEX IF NOT EXISTS memory_partition_terms_stale ON memory_partition_terms (region) WHERE stale;',
+    );
   });
 
   test('older code keeps working: every new column has a default or may be NULL, and what it leaves is unflagged or marked', () => {
