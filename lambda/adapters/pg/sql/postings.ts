@@ -26,9 +26,10 @@ export const unranked = (df: SqlFragment, best: SqlFragment, noCut: SqlFragment)
 /**
  * New postings of one user with their flags: `source` has columns kind, term, memory_id, tf, dl.
  * A posting is flagged when it is at or before its term's cut (any, when no cut is known) and the
- * term has room, its better new postings counted first; `overflow` when one that beats the cut
- * found no room, so that the flagged ones are no longer known to be the best. Reads the counts of
- * the terms `terms` names (a condition on `d`, by key) for the user.
+ * term has room, its better new postings counted first. `passes` says it beats the cut: one that
+ * passes but is not flagged found no room (an overflow), and the flagged ones are then no longer
+ * known to be the best. Reads the counts of the terms `terms` names (a condition on `d`, by key)
+ * for the user.
  */
 export function flaggedPostings(source: string, region: Param<string>, userId: Param<string>, terms: SqlFragment): SqlFragment {
   const from = verbatim(source);
