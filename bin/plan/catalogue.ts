@@ -7,6 +7,7 @@ import { REEMBED_CLEAR_CELLS } from '../../lambda/adapters/pg/statements/mainten
 import { REEMBED_DONE } from '../../lambda/adapters/pg/statements/maintenance/reembed-done.js';
 import { REEMBED_FIRST } from '../../lambda/adapters/pg/statements/maintenance/reembed-first.js';
 import { REEMBED_NEXT } from '../../lambda/adapters/pg/statements/maintenance/reembed-next.js';
+import { RANK_POSTINGS } from '../../lambda/adapters/pg/statements/maintenance/rank-postings.js';
 import { REEMBED_REWRITE } from '../../lambda/adapters/pg/statements/maintenance/reembed-rewrite.js';
 import { REEMBED_TOTAL } from '../../lambda/adapters/pg/statements/maintenance/reembed-total.js';
 import { LOCK_PARTITION } from '../../lambda/adapters/pg/statements/curation/lock-partition.js';
@@ -17,7 +18,7 @@ import { SqlKeyStore } from '../../lambda/adapters/pg/stores/sql-key-store.js';
 import { SqlOAuthStore } from '../../lambda/adapters/pg/stores/sql-oauth-store.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Scope } from '../../lambda/memory/model.js';
-import { FUSION, LEXICAL } from '../../lambda/memory/policy/ranking.js';
+import { FUSION, LEXICAL, POSTING_CUT } from '../../lambda/memory/policy/ranking.js';
 import type { RecallQuery } from '../../lambda/ports/curation-store.js';
 
 export type { PlanExpectations } from '../../lambda/adapters/pg/sql/statement.js';
@@ -326,6 +327,8 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     // Where the walk stopped, then one step of it that records where it stops next.
     ['mark a kind that gained a TTL', () => stores.maintenance.markExpiring(rep.region, 'session', REGION_BATCH), 2],
     ['clear empty term statistics', () => stores.maintenance.clearEmptyTerms(rep.region, REGION_BATCH)],
+    ['terms to rank', () => stores.maintenance.rankPostings(rep.region, REGION_BATCH)],
+    ['rank a term', () => send(RANK_POSTINGS, { scope, kind: 'fact', term: 'build', ranked: POSTING_CUT.ranked })],
     ['expiring kinds recorded', () => stores.maintenance.expiringKinds(rep.region)],
     ['record expiring kinds', () => stores.maintenance.recordExpiringKinds(rep.region, ['session'])],
     ['key by token hash', () => keys.findByHash('a'.repeat(64))],

@@ -17,6 +17,8 @@ interface PgNode {
   'Index Name'?: string;
   'Index Cond'?: string;
   Filter?: string;
+  /** A Result node's gate, evaluated before its input is read at all. */
+  'One-Time Filter'?: string;
   Alias?: string;
   Plans?: PgNode[];
 }
@@ -42,8 +44,9 @@ async function explainPostgres(db: SqlClient, query: Query): Promise<Plan> {
       if (type === 'Seq Scan' && relation) seqScans.push(relation);
       const cond = node['Index Cond'];
       const filter = node.Filter;
+      const gate = node['One-Time Filter'];
       lines.push(
-        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}${filter ? ` filter ${filter}` : ''}`,
+        `${'  '.repeat(depth)}${type}${index ? ` using ${index}` : ''}${relation ? ` on ${relation}` : ''}${cond ? ` by ${cond}` : ''}${filter ? ` filter ${filter}` : ''}${gate ? ` if ${gate}` : ''}`,
       );
     });
   }

@@ -14,8 +14,8 @@ const USER_TABLES = [
 
 /** The vector index of the CockroachDB DDL (sql/cockroach/0001_init.sql). */
 export const VECTOR_INDEX = 'memories@memories_embedding';
-/** The lexical arm's postings, read best first (sql/cockroach/0007_term_impact.sql). */
-export const LEXICAL_INDEX = 'memory_terms@memory_terms_impact';
+/** The lexical arm's flagged postings, best first: all it reads of a term past the depth (sql/cockroach/0014_term_cut.sql). */
+export const LEXICAL_INDEX = 'memory_terms@memory_terms_best';
 /** What follows a recalled memory in its origin, read by place (sql/cockroach/0009_origin_sequence.sql). */
 export const FOLLOWING_INDEX = 'memories@memories_origin_seq';
 /** The same index by its PostgreSQL name. */
@@ -130,6 +130,33 @@ function postgresCellsProblems(plan: Plan): string[] {
   return problems;
 }
 
+/** The index that holds a term's flagged postings and nothing else (sql/postgres/0016_term_cut.sql). */
+const FLAGGED_PG_INDEX = 'memory_terms_best';
+
+/**
+ * The lexical bound on PostgreSQL (decision 0101): every read of `memory_terms` is either of the
+ * flagged postings (`memory_terms_best`, which holds at most `POSTING_CUT.flagged` per term and
+ * partition) or sits under a gate on the term's kept frequency (`df <= …`, so that it reads at most
+ * that many), whatever the LIMIT above it.
+ */
+function postgresLexicalProblems(lines: readonly string[]): string[] {
+  const depth = (line: string) => line.length - line.trimStart().length;
+  const gated = (at: number) => {
+    for (let i = at - 1, below = depth(lines[at] ?? ''); i >= 0; i -= 1) {
+      const line = lines[i] ?? '';
+      if (depth(line) >= below) continue;
+      if (/\bif .*\bdf <= /.test(line)) return true;
+      below = depth(line);
+    }
+    return false;
+  };
+  const reads = lines.flatMap((l, at) => (/ on memory_terms\b/.test(l) ? [at] : []));
+  if (!reads.some((at) => lines[at]?.includes(`using ${FLAGGED_PG_INDEX} `))) return [`no read of ${FLAGGED_PG_INDEX}`];
+  return reads
+    .filter((at) => !lines[at]?.includes(`using ${FLAGGED_PG_INDEX} `) && !gated(at))
+    .map((at) => `memory_terms read past the flagged postings with no gate on the kept frequency: ${lines[at]?.trim()}`);
+}
+
 function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
   const text = plan.lines.join('\n');
   const problems: string[] = [];
@@ -194,6 +221,7 @@ function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
   }
   if (expect.followingRead && plan.indexes.includes(FOLLOWING_PG_INDEX)) problems.push(...postgresFollowingProblems(plan.lines));
   if (expect.cellsRead) problems.push(...postgresCellsProblems(plan));
+  if (expect.lexicalSearch) problems.push(...postgresLexicalProblems(plan.lines));
   const userScans = plan.seqScans.filter((t) => USER_TABLES.includes(t));
   if (!expect.fullScanAllowed && userScans.length > 0) {
     problems.push(`a sequential scan of ${[...new Set(userScans)].join(', ')}`);

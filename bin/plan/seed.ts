@@ -44,19 +44,19 @@ SELECT gen_random_uuid(), ${p.region}, u.id, (ARRAY['fact', 'preference', 'sessi
   FROM unnest(${p.users}::uuid[]) AS u (id), generate_series(0, ${p.perUser}::int4 - 1) AS r`;
 };
 
-/** The seeded memories' postings, and their partitions' kept statistics, as the runtime keeps them. */
+/** The seeded memories' postings, and their partitions' kept statistics, as the runtime keeps them (every term under the flagged bound: all flagged). */
 const POSTINGS = (inputs: { region: string; users: string[] }) => {
   const p = params(inputs);
   return sql`
-INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
-SELECT m.region, m.user_id, m.kind, t.term, m.id, 1, m.term_count
+INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
+SELECT m.region, m.user_id, m.kind, t.term, m.id, 1, m.term_count, true
   FROM memories AS m, unnest(m.terms) AS t(term) WHERE m.region = ${p.region} AND m.user_id = ANY(${p.users}::uuid[])`;
 };
 const FREQUENCIES = (inputs: { region: string; users: string[] }) => {
   const p = params(inputs);
   return sql`
-INSERT INTO memory_partition_terms (region, user_id, kind, term, df)
-SELECT region, user_id, kind, term, CAST(count(*) AS INT4) FROM memory_terms
+INSERT INTO memory_partition_terms (region, user_id, kind, term, df, best, stale)
+SELECT region, user_id, kind, term, CAST(count(*) AS INT4), CAST(count(*) AS INT4), false FROM memory_terms
  WHERE region = ${p.region} AND user_id = ANY(${p.users}::uuid[]) GROUP BY region, user_id, kind, term`;
 };
 const PARTITIONS = (inputs: { region: string; users: string[] }) => {

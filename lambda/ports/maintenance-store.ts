@@ -24,6 +24,11 @@ export interface MaintenanceStore {
   /** Clears one bounded batch of a region's term statistics that came down to zero. */
   clearEmptyTerms(region: string, batch: number): Promise<number>;
   /**
+   * Ranks one bounded batch of a region's terms whose flagged postings may miss some of their best
+   * (decision 0101), each term its own statement; returns how many were ranked.
+   */
+  rankPostings(region: string, batch: number): Promise<number>;
+  /**
    * One page of a region's partitions that have cells or hold at least `from` memories, after
    * `after` in (user, kind) order. None on an engine whose vector index already reads by prefix.
    */

@@ -3,10 +3,11 @@ import fc from 'fast-check';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
-import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import { param, sql } from '../../lambda/adapters/pg/sql/template.js';
 import { KindFullError, PinLimitError } from '../../lambda/memory/errors.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import { LEXICAL, POSTING_CUT } from '../../lambda/memory/policy/ranking.js';
 import { type MemoryServices, memoryServices } from '../../lambda/memory/services.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import { ManualClock } from '../support/clock.js';
@@ -138,9 +139,14 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
   same(`${user}: journal lines`, lines.map(lineKey).sort(), model.journal(user).map(lineKey).sort());
 }
 
+const FLAGGED = param('flagged', POSTING_CUT.flagged);
+const DEPTH = param('depth', LEXICAL.postingsPerTerm);
+
 /**
  * What the store keeps on write must equal what it would count on read: per partition, memories
- * and total length; per partition and term, the document frequency; every posting's memory exists.
+ * and total length; per partition and term, the document frequency and the flagged postings (how
+ * many, never past the bound, exactly those at or before a known cut, and a term whose flagged
+ * ones may miss its best marked for ranking: decision 0101); every posting's memory exists.
  */
 const KEPT_STATISTICS = sql`
 SELECT
@@ -161,7 +167,17 @@ SELECT
     WHERE NOT EXISTS (SELECT 1 FROM memories AS m WHERE m.region = t.region AND m.id = t.memory_id AND t.term = ANY(m.terms)))::int4 AS stray_postings,
   (SELECT count(*) FROM memories AS m, unnest(m.terms) AS u(term)
     WHERE NOT EXISTS (SELECT 1 FROM memory_terms AS t
-                       WHERE (t.region, t.user_id, t.kind, t.term, t.memory_id) = (m.region, m.user_id, m.kind, u.term, m.id)))::int4 AS missing_postings`;
+                       WHERE (t.region, t.user_id, t.kind, t.term, t.memory_id) = (m.region, m.user_id, m.kind, u.term, m.id)))::int4 AS missing_postings,
+  (SELECT count(*) FROM memory_partition_terms AS d
+    WHERE d.best <> (SELECT count(*) FROM memory_terms AS t
+                      WHERE (t.region, t.user_id, t.kind, t.term) = (d.region, d.user_id, d.kind, d.term) AND t.best)
+       OR d.best > ${FLAGGED}::int4)::int4 AS bad_flag_counts,
+  (SELECT count(*) FROM memory_terms AS t JOIN memory_partition_terms AS d
+       ON (d.region, d.user_id, d.kind, d.term) = (t.region, t.user_id, t.kind, t.term)
+    WHERE d.cut_id IS NOT NULL AND t.best <> ((-t.tf, t.dl, t.memory_id) <= (-d.cut_tf, d.cut_dl, d.cut_id)))::int4 AS off_cut,
+  (SELECT count(*) FROM memory_partition_terms AS d
+    WHERE NOT d.stale AND d.df > ${DEPTH}::int4
+      AND (d.best < ${DEPTH}::int4 OR (d.cut_id IS NULL AND d.df > d.best)))::int4 AS unmarked`;
 
 async function compareAll(world: World, real: Real): Promise<void> {
   for (const user of USERS) await compare(world, real, user);
@@ -177,6 +193,9 @@ async function statisticsHold(sql: SqlClient): Promise<void> {
     missing_frequencies: 0,
     stray_postings: 0,
     missing_postings: 0,
+    bad_flag_counts: 0,
+    off_cut: 0,
+    unmarked: 0,
   });
 }
 

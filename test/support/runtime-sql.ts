@@ -26,7 +26,7 @@ export function runtimeSqlSources(): { file: string; text: string }[] {
   const statements = readdirSync(join(pg, 'statements'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !OWNER_ONLY.some((owner) => owner.test(f)))
     .map((f) => `statements/${f}`);
-  return [...statements, 'sql/fragments.ts', 'sql/policy.ts'].sort().map((file) => ({
+  return [...statements, 'sql/fragments.ts', 'sql/policy.ts', 'sql/postings.ts'].sort().map((file) => ({
     file,
     text: readFileSync(join(pg, file), 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, ' ')
@@ -134,11 +134,12 @@ const NOW = new Date(0);
 export async function functionStatements(
   engine: 'postgres' | 'cockroach',
 ): Promise<{ authorizer: string[]; sweeper: string[]; keyAdmin: string[]; mcpKeys: string[] }> {
-  const [{ SqlKeyStore }, { sqlMemoryStores }, { SqlOAuthStore }, { APPLIED_MIGRATIONS }] = await Promise.all([
+  const [{ SqlKeyStore }, { sqlMemoryStores }, { SqlOAuthStore }, { APPLIED_MIGRATIONS }, { RANK_POSTINGS }] = await Promise.all([
     import('../../lambda/adapters/pg/stores/sql-key-store.js'),
     import('../../lambda/adapters/pg/stores/sql-memory-stores.js'),
     import('../../lambda/adapters/pg/stores/sql-oauth-store.js'),
     import('../../lambda/adapters/pg/statements/schema/applied-migrations.js'),
+    import('../../lambda/adapters/pg/statements/maintenance/rank-postings.js'),
   ]);
   const appliedMigrations = APPLIED_MIGRATIONS.query({}, engine).text;
   const authorizer = recorder(engine);
@@ -154,6 +155,9 @@ export async function functionStatements(
   await store.markExpiring(SCOPE.region, 'session', 10);
   await store.recordExpiringKinds(SCOPE.region, ['session']);
   await store.clearEmptyTerms(SCOPE.region, 10);
+  await store.rankPostings(SCOPE.region, 10);
+  // What rankPostings sends for each term it finds (the recorder finds none).
+  await sweeper.client.query(RANK_POSTINGS.query({ scope: SCOPE, kind: 'fact', term: 't', ranked: 1 }, engine));
   await store.cellPartitions(SCOPE.region, 100, 10);
   await store.buildCells(SCOPE, 'fact', { cells: 4, rounds: 1, memories: 100, cellsFor: 100 });
   await store.dropCells(SCOPE, 'fact', 100);

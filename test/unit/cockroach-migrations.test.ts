@@ -192,6 +192,30 @@ describe('after every migration (decision 0098)', () => {
   });
 });
 
+describe('sql/cockroach/0014_term_cut.sql (decision 0101)', () => {
+  const cut = splitStatements(readFileSync(new URL('../../sql/cockroach/0014_term_cut.sql', import.meta.url), 'utf8')).map(code);
+
+  test('every statement can run again', () => {
+    for (const s of cut) expect(s).toMatch(/IF NOT EXISTS/);
+  });
+
+  test('the flagged postings have an index of their own, region first, holding them and nothing else', () => {
+    expect(cut).toContain(
+      'CREATE INDEX IF NOT EXISTS memory_terms_best ON memory_terms (region, user_id, kind, term, tf DESC, dl) WHERE best;',
+    );
+    expect(cut).toContain(
+      'CREATE INDEX IF NOT EXISTS memory_partition_terms_stale ON memory_partition_terms (region) WHERE stale;',
+    );
+  });
+
+  test('older code keeps working: every new column has a default or may be NULL, and what it leaves is unflagged or marked', () => {
+    const columns = cut.filter((s) => s.includes('ADD COLUMN'));
+    for (const s of columns) expect(s).toMatch(/DEFAULT|(INT4|UUID);$/);
+    expect(columns.find((s) => s.includes(' best BOOL'))).toMatch(/DEFAULT false;$/);
+    expect(columns.find((s) => s.includes(' stale BOOL'))).toMatch(/DEFAULT true;$/);
+  });
+});
+
 /** A CockroachDB stand-in that answers the runner's questions and records what it is told to run. */
 class CockroachDouble implements SqlClient {
   readonly engine = 'cockroach' as const;

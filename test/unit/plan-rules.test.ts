@@ -56,7 +56,7 @@ const HYBRID_READ = cockroach(
   ...VECTOR_READ.lines,
   '• group (hash)',
   '└── • lookup join',
-  '    │ table: memory_terms@memory_terms_impact',
+  '    │ table: memory_terms@memory_terms_best (partial index)',
   '    │ equality: (region, user_id, kind, term) = (…)',
   '    └── • scan',
   '          table: memory_partition_terms@memory_partition_terms_pkey',
@@ -109,14 +109,14 @@ describe('CockroachDB plan rules', () => {
       recallText(1, 0, true),
       hybrid,
       LEXICAL_ON_BTREE,
-      ['no read of memory_terms@memory_terms_impact'],
+      ['no read of memory_terms@memory_terms_best'],
     ],
     [
       'a hybrid recall whose lexical read became a full scan',
       recallText(1, 0, true),
       hybrid,
       cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
-      ['no read of memory_terms@memory_terms_impact', 'a FULL SCAN'],
+      ['no read of memory_terms@memory_terms_best', 'a FULL SCAN'],
     ],
     [
       'a recall reading what follows each hit from memories_origin_seq, by place',
@@ -251,6 +251,31 @@ describe('PostgreSQL: a region-wide batch reads about its batch (decision 0098)'
 
   test('a statement that reads the region on purpose says so, and is not held to it', () => {
     expect(planProblems('', { ...batch, fullScanAllowed: true }, plan(['memories'], 'Seq Scan on memories'))).toEqual([]);
+  });
+});
+
+describe('the lexical bound on PostgreSQL (decision 0101)', () => {
+  const lexical: PlanExpectations = { lexicalSearch: true };
+  const sqlText = recallText(1, 0, true, true, 'postgres');
+  const plan = (...lines: string[]): Plan => ({ engine: 'postgres', lines, seqScans: [], indexes: [] });
+  const whole = [
+    '  Result if ((d.kind = $3) AND (d.df <= 150))',
+    '    Index Only Scan using memory_terms_impact on memory_terms by ((region = $1) AND (term = d.term))',
+  ];
+  const flagged = [
+    '  Limit',
+    '    Result if ((d.kind = $3) AND (d.df > 150))',
+    '      Index Only Scan using memory_terms_best on memory_terms by ((region = $1) AND (term = d.term))',
+  ];
+  test('a term read whole under a gate on its kept frequency, past it from its flagged postings: bounded', () => {
+    expect(planProblems(sqlText, lexical, plan('Append', ...whole, ...flagged))).toEqual([]);
+  });
+  test('postings read with no gate, or never from the flagged ones, are refused', () => {
+    const ungated = '  Index Only Scan using memory_terms_impact on memory_terms by ((region = $1) AND (term = d.term))';
+    expect(planProblems(sqlText, lexical, plan('Append', ungated, ...flagged))).toEqual([
+      `memory_terms read past the flagged postings with no gate on the kept frequency: ${ungated.trim()}`,
+    ]);
+    expect(planProblems(sqlText, lexical, plan('Append', ...whole))).toEqual(['no read of memory_terms_best']);
   });
 });
 

@@ -57,6 +57,11 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
     return 0;
   }
 
+  /** Postings are read whole and ranked on read here: nothing is flagged. */
+  async rankPostings(): Promise<number> {
+    return 0;
+  }
+
   async cellPartitions(): Promise<[]> {
     return [];
   }

@@ -68,13 +68,17 @@ export class Sweeper {
     const cleared = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.clearEmptyTerms(region, batch), {
       phase: 'journal',
     });
+    // Terms whose flagged postings may miss some of their best are ranked again (decision 0101).
+    const ranked = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.rankPostings(region, batch), {
+      phase: 'journal',
+    });
     const cells = await this.keepCells(region, options);
     return {
       region,
       expired,
       trimmed: trimmed.total,
       cells: cells.report,
-      incomplete: incomplete || trimmed.incomplete || cleared.incomplete || cells.incomplete,
+      incomplete: incomplete || trimmed.incomplete || cleared.incomplete || ranked.incomplete || cells.incomplete,
     };
   }
 

@@ -64,6 +64,20 @@ export const LEXICAL = {
 
 export type LexicalScoring = { readonly [K in keyof typeof LEXICAL]: number };
 
+/**
+ * The bound under the depth on every engine (decision 0101): of each term of a partition, at most
+ * `flagged` postings are flagged, the best ones (the order `postingsPerTerm` reads them in), and
+ * recall reads a term in more than `postingsPerTerm` memories from its flagged postings only, so
+ * no plan can read more of it than `flagged`. Writes flag a posting that beats the last flagged
+ * one while fewer than `flagged` are; the sweeper ranks a term whose flagged set may miss some of
+ * its best `postingsPerTerm` again, flagging its best `ranked`: room for `ranked − postingsPerTerm`
+ * deletions of flagged postings and `flagged − ranked` better new ones before it is due again.
+ */
+export const POSTING_CUT = {
+  ranked: 175,
+  flagged: 200,
+} as const;
+
 /** The saturation and length normalisation in force for partitions whose memories average `average` terms (as recall-sql.ts). */
 export function lengthScaled(scoring: LexicalScoring, average: number): { k1: number; b: number } {
   const excess = Math.max(average - scoring.shortLength, 0);

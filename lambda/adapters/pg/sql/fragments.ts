@@ -2,6 +2,7 @@ import type { KindCutoff } from '../../../memory/policy/expiry.js';
 import { LIVE } from '../../../memory/policy/expiry.js';
 import type { CutoffSql } from './policy.js';
 import { predicate } from './policy.js';
+import { unranked } from './postings.js';
 import { join, type Param, param, type SqlFragment, sql, verbatim } from './template.js';
 
 /**
@@ -97,8 +98,9 @@ export const expiryLines = (source: string, region: Param<string>, user: SqlFrag
 
 /**
  * What must follow when memories leave by any path but an insert (forget, expiry, the sweeper):
- * their postings go, and their partitions' document frequencies and counts come down by what
- * left. `gone` returns user_id, kind, id, terms and term_count of the deleted rows; `user` is the
+ * their postings go, and their partitions' document frequencies, flagged postings (decision 0101)
+ * and counts come down by what left; a term left with too few flagged is marked for ranking.
+ * `gone` returns user_id, kind, id, terms and term_count of the deleted rows; `user` is the
  * statement's user when it has one. Every change is a decrement, so statements running at once (at
  * READ COMMITTED) add up exactly; a frequency that reaches zero stays as a row until the sweeper
  * clears it (maintenance/clear-empty-terms).
@@ -112,10 +114,12 @@ export function forgottenTerms(gone: string, region: Param<string>, user?: Param
 ), unposted AS (
   DELETE FROM memory_terms AS p
    WHERE p.region = ${region}${own('p')} AND (p.user_id, p.kind, p.term, p.memory_id) IN (SELECT user_id, kind, term, id FROM gone_terms)
-  RETURNING 1
+  RETURNING p.user_id, p.kind, p.term, p.best
 ), rarer AS (
-  UPDATE memory_partition_terms AS d SET df = d.df - c.n
-    FROM (SELECT user_id, kind, term, count(*) AS n FROM gone_terms GROUP BY user_id, kind, term) AS c
+  UPDATE memory_partition_terms AS d
+     SET df = d.df - c.n, best = d.best - c.flagged,
+         stale = d.stale OR ${unranked(sql`d.df - c.n`, sql`d.best - c.flagged`, sql`d.cut_id IS NULL`)}
+    FROM (SELECT user_id, kind, term, count(*) AS n, count(*) FILTER (WHERE best) AS flagged FROM unposted GROUP BY user_id, kind, term) AS c
    WHERE d.region = ${region}${own('d')} AND d.user_id = c.user_id AND d.kind = c.kind AND d.term = c.term
   RETURNING 1
 ), smaller AS (

@@ -26,6 +26,7 @@ import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
 import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from './maintenance/mark-expiring.js';
+import { RANK_POSTINGS } from './maintenance/rank-postings.js';
 import { RECORD_EXPIRING_KINDS } from './maintenance/record-expiring-kinds.js';
 import { REEMBED_ADD_COLUMN } from './maintenance/reembed-add-column.js';
 import { REEMBED_CLEAR_CELLS } from './maintenance/reembed-clear-cells.js';
@@ -40,6 +41,7 @@ import { REEMBED_RENAME_COLUMN } from './maintenance/reembed-rename-column.js';
 import { REEMBED_REQUIRE_VECTORS } from './maintenance/reembed-require-vectors.js';
 import { REEMBED_REWRITE } from './maintenance/reembed-rewrite.js';
 import { REEMBED_TOTAL } from './maintenance/reembed-total.js';
+import { STALE_TERMS } from './maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from './maintenance/sweep-expired.js';
 import { TRIM_JOURNAL } from './maintenance/trim-journal.js';
 import { CONSUME_CODE } from './oauth/consume-code.js';
@@ -118,6 +120,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   EXPIRING_CURSOR,
   EXPIRING_KINDS,
   MARK_EXPIRING,
+  RANK_POSTINGS,
   RECORD_EXPIRING_KINDS,
   REEMBED_ADD_COLUMN,
   REEMBED_CLEAR_CELLS,
@@ -132,6 +135,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   REEMBED_REQUIRE_VECTORS,
   REEMBED_REWRITE,
   REEMBED_TOTAL,
+  STALE_TERMS,
   SWEEP_EXPIRED,
   TRIM_JOURNAL,
   CONSUME_CODE,

@@ -1,4 +1,5 @@
 import type { Scope } from '../../../memory/model.js';
+import { POSTING_CUT } from '../../../memory/policy/ranking.js';
 import type { CellBuild, CellPartition, MaintenanceStore } from '../../../ports/maintenance-store.js';
 import { ASSIGN_CELLS } from '../statements/maintenance/cells-assign.js';
 import { DROP_CELLS } from '../statements/maintenance/cells-drop.js';
@@ -11,7 +12,9 @@ import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.j
 import { EXPIRING_CURSOR } from '../statements/maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from '../statements/maintenance/mark-expiring.js';
+import { RANK_POSTINGS } from '../statements/maintenance/rank-postings.js';
 import { RECORD_EXPIRING_KINDS } from '../statements/maintenance/record-expiring-kinds.js';
+import { STALE_TERMS } from '../statements/maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from '../statements/maintenance/sweep-expired.js';
 import { TRIM_JOURNAL } from '../statements/maintenance/trim-journal.js';
 import type { StatementRunner } from './statement-runner.js';
@@ -68,6 +71,21 @@ export class SqlMaintenanceStore implements MaintenanceStore {
 
   async clearEmptyTerms(region: string, batch: number): Promise<number> {
     return (await this.sql.read(CLEAR_EMPTY_TERMS, { region, batch })).length;
+  }
+
+  async rankPostings(region: string, batch: number): Promise<number> {
+    const terms = await this.sql.read(STALE_TERMS, { region, batch });
+    for (const t of terms) {
+      // Its own statement per term, at the default isolation: it fails rather than commit over a
+      // concurrent write of the term's statistics row, and the retry ranks what that write left.
+      await this.sql.run(RANK_POSTINGS, {
+        scope: { region, userId: t.user_id },
+        kind: t.kind,
+        term: t.term,
+        ranked: POSTING_CUT.ranked,
+      });
+    }
+    return terms.length;
   }
 
   async cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]> {

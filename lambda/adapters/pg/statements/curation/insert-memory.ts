@@ -3,6 +3,7 @@ import { EVICTABLE, EVICTION_ORDER } from '../../../../memory/policy/eviction.js
 import { EXPIRED, LIVE } from '../../../../memory/policy/expiry.js';
 import { expiryLines, lastPlace, restatedByPush } from '../../sql/fragments.js';
 import { orderBy, predicate } from '../../sql/policy.js';
+import { countedTerms, flaggedPostings } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -44,8 +45,9 @@ export interface InsertMemoryRow {
 
 /**
  * One memory in, with its postings; the partition's expired memories out; the ceiling's excess
- * evicted; each removal journaled; a conflict linked; the partition's counts and document
- * frequencies kept: one statement, so a remember is atomic and costs one round trip.
+ * evicted; each removal journaled; a conflict linked; the partition's counts, document
+ * frequencies and flagged postings (decision 0101) kept: one statement, so a remember is atomic
+ * and costs one round trip.
  *
  * Expired rows count for nothing: the ceiling counts the live rows, and the expired ones go in the
  * same statement, journaled as expiry (never as ceiling). The victims come from the statement's
@@ -130,26 +132,26 @@ WITH kind_rows AS (
     FROM fresh, (SELECT ${p.id}::uuid AS a, ${p.conflictsWith}::uuid AS b UNION ALL SELECT ${p.conflictsWith}::uuid, ${p.id}::uuid) AS pair
    WHERE ${p.conflictsWith}::uuid IS NOT NULL
   RETURNING 1
-), posted AS (
-  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
-  SELECT ${region}, ${userId}::uuid, ${p.kind}, t.term, ${p.id}::uuid, t.tf, ${p.length}::int4
+), new_postings AS (
+  SELECT ${p.kind}::text AS kind, t.term, ${p.id}::uuid AS memory_id, t.tf, ${p.length}::int4 AS dl
     FROM fresh, unnest(${p.terms}::text[], ${p.frequencies}::int4[]) AS t(term, tf)
+), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ${p.kind} AND d.term = ANY(${p.terms}::text[])`)}, posted AS (
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
+  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.best FROM posting_flags AS f
   RETURNING 1
 ), unposted AS (
   DELETE FROM memory_terms AS p
    WHERE p.region = ${region} AND p.user_id = ${userId}::uuid AND p.kind = ${p.kind}
      AND (p.term, p.memory_id) IN (SELECT t.term, r.id FROM removed AS r, unnest(r.terms) AS t(term))
-  RETURNING 1
+  RETURNING p.term, p.best
 ), term_changes AS (
-  SELECT c.term, CAST(sum(c.change) AS INT4) AS change FROM (
-    SELECT t.term, 1 AS change FROM fresh, unnest(${p.terms}::text[]) AS t(term)
-    UNION ALL
-    SELECT t.term, -1 AS change FROM removed AS r, unnest(r.terms) AS t(term)
-  ) AS c GROUP BY c.term HAVING sum(c.change) <> 0
+  SELECT ${p.kind}::text AS kind, c.term, CAST(sum(c.df) AS INT4) AS df, CAST(sum(c.best) AS INT4) AS best, bool_or(c.overflow) AS overflow
+    FROM (SELECT f.term, 1 AS df, CASE WHEN f.best THEN 1 ELSE 0 END AS best, f.passes AND NOT f.best AS overflow FROM posting_flags AS f
+          UNION ALL
+          SELECT u.term, -1, CASE WHEN u.best THEN -1 ELSE 0 END, false FROM unposted AS u) AS c
+   GROUP BY c.term HAVING sum(c.df) <> 0 OR sum(c.best) <> 0 OR bool_or(c.overflow)
 ), rarity AS (
-  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
-  SELECT ${region}, ${userId}::uuid, ${p.kind}, c.term, c.change FROM term_changes AS c
-  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  ${countedTerms('term_changes', region, userId)}
   RETURNING 1
 ), counted AS (
   INSERT INTO memory_partitions AS p (region, user_id, kind, memories, term_total, writes)

@@ -21,9 +21,10 @@ export interface ReembedRewriteInputs {
 /**
  * One region's rows of a batch rewritten — vectors, terms, postings, and the partitions' document
  * frequencies and lengths by the difference — and the cursor moved past them: one statement, so a
- * stop never loses a batch, and the statistics are right after every batch. Postings of terms a row
- * keeps are updated in place, so no row is deleted and inserted by the same statement (which
- * CockroachDB refuses to do safely).
+ * stop never loses a batch, and the statistics are right after every batch. New postings are
+ * not flagged, and every term met is left for the sweeper to rank (decision 0101). Postings of
+ * terms a row keeps are updated in place, so no row is deleted and inserted by the same statement
+ * (which CockroachDB refuses to do safely).
  */
 export const REEMBED_REWRITE = statement<ReembedRewriteInputs, { rewritten: number; moved: number }>({
   name: 'maintenance/reembed-rewrite',
@@ -51,23 +52,26 @@ WITH old AS (
 ), unposted AS (
   DELETE FROM memory_terms AS p
    WHERE p.region = ${p.region} AND (p.user_id, p.kind, p.term, p.memory_id) IN (SELECT user_id, kind, term, id FROM dropped)
-  RETURNING 1
+  RETURNING p.user_id, p.kind, p.term, p.best
 ), posted AS (
   INSERT INTO memory_terms AS p (region, user_id, kind, term, memory_id, tf, dl)
   SELECT ${p.region}, f.user_id, f.kind, f.term, f.id, f.tf, g.dl FROM fresh AS f JOIN given AS g ON g.id = f.id
   ON CONFLICT (region, user_id, kind, term, memory_id) DO UPDATE SET tf = excluded.tf, dl = excluded.dl
   RETURNING 1
 ), term_changes AS (
-  SELECT c.user_id, c.kind, c.term, CAST(sum(c.change) AS INT4) AS change FROM (
-    SELECT user_id, kind, term, -1 AS change FROM dropped
+  SELECT c.user_id, c.kind, c.term, CAST(sum(c.df) AS INT4) AS df, CAST(sum(c.best) AS INT4) AS best FROM (
+    SELECT u.user_id, u.kind, u.term, -1 AS df, CASE WHEN u.best THEN -1 ELSE 0 END AS best FROM unposted AS u
     UNION ALL
-    SELECT f.user_id, f.kind, f.term, 1 AS change FROM fresh AS f
-     WHERE NOT EXISTS (SELECT 1 FROM old AS o, unnest(o.terms) AS t(term) WHERE o.id = f.id AND t.term = f.term)
-  ) AS c GROUP BY c.user_id, c.kind, c.term HAVING sum(c.change) <> 0
+    SELECT f.user_id, f.kind, f.term,
+           CASE WHEN EXISTS (SELECT 1 FROM old AS o, unnest(o.terms) AS t(term) WHERE o.id = f.id AND t.term = f.term) THEN 0 ELSE 1 END, 0
+      FROM fresh AS f
+  ) AS c GROUP BY c.user_id, c.kind, c.term
 ), rarity AS (
-  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
-  SELECT ${p.region}, c.user_id, c.kind, c.term, c.change FROM term_changes AS c
-  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  -- Postings moved in the order: the cut is forgotten, and the sweeper ranks each term again.
+  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df, best, stale)
+  SELECT ${p.region}, c.user_id, c.kind, c.term, c.df, c.best, true FROM term_changes AS c
+  ON CONFLICT (region, user_id, kind, term) DO UPDATE
+     SET df = d.df + excluded.df, best = d.best + excluded.best, cut_tf = NULL, cut_dl = NULL, cut_id = NULL, stale = true
   RETURNING 1
 ), lengths AS (
   UPDATE memory_partitions AS p SET term_total = p.term_total + c.change

@@ -1,6 +1,12 @@
-import type { Params } from '../../sql/template.js';
+import type { Param, Params } from '../../sql/template.js';
 import { join, type SqlFragment, sql } from '../../sql/template.js';
 import type { RecallInputs } from './recall-inputs.js';
+
+/** One partition the lexical arm reads: its (region, user, kind) tuple, and its kind alone. */
+export interface PartitionParams {
+  readonly prefix: SqlFragment;
+  readonly kind: Param<string>;
+}
 
 /**
  * The parts of the recall statement (recall.ts): the vector arm on each engine, the lexical arm, and
@@ -71,26 +77,49 @@ export const cellsVectorArm = (
  * (decision 0056): a term's rarity comes from its document frequency kept per partition, the
  * average length from the partitions' kept totals: nothing is counted on read. Candidates are the
  * memories holding a rarer term; a very common term (in more than a share of the partition) is left
- * out, so its long posting list is never read. Each remaining term's postings are read best first
- * and at most `postingsPerTerm` per partition (decision 0078): the arm reads at most terms × that
- * many rows whatever the partition's size, and below that depth it is exact BM25. Ranked candidates
- * are checked for expiry on their rows, `candidates` of them so that expired ones cannot starve the
+ * out, so its long posting list is never read. Each remaining term is read per partition: whole
+ * when the partition holds it in at most `postingsPerTerm` memories (exact BM25, as the kept
+ * frequency says how many postings that is), and otherwise from its flagged postings only, best
+ * first and `postingsPerTerm` of them (decisions 0078, 0101). At most `POSTING_CUT.flagged` postings
+ * of a term are ever flagged, so the arm reads at most terms × that many rows per partition
+ * whatever the partition's size and whatever a planner does with the LIMIT. Ranked candidates are
+ * checked for expiry on their rows, `candidates` of them so that expired ones cannot starve the
  * `depth` kept.
  */
-export function lexicalArm(p: Params<RecallInputs>, partitions: readonly SqlFragment[], live: SqlFragment): SqlFragment {
+export function lexicalArm(p: Params<RecallInputs>, partitions: readonly PartitionParams[], live: SqlFragment): SqlFragment {
   const l = p.lexical;
-  const prefixes = join(partitions);
-  // Per partition, a term's postings best first (most occurrences, then the shortest memory) and at
-  // most postingsPerTerm of them: the memory_terms_impact index hands them over in that order.
+  const prefixes = join(partitions.map((partition) => partition.prefix));
+  // Per partition, each rarer term's postings: all of them under the depth, read by key (the kept
+  // frequency bounds them); past it the flagged ones best first (most occurrences, then the
+  // shortest memory), which memory_terms_best holds and nothing else. One LATERAL subquery per read,
+  // so that each can be decorrelated into a lookup join on its own (a LATERAL over a UNION ALL
+  // cannot be); OFFSET 0 keeps PostgreSQL from pulling the whole-term read up into a plain join, so
+  // that its gate on the kept frequency stays a one-time filter above the index scan.
+  const read = (kind: Param<string>, postings: SqlFragment) => sql`SELECT w.term, x.memory_id, x.tf, x.dl
+    FROM lex_weights AS w JOIN lex_partition_terms AS d ON d.term = w.term,
+         LATERAL (${postings}) AS x
+   WHERE w.rare AND d.kind = ${kind}`;
   const postings = join(
-    partitions.map(
-      (partition) => sql`(SELECT p.memory_id, p.tf, p.dl
+    partitions.flatMap(({ prefix, kind }) => [
+      read(
+        kind,
+        sql`SELECT p.memory_id, p.tf, p.dl
                       FROM memory_terms AS p
-                     WHERE (p.region, p.user_id, p.kind) IN (${partition}) AND p.term = w.term
-                     ORDER BY p.tf DESC, p.dl
-                     LIMIT ${l.postingsPerTerm}::int8)`,
-    ),
-    ' UNION ALL ',
+                     WHERE (p.region, p.user_id, p.kind) IN (${prefix}) AND p.term = d.term
+                       AND d.kind = ${kind} AND d.df <= ${l.postingsPerTerm}::int4
+                    OFFSET 0`,
+      ),
+      read(
+        kind,
+        sql`SELECT p.memory_id, p.tf, p.dl
+                      FROM memory_terms AS p
+                     WHERE (p.region, p.user_id, p.kind) IN (${prefix}) AND p.term = d.term AND p.best
+                       AND d.kind = ${kind} AND d.df > ${l.postingsPerTerm}::int4
+                     ORDER BY p.tf DESC, p.dl, p.memory_id
+                     LIMIT ${l.postingsPerTerm}::int8`,
+      ),
+    ]),
+    '\n  UNION ALL\n  ',
   );
   // One posting's part of its memory's score: BM25's saturated, length-normalised frequency.
   const bm25 = sql`x.tf * (w.k1 + 1) / (x.tf + w.k1 * (1 - w.b + w.b * x.dl / w.average))`;
@@ -103,21 +132,21 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly SqlFrag
                  ${excess} / GREATEST(${excess} + ${l.halfLength}::float8, 1) AS share
             FROM (SELECT ${n} AS n, GREATEST(CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) / GREATEST(${n}, 1), 1) AS average
                     FROM memory_partitions AS p WHERE (p.region, p.user_id, p.kind) IN (${prefixes})) AS a) AS l
-), lex_terms AS (
-  SELECT d.term, CAST(sum(d.df) AS FLOAT8) AS df
+), lex_partition_terms AS (
+  SELECT d.kind, d.term, d.df
     FROM memory_partition_terms AS d
-   WHERE (d.region, d.user_id, d.kind) IN (${prefixes}) AND d.term = ANY(${p.terms}::text[])
-   GROUP BY d.term
-  HAVING sum(d.df) > 0
+   WHERE (d.region, d.user_id, d.kind) IN (${prefixes}) AND d.term = ANY(${p.terms}::text[]) AND d.df > 0
+), lex_terms AS (
+  SELECT d.term, CAST(sum(d.df) AS FLOAT8) AS df FROM lex_partition_terms AS d GROUP BY d.term
 ), lex_weights AS (
   SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf,
          t.df <= GREATEST(${l.commonDf}::float8, ${l.commonShare}::float8 * s.n) AS rare, s.average, s.k1, s.b
     FROM lex_terms AS t, lex_stats AS s
+), lex_postings AS (
+  ${postings}
 ), lex_scores AS (
   SELECT x.memory_id AS id, sum(w.idf * ${bm25}) AS score
-    FROM lex_weights AS w,
-         LATERAL (${postings}) AS x
-   WHERE w.rare
+    FROM lex_postings AS x JOIN lex_weights AS w ON w.term = x.term
    GROUP BY x.memory_id
 ), lex_top AS (
   SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT ${p.candidates}::int4

@@ -9,10 +9,11 @@ export type { RecallInputs } from './recall-inputs.js';
 /**
  * PostgreSQL: the vector arm reads the caller's partitions by their cells, and those without a
  * cell through the (region, user_id, kind, cell) btree (decision 0083); the lexical arm the
- * postings of the query's terms by their key (decision 0056).
+ * postings of the query's terms by their key (decision 0056), past the depth the flagged ones
+ * only (decision 0101).
  */
 const CELLS_PLAN_PG = ['memories_cell', 'memories_uncelled', 'memory_cells_pkey'];
-const LEXICAL_PLAN_PG = [...CELLS_PLAN_PG, 'memory_terms_impact'];
+const LEXICAL_PLAN_PG = [...CELLS_PLAN_PG, 'memory_terms_best'];
 
 function recallPlan(inputs: RecallInputs, engine: string): PlanExpectations {
   const lexical = inputs.terms.length > 0;
@@ -50,7 +51,7 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
       sql`SELECT id, ${fusedPart(p, sql`${p.fusion.vectorWeight}`)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
     ];
     if (inputs.terms.length > 0) {
-      const partitions = kinds.names.map((kind) => partitionList(p.scope, [kind]));
+      const partitions = kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind }));
       ctes.push(lexicalArm(p, partitions, liveIn('m', kinds)));
       parts.push(sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, TRUE AS related FROM lexical_arm`);
     }

@@ -1,6 +1,7 @@
 import type { Scope } from '../../../../memory/model.js';
 import type { KindCutoff } from '../../../../memory/policy/expiry.js';
 import { kindsParams, lastPlace, liveIn, partitionList } from '../../sql/fragments.js';
+import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -116,15 +117,16 @@ WITH given AS (
    WHERE (SELECT ok FROM allowed)
   ON CONFLICT DO NOTHING
   RETURNING id, kind, term_count
-), posted AS (
-  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
-  SELECT ${region}, ${userId}::uuid, w.kind, p.term, p.id, p.tf, w.term_count FROM postings AS p JOIN written AS w ON w.id = p.id
+), new_postings AS (
+  SELECT w.kind, p.term, p.id AS memory_id, p.tf, w.term_count AS dl FROM postings AS p JOIN written AS w ON w.id = p.id
+), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ANY(${p.ceilings.kinds}::text[]) AND d.term = ANY(${p.postings.terms}::text[])`)}, posted AS (
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
+  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.best FROM posting_flags AS f
   RETURNING 1
+), term_changes AS (
+  ${termChanges('posting_flags')}
 ), rarity AS (
-  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
-  SELECT ${region}, ${userId}::uuid, w.kind, p.term, CAST(count(*) AS INT4) FROM postings AS p JOIN written AS w ON w.id = p.id
-   GROUP BY w.kind, p.term
-  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  ${countedTerms('term_changes', region, userId)}
   RETURNING 1
 ), counted AS (
   INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)

@@ -1,4 +1,5 @@
 import type { Scope } from '../../../../memory/model.js';
+import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -47,14 +48,16 @@ WITH given AS (
          ${p.at}::timestamptz, ${p.at}::timestamptz, ${p.agent}, ${p.client}
     FROM given AS g
   RETURNING id
-), posted AS (
-  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl)
-  SELECT ${region}, ${userId}::uuid, ${p.kind}, p.term, p.id, p.tf, g.dl FROM postings AS p JOIN given AS g ON g.id = p.id
+), new_postings AS (
+  SELECT ${p.kind}::text AS kind, p.term, p.id AS memory_id, p.tf, g.dl FROM postings AS p JOIN given AS g ON g.id = p.id
+), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ${p.kind} AND d.term = ANY(${p.postingTerms}::text[])`)}, posted AS (
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
+  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.best FROM posting_flags AS f
   RETURNING 1
+), term_changes AS (
+  ${termChanges('posting_flags')}
 ), rarity AS (
-  INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df)
-  SELECT ${region}, ${userId}::uuid, ${p.kind}, p.term, CAST(count(*) AS INT4) FROM postings AS p GROUP BY p.term
-  ON CONFLICT (region, user_id, kind, term) DO UPDATE SET df = d.df + excluded.df
+  ${countedTerms('term_changes', region, userId)}
   RETURNING 1
 ), counted AS (
   INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)

@@ -1,0 +1,70 @@
+import { LEXICAL, POSTING_CUT } from '../../../memory/policy/ranking.js';
+import { type Param, param, type SqlFragment, sql, verbatim } from './template.js';
+
+/**
+ * The flagged postings of each (partition, term) (decision 0101): at most `POSTING_CUT.flagged`,
+ * the best ones in the lexical arm's order (most occurrences, then the shortest memory, then the
+ * memory id), with the count and the last one's place (the cut) kept in memory_partition_terms.
+ * Every statement that writes postings keeps them here, with bounded work per posting: a new
+ * posting is flagged when it beats the cut while there is room; what a write cannot keep exact, it
+ * marks `stale` for the sweeper to rank (maintenance/rank-postings).
+ */
+
+/** The most postings of one (partition, term) that are ever flagged: the bound recall reads under. */
+const FLAGGED = param('postingsFlagged', POSTING_CUT.flagged);
+/** The depth recall reads a term to: below it a term is read whole, above it from its flagged postings. */
+const DEPTH = param('postingsDepth', LEXICAL.postingsPerTerm);
+
+/**
+ * True when a term's flagged postings may miss some of its best `postingsPerTerm`: it is in more
+ * memories than that and either fewer are flagged, or no cut is known while some are not flagged
+ * (then the flagged ones are not known to be the best).
+ */
+export const unranked = (df: SqlFragment, best: SqlFragment, noCut: SqlFragment): SqlFragment =>
+  sql`(${df} > ${DEPTH}::int4 AND (${best} < ${DEPTH}::int4 OR (${noCut} AND ${df} > ${best})))`;
+
+/**
+ * New postings of one user with their flags: `source` has columns kind, term, memory_id, tf, dl.
+ * A posting is flagged when it is at or before its term's cut (any, when no cut is known) and the
+ * term has room, its better new postings counted first. `passes` says it beats the cut: one that
+ * passes but is not flagged found no room (an overflow), and the flagged ones are then no longer
+ * known to be the best. Reads the counts of the terms `terms` names (a condition on `d`, by key)
+ * for the user.
+ */
+export function flaggedPostings(source: string, region: Param<string>, userId: Param<string>, terms: SqlFragment): SqlFragment {
+  const from = verbatim(source);
+  return sql`posting_state AS (
+  SELECT d.kind, d.term, d.best, d.cut_tf, d.cut_dl, d.cut_id FROM memory_partition_terms AS d
+   WHERE d.region = ${region} AND d.user_id = ${userId}::uuid AND ${terms}
+), posting_flags AS (
+  SELECT n.kind, n.term, n.memory_id, n.tf, n.dl,
+         n.passes AND n.best + row_number() OVER (PARTITION BY n.kind, n.term, n.passes ORDER BY n.tf DESC, n.dl, n.memory_id) <= ${FLAGGED}::int4 AS best,
+         n.passes
+    FROM (SELECT s.kind, s.term, s.memory_id, s.tf, s.dl, COALESCE(t.best, 0) AS best,
+                 t.cut_id IS NULL OR (-s.tf, s.dl, s.memory_id) <= (-t.cut_tf, t.cut_dl, t.cut_id) AS passes
+            FROM ${from} AS s LEFT JOIN posting_state AS t ON t.kind = s.kind AND t.term = s.term) AS n
+)`;
+}
+
+/** What new postings (`flagged`, from {@link flaggedPostings}) change in their terms' statistics, per (kind, term). */
+export const termChanges = (flagged: string): SqlFragment =>
+  sql`SELECT f.kind, f.term, CAST(count(*) AS INT4) AS df, CAST(count(*) FILTER (WHERE f.best) AS INT4) AS best,
+         bool_or(f.passes AND NOT f.best) AS overflow
+    FROM ${verbatim(flagged)} AS f GROUP BY f.kind, f.term`;
+
+/**
+ * The upsert of one user's term statistics by change: `changes` has columns kind, term, df (the
+ * change of document frequency), best (of flagged postings) and overflow. A term met for the first
+ * time is flagged whole unless it overflowed; on a known term an overflow forgets the cut, and the
+ * term is marked for ranking when its flagged postings may miss some of its best.
+ */
+export function countedTerms(changes: string, region: Param<string>, userId: Param<string>): SqlFragment {
+  const noCut = sql`(excluded.stale OR d.cut_id IS NULL)`;
+  const forget = (column: string) => verbatim(`CASE WHEN excluded.stale THEN NULL ELSE d.${column} END`);
+  return sql`INSERT INTO memory_partition_terms AS d (region, user_id, kind, term, df, best, stale)
+  SELECT ${region}, ${userId}::uuid, c.kind, c.term, c.df, c.best, c.overflow FROM ${verbatim(changes)} AS c
+  ON CONFLICT (region, user_id, kind, term) DO UPDATE
+     SET df = d.df + excluded.df, best = d.best + excluded.best,
+         cut_tf = ${forget('cut_tf')}, cut_dl = ${forget('cut_dl')}, cut_id = ${forget('cut_id')},
+         stale = d.stale OR excluded.stale OR ${unranked(sql`d.df + excluded.df`, sql`d.best + excluded.best`, noCut)}`;
+}

@@ -1,0 +1,60 @@
+import type { Scope } from '../../../../memory/model.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface RankPostingsInputs {
+  readonly scope: Scope;
+  readonly kind: string;
+  readonly term: string;
+  /** How many of the term's best postings to flag (`POSTING_CUT.ranked`). */
+  readonly ranked: number;
+}
+
+/**
+ * One term of one partition ranked again (decision 0101): its best `ranked` postings flagged and
+ * the others not, the count and the cut (the last flagged one's place, none when every posting is
+ * flagged) kept, and the mark cleared. Reads the term's best `ranked` postings through
+ * memory_terms_impact and its flagged ones through memory_terms_best: bounded by `ranked` and
+ * `POSTING_CUT.flagged`, with the (partition, term) given as constants so that no engine has a
+ * correlated LIMIT to rewrite. Writes the term's statistics row, which every writer of a posting
+ * of the term writes too, so a ranking and a concurrent write cannot both commit on what the other
+ * changed.
+ */
+export const RANK_POSTINGS = statement<RankPostingsInputs, { flagged: number; unflagged: number }>({
+  name: 'maintenance/rank-postings',
+  expects: { postgresIndex: ['memory_terms_impact', 'memory_terms_best'] },
+  render: (p) => {
+    const { region, userId } = p.scope;
+    const term = sql`p.region = ${region} AND p.user_id = ${userId}::uuid AND p.kind = ${p.kind} AND p.term = ${p.term}`;
+    return sql`
+WITH top AS MATERIALIZED (
+  SELECT p.memory_id, p.tf, p.dl FROM memory_terms AS p
+   WHERE ${term}
+   ORDER BY p.tf DESC, p.dl, p.memory_id
+   LIMIT ${p.ranked}::int4
+), last AS (
+  SELECT t.tf, t.dl, t.memory_id, (SELECT count(*) FROM top) AS n FROM top AS t
+   ORDER BY t.tf, t.dl DESC, t.memory_id DESC
+   LIMIT 1
+), unflagged AS (
+  UPDATE memory_terms AS p SET best = false
+   WHERE ${term} AND p.best AND p.memory_id NOT IN (SELECT t.memory_id FROM top AS t)
+  RETURNING 1
+), flagged AS (
+  UPDATE memory_terms AS p SET best = true
+   WHERE ${term} AND NOT p.best AND p.memory_id IN (SELECT t.memory_id FROM top AS t)
+  RETURNING 1
+), ranked AS (
+  UPDATE memory_partition_terms AS d
+     SET best = (SELECT count(*) FROM top),
+         cut_tf = (SELECT l.tf FROM last AS l WHERE d.df > l.n),
+         cut_dl = (SELECT l.dl FROM last AS l WHERE d.df > l.n),
+         cut_id = (SELECT l.memory_id FROM last AS l WHERE d.df > l.n),
+         stale = false
+   WHERE d.region = ${region} AND d.user_id = ${userId}::uuid AND d.kind = ${p.kind} AND d.term = ${p.term}
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM flagged)::int4 AS flagged, (SELECT count(*) FROM unflagged)::int4 AS unflagged,
+       (SELECT count(*) FROM ranked)::int4 AS ranked`;
+  },
+});
