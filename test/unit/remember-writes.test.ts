@@ -21,6 +21,9 @@ function holds(where: string, row: Row): boolean {
     pinned: (r) => r.pinned ?? false,
     'origin IS NOT NULL': (r) => r.origin ?? false,
     'df <= 0': (r) => r.emptied ?? false,
+    // A posting among its term's flagged best, and a term whose flagged postings need ranking (decision 0101).
+    best: (r) => r.best ?? false,
+    stale: (r) => r.stale ?? false,
   };
   const rule = known[where];
   if (!rule) throw new Error(`a partial index on "${where}": say when a remember writes it`);
@@ -37,7 +40,9 @@ function entries(tables: Map<string, Table>, name: string, row: Row): string[] {
 
 /**
  * A typical memory (decision 0098): unpinned, of a kind without a TTL, with an origin (an agent's
- * conversation), T distinct terms; at the ceiling one victim alike, with terms of its own.
+ * conversation), T distinct terms, each posting flagged among its term's best and no term left to
+ * rank (at the default ceilings every posting fits under the flagged bound, decision 0101); at the
+ * ceiling one victim alike, with terms of its own.
  */
 const MEMORY: Row = { pinned: false, expires: false, origin: true };
 const TERMS = 15;
@@ -45,8 +50,8 @@ const TERMS = 15;
 function remember(files: readonly string[], atCeiling: boolean) {
   const tables = schemaAfter(files);
   const memory = entries(tables, 'memories', MEMORY).length;
-  const posting = entries(tables, 'memory_terms', {}).length;
-  const frequency = entries(tables, 'memory_partition_terms', { emptied: false }).length;
+  const posting = entries(tables, 'memory_terms', { best: true }).length;
+  const frequency = entries(tables, 'memory_partition_terms', { emptied: false, stale: false }).length;
   const partition = entries(tables, 'memory_partitions', {}).length;
   const journal = entries(tables, 'journal', {}).length;
   const written = memory + TERMS * (posting + frequency) + partition;
