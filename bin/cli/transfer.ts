@@ -10,6 +10,7 @@ import type { Principal } from '../../lambda/memory/model.js';
 import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson } from '../../lambda/memory/memory-json.js';
 import { TRANSFER_FORMAT, TRANSFER_VERSION, type TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
+import { fetchJson, fileProblem } from './failures.js';
 import { withContainer } from './open.js';
 import type { Environment, Terminal } from './terminal.js';
 
@@ -53,11 +54,10 @@ function endpointBase(given: string): string {
 
 function overHttp(base: string, key: string): Target {
   const call = async (path: string, init: RequestInit = {}) => {
-    const response = await fetch(new URL(path, base), {
+    const { response, body } = await fetchJson(new URL(path, base).href, {
       ...init,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
     });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (response.status === 401) throw new TransferError(`${base} does not know this key (NAABA_KEY), or it was revoked`);
     if (!response.ok) throw new TransferError(`${base} answered ${response.status}: ${String(body.error ?? body.message ?? '')}`);
     return body;
@@ -158,8 +158,14 @@ export async function exportCommand(
     if (file && file !== '-') {
       // Memory content: only the owner reads the file, also when it was there before.
       const path = resolve(t.cwd, file);
-      writeFileSync(path, text, { mode: 0o600 });
-      chmodSync(path, 0o600);
+      try {
+        writeFileSync(path, text, { mode: 0o600 });
+        chmodSync(path, 0o600);
+      } catch (error) {
+        const problem = fileProblem(file, error);
+        if (!problem) throw error;
+        throw new TransferError(`${problem}; the export was not written`);
+      }
     } else t.stdout.write(text);
     t.warn(
       `exported ${memories.length} memories and ${journal.length} journal lines from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
@@ -184,6 +190,8 @@ export async function importCommand(
   try {
     parsed = JSON.parse(file === '-' ? t.readStdin() : readFileSync(resolve(t.cwd, file), 'utf8'));
   } catch (error) {
+    const problem = fileProblem(file, error);
+    if (problem) throw new TransferError(`${problem}; nothing was imported`);
     throw new TransferError(`${file}: ${(error as Error).message.split('\n')[0]}; expected the JSON file naaba export wrote`);
   }
   const doc = parsed as TransferDocument;
