@@ -188,6 +188,7 @@ export class Container {
         judge: this.supplied.judge ?? (await makeJudge(this.config)),
         clock: this.clock,
         rules: this.config.rules,
+        rulesSource: this.config.rulesSource,
       });
     });
   }

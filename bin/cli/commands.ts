@@ -2,6 +2,7 @@ import { loadConfig, type RuntimeConfig } from '../../lambda/config/env.js';
 import { type CommandOptions, type ParsedArgs, UsageError, type ValueFlag } from './args.js';
 import { check, embed } from './check.js';
 import { connectCommand } from './connect.js';
+import { followFolderRules } from './folder-config.js';
 import { migrateCommand, reembedCommand, sweepCommand } from './db.js';
 import { issueKey, listKeys, revokeKey } from './keys.js';
 import { serve } from './serve.js';
@@ -24,6 +25,8 @@ export interface Invocation {
   readonly value: (flag: 'user' | 'batch' | 'file' | 'issue' | 'kind') => string | undefined;
   readonly on: (flag: string) => boolean;
   readonly config: () => RuntimeConfig;
+  /** The configuration with the data folder's recorded curation rules (decision 0104). */
+  readonly folderConfig: () => RuntimeConfig;
 }
 
 export interface Command extends CommandOptions {
@@ -101,7 +104,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     values: DATABASE,
     switches: [],
     bare: true,
-    run: (c) => done(sweepCommand(c.t, c.config())),
+    run: (c) => done(sweepCommand(c.t, c.folderConfig())),
   },
   reembed: {
     usage: ['naaba reembed [--data DIR | --url URL] [--language neutral|english] [--embedder NAME] [--batch 100]'],
@@ -116,7 +119,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     switches: [],
     run: (c) => {
       if (c.args.positionals.length > 1) throw new UsageError('expected at most one FILE');
-      return done(exportCommand(c.t, c.config(), c.settings, c.args.positionals[0]));
+      return done(exportCommand(c.t, c.folderConfig(), c.settings, c.args.positionals[0]));
     },
   },
   import: {
@@ -125,7 +128,13 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     switches: [],
     run: (c) =>
       done(
-        importCommand(c.t, c.config(), c.settings, one(c.args.positionals, 'FILE (or - for standard input)'), c.value('kind')),
+        importCommand(
+          c.t,
+          c.folderConfig(),
+          c.settings,
+          one(c.args.positionals, 'FILE (or - for standard input)'),
+          c.value('kind'),
+        ),
       ),
   },
   connect: {
@@ -155,5 +164,6 @@ export function invocation(t: Terminal, command: Command, args: ParsedArgs): Inv
     value: (flag) => own[flag],
     on: (flag) => args.switches.has(flag),
     config: () => loadConfig(t.env, settings),
+    folderConfig: () => followFolderRules(loadConfig(t.env, settings)),
   };
 }

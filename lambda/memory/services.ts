@@ -22,6 +22,8 @@ export interface MemoryDeps {
   readonly judge: Judge;
   readonly clock: Clock;
   readonly rules: CurationRules;
+  /** Where the rules came from (a configuration file, `NAABA_CURATION`, `defaults`): curation_state says it. */
+  readonly rulesSource?: string;
   /** Makes the lexical arm's terms, of memories and of queries alike; language-neutral by default. */
   readonly analyzer?: LexicalAnalyzer;
   /** Which recall arms run; hybrid unless configured otherwise (NAABA_RECALL_RANKING). */
@@ -65,7 +67,16 @@ export function memoryServices(deps: MemoryDeps): MemoryServices {
     newId,
   });
   return {
-    curation: new CurationService({ store: stores.curation, remember, planner, embedder, judgeHealth, clock, rules }),
+    curation: new CurationService({
+      store: stores.curation,
+      remember,
+      planner,
+      embedder,
+      judgeHealth,
+      clock,
+      rules,
+      rulesSource: deps.rulesSource ?? 'defaults',
+    }),
     page: new PageService({ page: stores.page, curation: stores.curation, planner, embedder, judgeHealth, clock, rules }),
     transfer: new TransferService({ page: stores.page, curation: stores.curation, importer, clock, rules }),
     judgeHealth,
