@@ -189,6 +189,8 @@ export class Container {
         clock: this.clock,
         rules: this.config.rules,
         rulesSource: this.config.rulesSource,
+        // One statement at a time on the embedded database: an import leaves others three quarters of it.
+        importRestPerStep: this.config.database.kind === 'pglite' ? 3 : 0,
       });
     });
   }

@@ -5,7 +5,7 @@ import type { Container } from '../../lambda/composition.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import { MAX_BODY_BYTES } from '../../lambda/http/request-body.js';
-import type { ImportReport } from '../../lambda/memory/transfer/importer.js';
+import type { ImportProgress, ImportReport } from '../../lambda/memory/transfer/importer.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson } from '../../lambda/memory/memory-json.js';
 import { TRANSFER_FORMAT, TRANSFER_VERSION, type TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
@@ -19,7 +19,7 @@ import type { Environment, Terminal } from './terminal.js';
  * (docs/export-format.md), read or written as the owner of a key (NAABA_KEY) — the key decides
  * whose memory it is, as on the page and for the tools, so isolation is the key's. Through an
  * endpoint when there is one (a running local server, or --endpoint), else straight into the
- * configured database, where an import of any size is one all-or-nothing statement.
+ * configured database, where an import of any size is written in resumable steps with its progress.
  */
 
 /** An export or import that cannot go ahead: one clear line, nothing written. */
@@ -31,7 +31,8 @@ export class TransferError extends Error {
 interface Target {
   readonly where: string;
   exportPage(part: 'memories' | 'journal', cursor: string | null): Promise<{ items: unknown[]; next: string | null }>;
-  importFile(file: TransferDocument): Promise<ImportReport>;
+  /** Imports the file; `progress` hears each step written where the import runs here. */
+  importFile(file: TransferDocument, progress: (p: ImportProgress) => void): Promise<ImportReport>;
 }
 
 function keyOf(env: Environment): string {
@@ -104,7 +105,7 @@ function inDatabase(container: Container, principal: Principal, where: string): 
       const page = await service.exportJournal(principal, cursor ?? undefined);
       return { items: page.lines.map(journalLineJson), next: page.nextCursor ?? null };
     },
-    importFile: async (file) => (await container.memory()).transfer.importMemories(principal, file),
+    importFile: async (file, progress) => (await container.memory()).transfer.importMemories(principal, file, progress),
   };
 }
 
@@ -197,9 +198,11 @@ export async function importCommand(
   const doc = parsed as TransferDocument;
   const chosen = kind && Array.isArray(doc?.memories) && Array.isArray(doc?.journal) ? onlyKind(doc, kind) : doc;
   await withTarget(t, config, flags, async (target) => {
-    const r = await target.importFile(chosen);
+    const r = await target.importFile(chosen, ({ done, total }) =>
+      t.warn(`  ${done} of ${total} memories written or found already there`),
+    );
     t.print(
-      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file)`,
+      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file, in ${r.steps} steps)`,
     );
   });
 }

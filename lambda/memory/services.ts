@@ -24,6 +24,8 @@ export interface MemoryDeps {
   readonly rules: CurationRules;
   /** Where the rules came from (a configuration file, `NAABA_CURATION`, `defaults`): curation_state says it. */
   readonly rulesSource?: string;
+  /** An import's rest after each step, as a multiple of the step's time (importer.ts): 3 on the embedded database. */
+  readonly importRestPerStep?: number;
   /** Makes the lexical arm's terms, of memories and of queries alike; language-neutral by default. */
   readonly analyzer?: LexicalAnalyzer;
   /** Which recall arms run; hybrid unless configured otherwise (NAABA_RECALL_RANKING). */
@@ -65,6 +67,7 @@ export function memoryServices(deps: MemoryDeps): MemoryServices {
     analyzer,
     embed: (text) => embedChecked(embedder, text),
     newId,
+    restPerStep: deps.importRestPerStep ?? 0,
   });
   return {
     curation: new CurationService({
