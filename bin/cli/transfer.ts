@@ -35,6 +35,9 @@ interface Target {
   importFile(file: TransferDocument, progress: (p: ImportProgress) => void): Promise<ImportReport>;
 }
 
+/** Calls one import through an endpoint may take: 5,000 memories at the slowest step rate. */
+const MAX_IMPORT_CALLS = 500;
+
 function keyOf(env: Environment): string {
   const key = env.NAABA_KEY?.trim();
   if (!key) throw new UsageError('set NAABA_KEY to the key whose memory this is (npx naaba issue-key NAME prints one)');
@@ -72,14 +75,28 @@ function overHttp(base: string, key: string): Target {
         next: (page.nextCursor as string) ?? null,
       };
     },
-    async importFile(file) {
+    async importFile(file, progress) {
       const body = JSON.stringify(file);
       if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
         throw new TransferError(
           `the file is ${Buffer.byteLength(body)} bytes; an endpoint takes at most ${MAX_BODY_BYTES} per import. Import it in parts (--kind KIND, one kind at a time), or, for a local folder, stop the server and run this again`,
         );
       }
-      return (await call('api/import', { method: 'POST', body })).imported as ImportReport;
+      // A call writes for a bounded time, then answers how far it got: the same file again goes on.
+      let report: ImportReport;
+      let calls = 0;
+      let written = 0;
+      do {
+        report = (await call('api/import', { method: 'POST', body })).imported as ImportReport;
+        calls += 1;
+        written += report.written;
+        const done = report.written + report.alreadyPresent;
+        if (!report.complete) progress({ done, total: report.memories - report.expired });
+      } while (!report.complete && calls < MAX_IMPORT_CALLS);
+      if (!report.complete)
+        throw new TransferError(`the import did not finish in ${calls} calls; run the same command again to continue`);
+      const kept = report.memories - report.expired;
+      return { ...report, written, alreadyPresent: kept - written };
     },
   };
 }
@@ -105,7 +122,7 @@ function inDatabase(container: Container, principal: Principal, where: string): 
       const page = await service.exportJournal(principal, cursor ?? undefined);
       return { items: page.lines.map(journalLineJson), next: page.nextCursor ?? null };
     },
-    importFile: async (file, progress) => (await container.memory()).transfer.importMemories(principal, file, progress),
+    importFile: async (file, progress) => (await container.memory()).transfer.importMemories(principal, file, { progress }),
   };
 }
 

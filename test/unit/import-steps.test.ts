@@ -36,7 +36,7 @@ test('large memories go one per step, small ones together; progress says how far
   const owner = principal();
   const contents = [...[0, 1, 2].map((i) => largeMemory(i)), ...Array.from({ length: 30 }, (_, i) => `small note ${i}`)];
   const heard: ImportProgress[] = [];
-  const report = await h.memory.transfer.importMemories(owner, file(at, contents), (p) => heard.push(p));
+  const report = await h.memory.transfer.importMemories(owner, file(at, contents), { progress: (p) => heard.push(p) });
   expect(report).toMatchObject({ memories: 33, written: 33, alreadyPresent: 0 });
   // One large memory per step, the third with the small ones that still fit in 8 KB, then the rest of them.
   expect(report.steps).toBe(4);
@@ -53,8 +53,27 @@ test('a file that does not fit as a whole writes no step at all', async () => {
   const at = h.clock.now().toISOString();
   const heard: ImportProgress[] = [];
   await expect(
-    h.memory.transfer.importMemories(principal(), file(at, ['one', 'two', 'three']), (p) => heard.push(p)),
+    h.memory.transfer.importMemories(principal(), file(at, ['one', 'two', 'three']), { progress: (p) => heard.push(p) }),
   ).rejects.toThrow('nothing was imported');
   expect(heard).toEqual([]);
   expect(await h.inspect.count()).toBe(0);
+});
+
+test('a call bounded in time stops between steps and says so; the same file again goes on, links and lines at the end', async () => {
+  const h = serviceOver('memory');
+  const owner = principal();
+  const doc = file(h.clock.now().toISOString(), [largeMemory(0), largeMemory(1), largeMemory(2)]);
+  const calls = [];
+  for (let i = 0; i < 5; i += 1) {
+    const report = await h.memory.transfer.importMemories(owner, doc, { stopAfterMs: 0 });
+    calls.push([report.written, report.complete]);
+    if (report.complete) break;
+  }
+  // At least one step a call: one memory each, then a call that finds all three and finishes.
+  expect(calls).toEqual([
+    [1, false],
+    [1, false],
+    [1, true],
+  ]);
+  expect(await h.inspect.count()).toBe(3);
 });

@@ -34,8 +34,20 @@ export interface ImportReport {
   readonly links: number;
   /** Journal lines added; lines the caller already had are not added again. */
   readonly journalLines: number;
-  /** Steps the memories were written in. */
+  /** Steps the memories were written in, by this call. */
   readonly steps: number;
+  /**
+   * False when the call stopped at its time bound before every memory was handled: what is written
+   * stays, and the same file sent again continues (the links and journal lines come at the end).
+   */
+  readonly complete: boolean;
+}
+
+/** How an import call runs: who hears its progress, and how long it may write before it answers. */
+export interface ImportOptions {
+  readonly progress?: (p: ImportProgress) => void;
+  /** Stop starting new steps after this long (at least one step runs); no bound when absent. */
+  readonly stopAfterMs?: number;
 }
 
 /** How far an import has come: memories of the file handled, of how many to write. */
@@ -139,7 +151,8 @@ export class Importer {
     });
   }
 
-  async run(scope: Scope, file: unknown, progress: (p: ImportProgress) => void = () => undefined): Promise<ImportReport> {
+  async run(scope: Scope, file: unknown, options: ImportOptions = {}): Promise<ImportReport> {
+    const began = performance.now();
     const now = this.deps.clock.now();
     const doc: TransferDocument = parseTransfer(file, this.deps.rules, now);
     const kept = doc.memories.filter((m) => this.live(m, now));
@@ -198,28 +211,28 @@ export class Importer {
     if (check.status === 'refused') throw new ImportRefusedError(this.refusal(check));
     const parts = steps(memories);
     let written = 0;
+    let present = 0;
     let done = 0;
+    let taken = 0;
     for (const part of parts) {
+      // Steps of memories already there (an import going on) cost little: only writing ones count against the bound.
+      if (written > 0 && options.stopAfterMs !== undefined && performance.now() - began > options.stopAfterMs) break;
       const started = performance.now();
       const step = await this.deps.store.importMemories({ ...plan, memories: part, links: [], journal: [] });
       // Someone else wrote in between and a ceiling is now in the way: what is written stays, and says so.
       if (step.status === 'refused') throw new ImportRefusedError(this.refusal(step, { written, of: memories.length }));
       written += step.written;
+      present += step.alreadyPresent;
       done += part.length;
-      progress({ done, total: memories.length });
+      taken += 1;
+      options.progress?.({ done, total: memories.length });
       await this.rest(performance.now() - started);
     }
+    const base = { memories: doc.memories.length, written, alreadyPresent: present, expired: doc.memories.length - kept.length };
+    if (done < memories.length) return { ...base, links: 0, journalLines: 0, steps: taken, complete: false };
     const last = await this.deps.store.importMemories({ ...plan, memories: light, writeMemories: false });
     if (last.status === 'refused') throw new ImportRefusedError(this.refusal(last, { written, of: memories.length }));
-    return {
-      memories: doc.memories.length,
-      written,
-      alreadyPresent: memories.length - written,
-      expired: doc.memories.length - kept.length,
-      links: last.links,
-      journalLines: last.journalLines,
-      steps: parts.length,
-    };
+    return { ...base, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
   }
 
   /** Leaves the database to other callers for a while after a step, in proportion to the step's time. */

@@ -5,7 +5,7 @@ import type { Principal, Scope } from '../model.js';
 import { kindCutoffs } from '../policy/expiry.js';
 import { kindsOf } from '../policy/kinds.js';
 import type { CurationRules } from '../model.js';
-import type { Importer, ImportProgress, ImportReport } from './importer.js';
+import type { Importer, ImportOptions, ImportReport } from './importer.js';
 
 export interface TransferServiceDeps {
   /** An export reads through the page's listing and the journal. */
@@ -40,8 +40,8 @@ export class TransferService {
     return this.deps.curation.journal(scopeOf(principal), EXPORT_PAGE.journal, cursor);
   }
 
-  /** Writes an export file into the caller's memory in steps, resumable (importer.ts); `progress` hears each step. */
-  importMemories(principal: Principal, file: unknown, progress?: (p: ImportProgress) => void): Promise<ImportReport> {
-    return this.deps.importer.run(scopeOf(principal), file, progress);
+  /** Writes an export file into the caller's memory in steps, resumable (importer.ts). */
+  importMemories(principal: Principal, file: unknown, options?: ImportOptions): Promise<ImportReport> {
+    return this.deps.importer.run(scopeOf(principal), file, options);
   }
 }
