@@ -188,6 +188,9 @@ export class Container {
         judge: this.supplied.judge ?? (await makeJudge(this.config)),
         clock: this.clock,
         rules: this.config.rules,
+        rulesSource: this.config.rulesSource,
+        // One statement at a time on the embedded database: an import leaves others three quarters of it.
+        importRestPerStep: this.config.database.kind === 'pglite' ? 3 : 0,
       });
     });
   }

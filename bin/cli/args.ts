@@ -1,3 +1,5 @@
+import { parseArgs as parseWords } from 'node:util';
+
 /** Parsed command line: positional words, and flags as the environment variables they stand for. */
 export interface ParsedArgs {
   readonly positionals: string[];
@@ -11,7 +13,7 @@ export class UsageError extends Error {
 }
 
 /** Flags that take a value, and the setting each stands for. */
-const VALUE_FLAGS: Record<string, string> = {
+export const VALUE_FLAGS = {
   port: 'NAABA_PORT',
   host: 'NAABA_HOST',
   data: 'NAABA_DATA_DIR',
@@ -29,29 +31,66 @@ const VALUE_FLAGS: Record<string, string> = {
   file: 'file',
   issue: 'issue',
   kind: 'kind',
-};
+} as const;
 
-export function parseArgs(argv: readonly string[], switches: readonly string[]): ParsedArgs {
-  const positionals: string[] = [];
+export type ValueFlag = keyof typeof VALUE_FLAGS;
+export type Switch = 'json' | 'probe' | 'check' | 'contract' | 'write';
+
+/** What one command accepts: the flags it reads, the switches it turns on. */
+export interface CommandOptions {
+  readonly values: readonly ValueFlag[];
+  readonly switches: readonly Switch[];
+}
+
+/** Whether the words ask for help (`--help` or `-h` before any `--`), whatever else they hold. */
+export function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((w) => w === '--help' || w === '-h');
+}
+
+/** The flag a parse error names, as the person typed it. */
+function flagNamed(message: string): string {
+  return /'(-[^' ]+)/.exec(message)?.[1] ?? 'an option';
+}
+
+function parseError(error: unknown, options: CommandOptions): UsageError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = (error as Error).message;
+  const known = [...options.values.map((v) => `--${v}`), ...options.switches.map((s) => `--${s}`)];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const list = known.length > 0 ? `its options: ${known.join(', ')}` : 'it takes no options';
+    return new UsageError(`unknown option ${flagNamed(message)} (${list})`);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const flag = flagNamed(message).split('=')[0] ?? '';
+    const takesValue = options.values.some((v) => `--${v}` === flag);
+    return new UsageError(takesValue ? `${flag} needs a value (--${flag.slice(2)} VALUE)` : `${flag} takes no value`);
+  }
+  return new UsageError(message.split('\n')[0] ?? 'the command line could not be read');
+}
+
+/**
+ * Reads one command's words with Node's own parser (`node:util` parseArgs, strict): a flag the
+ * command does not take is an error naming it, never ignored.
+ */
+export function parseArgs(argv: readonly string[], options: CommandOptions): ParsedArgs {
+  const spec = Object.fromEntries([
+    ...options.values.map((v) => [v, { type: 'string' }] as const),
+    ...options.switches.map((s) => [s, { type: 'boolean' }] as const),
+  ]);
+  let parsed: ReturnType<typeof parseWords>;
+  try {
+    parsed = parseWords({ args: [...argv], options: spec, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw parseError(error, options);
+  }
   const settings: Record<string, string> = {};
   const on = new Set<string>();
-  for (let i = 0; i < argv.length; i += 1) {
-    const word = argv[i] ?? '';
-    if (!word.startsWith('--')) {
-      positionals.push(word);
-      continue;
-    }
-    const [name = '', inline] = word.slice(2).split(/=(.*)/s, 2);
-    if (switches.includes(name)) {
-      on.add(name);
-      continue;
-    }
-    const setting = VALUE_FLAGS[name];
-    if (!setting) throw new UsageError(`unknown option --${name}`);
-    if (inline === undefined) i += 1;
-    const value = inline ?? argv[i];
-    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
-    settings[setting] = value;
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === true) on.add(name);
+    if (typeof value !== 'string') continue;
+    if (value === '') throw new UsageError(`--${name} needs a value`);
+    settings[VALUE_FLAGS[name as ValueFlag]] = value;
   }
-  return { positionals, settings, switches: on };
+  return { positionals: parsed.positionals, settings, switches: on };
 }

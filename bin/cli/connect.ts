@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import {
   CLIENTS,
   type ClientName,
+  ClientConfigError,
   claudeArgs,
   clientConfig,
   isClientName,
@@ -16,6 +16,7 @@ import {
 } from '../../lambda/http/client-config.js';
 import { UsageError } from './args.js';
 import { TransferError } from './transfer.js';
+import { readConfigFile, replaceAtomically } from './config-file.js';
 import { mcpEndpoint } from './endpoint.js';
 import { issueKey } from './keys.js';
 import type { Terminal } from './terminal.js';
@@ -68,21 +69,28 @@ async function addToClaude(t: Terminal, url: string, token: string): Promise<voi
   t.print(`added server "naaba" to Claude Code (user scope): ${url}`);
 }
 
+/** Group and others lose every access to a file that will hold a key; any other mode is kept. */
+const OWNER_ONLY = 0o700;
+
 function writeInto(t: Terminal, file: string, client: Exclude<ClientName, 'claude-code'>, url: string, token: string): void {
   const path = resolve(t.cwd, file);
-  const existing = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const found = readConfigFile(path, file);
   let merged: string;
   try {
-    merged = mergeConfig(existing, client, url, token);
-  } catch {
-    throw new TransferError(`${file} is not a JSON object; fix or move it, then run this again (nothing was written)`);
+    merged = mergeConfig(found?.text ?? '', client, url, token);
+  } catch (error) {
+    if (!(error instanceof ClientConfigError)) throw error;
+    throw new TransferError(`${file} ${error.message}; fix or move it, then run this again (nothing was written)`);
   }
-  mkdirSync(dirname(path), { recursive: true });
-  // The file may hold the key: only its owner reads it.
-  writeFileSync(path, merged, { mode: 0o600 });
-  chmodSync(path, 0o600);
-  t.print(`wrote server "naaba" into ${file} (${url}); anything else in it is as it was`);
+  const holdsKey = token !== TOKEN_PLACEHOLDER && clientConfig(client, url).holdsToken;
+  const before = found?.mode ?? 0o600;
+  const mode = holdsKey ? before & OWNER_ONLY : before;
+  replaceAtomically(path, file, merged, mode);
+  const narrowed = mode !== before ? `; it now holds a key, so its mode went from ${octal(before)} to ${octal(mode)}` : '';
+  t.print(`wrote server "naaba" into ${file} (${url}); anything else in it is as it was${narrowed}`);
 }
+
+const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
 
 export async function connectCommand(
   t: Terminal,

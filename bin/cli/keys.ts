@@ -4,19 +4,20 @@ import { runningServer, type ServerNote } from '../../lambda/dev/data-dir.js';
 import type { ApiKey } from '../../lambda/ports/key-store.js';
 import { UsageError } from './args.js';
 import { endpointLines, mcpEndpoint, requireEndpointOfRegion } from './endpoint.js';
+import { fetchJson } from './failures.js';
 import { withContainer } from './open.js';
 import type { Terminal } from './terminal.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
 export async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${note.url}${path}`, {
+  const { response, body: answer } = await fetchJson(`${note.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', 'x-naaba-admin': note.adminSecret },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const answer = (await response.json()) as T & { message?: string };
-  if (!response.ok) throw new UsageError(answer.message ?? `server answered ${response.status}`);
-  return answer;
+  if (!response.ok)
+    throw new UsageError(typeof answer.message === 'string' ? answer.message : `server answered ${response.status}`);
+  return answer as T;
 }
 
 function localServer(config: RuntimeConfig): ServerNote | undefined {

@@ -1,14 +1,18 @@
 import { Container } from '../../lambda/composition.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
+import { writeFolderRules } from '../../lambda/dev/folder-rules.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
 import { startSweepTimer } from '../../lambda/dev/sweep-timer.js';
 import { sweepSummary } from './db.js';
+import { serveFolderRules } from './folder-config.js';
 import { openDataDir } from './open.js';
 import type { Terminal } from './terminal.js';
 
 /** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
-export async function serve(t: Terminal, config: RuntimeConfig): Promise<void> {
+export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
+  const served = serveFolderRules(given);
+  const config = served.config;
   const local = config.database.kind === 'pglite';
   const release = local ? openDataDir(t, config.dataDir) : () => undefined;
   const container = new Container(config);
@@ -21,6 +25,8 @@ export async function serve(t: Terminal, config: RuntimeConfig): Promise<void> {
   try {
     if (local) t.print(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
     await container.memory();
+    if (served.record) writeFolderRules(config.dataDir, config.rules, config.rulesSource, new Date());
+    if (served.replaced) t.print(`naaba: ${served.replaced}`);
     const adminSecret = newAdminSecret();
     // The scheduled Lambda's sweep, on a timer: expired memories leave while the server runs.
     const sweeps = startSweepTimer(container, config.sweep.everySeconds, (report) => {
@@ -39,6 +45,7 @@ export async function serve(t: Terminal, config: RuntimeConfig): Promise<void> {
     const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
     t.print(`naaba: listening on ${server.url} (region ${config.region}); MCP endpoint for your client: ${server.url}/mcp`);
     t.print(`  health: ${server.url}/healthz   keys: npx naaba list-keys`);
+    t.print(`  curation rules: ${config.rulesSource}; embedder: ${(await container.embedder()).name}`);
     t.print(
       config.sweep.everySeconds > 0
         ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`

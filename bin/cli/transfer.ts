@@ -5,11 +5,12 @@ import type { Container } from '../../lambda/composition.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { runningServer } from '../../lambda/dev/data-dir.js';
 import { MAX_BODY_BYTES } from '../../lambda/http/request-body.js';
-import type { ImportReport } from '../../lambda/memory/transfer/importer.js';
+import type { ImportProgress, ImportReport } from '../../lambda/memory/transfer/importer.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson } from '../../lambda/memory/memory-json.js';
 import { TRANSFER_FORMAT, TRANSFER_VERSION, type TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
+import { fetchJson, fileProblem } from './failures.js';
 import { withContainer } from './open.js';
 import type { Environment, Terminal } from './terminal.js';
 
@@ -18,7 +19,7 @@ import type { Environment, Terminal } from './terminal.js';
  * (docs/export-format.md), read or written as the owner of a key (NAABA_KEY) — the key decides
  * whose memory it is, as on the page and for the tools, so isolation is the key's. Through an
  * endpoint when there is one (a running local server, or --endpoint), else straight into the
- * configured database, where an import of any size is one all-or-nothing statement.
+ * configured database, where an import of any size is written in resumable steps with its progress.
  */
 
 /** An export or import that cannot go ahead: one clear line, nothing written. */
@@ -30,8 +31,12 @@ export class TransferError extends Error {
 interface Target {
   readonly where: string;
   exportPage(part: 'memories' | 'journal', cursor: string | null): Promise<{ items: unknown[]; next: string | null }>;
-  importFile(file: TransferDocument): Promise<ImportReport>;
+  /** Imports the file; `progress` hears each step written where the import runs here. */
+  importFile(file: TransferDocument, progress: (p: ImportProgress) => void): Promise<ImportReport>;
 }
+
+/** Calls one import through an endpoint may take: 5,000 memories at the slowest step rate. */
+const MAX_IMPORT_CALLS = 500;
 
 function keyOf(env: Environment): string {
   const key = env.NAABA_KEY?.trim();
@@ -53,11 +58,10 @@ function endpointBase(given: string): string {
 
 function overHttp(base: string, key: string): Target {
   const call = async (path: string, init: RequestInit = {}) => {
-    const response = await fetch(new URL(path, base), {
+    const { response, body } = await fetchJson(new URL(path, base).href, {
       ...init,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
     });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (response.status === 401) throw new TransferError(`${base} does not know this key (NAABA_KEY), or it was revoked`);
     if (!response.ok) throw new TransferError(`${base} answered ${response.status}: ${String(body.error ?? body.message ?? '')}`);
     return body;
@@ -71,14 +75,28 @@ function overHttp(base: string, key: string): Target {
         next: (page.nextCursor as string) ?? null,
       };
     },
-    async importFile(file) {
+    async importFile(file, progress) {
       const body = JSON.stringify(file);
       if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
         throw new TransferError(
           `the file is ${Buffer.byteLength(body)} bytes; an endpoint takes at most ${MAX_BODY_BYTES} per import. Import it in parts (--kind KIND, one kind at a time), or, for a local folder, stop the server and run this again`,
         );
       }
-      return (await call('api/import', { method: 'POST', body })).imported as ImportReport;
+      // A call writes for a bounded time, then answers how far it got: the same file again goes on.
+      let report: ImportReport;
+      let calls = 0;
+      let written = 0;
+      do {
+        report = (await call('api/import', { method: 'POST', body })).imported as ImportReport;
+        calls += 1;
+        written += report.written;
+        const done = report.written + report.alreadyPresent;
+        if (!report.complete) progress({ done, total: report.memories - report.expired });
+      } while (!report.complete && calls < MAX_IMPORT_CALLS);
+      if (!report.complete)
+        throw new TransferError(`the import did not finish in ${calls} calls; run the same command again to continue`);
+      const kept = report.memories - report.expired;
+      return { ...report, written, alreadyPresent: kept - written };
     },
   };
 }
@@ -104,7 +122,7 @@ function inDatabase(container: Container, principal: Principal, where: string): 
       const page = await service.exportJournal(principal, cursor ?? undefined);
       return { items: page.lines.map(journalLineJson), next: page.nextCursor ?? null };
     },
-    importFile: async (file) => (await container.memory()).transfer.importMemories(principal, file),
+    importFile: async (file, progress) => (await container.memory()).transfer.importMemories(principal, file, { progress }),
   };
 }
 
@@ -158,8 +176,14 @@ export async function exportCommand(
     if (file && file !== '-') {
       // Memory content: only the owner reads the file, also when it was there before.
       const path = resolve(t.cwd, file);
-      writeFileSync(path, text, { mode: 0o600 });
-      chmodSync(path, 0o600);
+      try {
+        writeFileSync(path, text, { mode: 0o600 });
+        chmodSync(path, 0o600);
+      } catch (error) {
+        const problem = fileProblem(file, error);
+        if (!problem) throw error;
+        throw new TransferError(`${problem}; the export was not written`);
+      }
     } else t.stdout.write(text);
     t.warn(
       `exported ${memories.length} memories and ${journal.length} journal lines from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
@@ -184,14 +208,18 @@ export async function importCommand(
   try {
     parsed = JSON.parse(file === '-' ? t.readStdin() : readFileSync(resolve(t.cwd, file), 'utf8'));
   } catch (error) {
+    const problem = fileProblem(file, error);
+    if (problem) throw new TransferError(`${problem}; nothing was imported`);
     throw new TransferError(`${file}: ${(error as Error).message.split('\n')[0]}; expected the JSON file naaba export wrote`);
   }
   const doc = parsed as TransferDocument;
   const chosen = kind && Array.isArray(doc?.memories) && Array.isArray(doc?.journal) ? onlyKind(doc, kind) : doc;
   await withTarget(t, config, flags, async (target) => {
-    const r = await target.importFile(chosen);
+    const r = await target.importFile(chosen, ({ done, total }) =>
+      t.warn(`  ${done} of ${total} memories written or found already there`),
+    );
     t.print(
-      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file)`,
+      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file, in ${r.steps} steps)`,
     );
   });
 }

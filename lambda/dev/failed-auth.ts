@@ -1,25 +1,32 @@
 import type { Clock } from '../ports/clock.js';
 
 /**
- * Failed authentications per client address, on the local server (decision 0063). Each refused
- * bearer token costs a database read, and random tokens never repeat, so a cache of refusals
- * cannot help: what bounds the flood is the address. Each address has a budget of failures that
- * refills over time (a token bucket); once it is spent, requests from that address with a token
- * it has not used successfully lately are answered 429 without asking the authorizer. A token that
- * worked from that address lately is always checked, so a client that shares an address with a
- * flood (everything local comes from 127.0.0.1) keeps working. In AWS the TOKEN authorizer never
- * sees the address; a WAF rate-based rule does this there.
+ * Failed authentications per client address, on the local server (decision 0063, issue 34). Each
+ * refused bearer token costs a database read, and random tokens never
+ * repeat, so a cache of refusals cannot help. Each address has a budget of failures that refills
+ * over time (a token bucket). Once it is spent, a token that address has not used successfully
+ * lately is still checked — a key nobody has used yet must get in, and locally every process shares
+ * 127.0.0.1 — but through the address's gate: one check at a time, in arrival order, so the flood
+ * pays for its failures in its own queue and at most one of its reads is in the database at once.
+ * Only when more than `waiting` checks queue at the gate is the next one answered 429 (retry in
+ * 1 s). A token that worked from that address lately skips the gate. In AWS the TOKEN authorizer
+ * never sees the address; the WAF's rate-based rule bounds each IP there (decision 0094).
  */
 
 export interface FailedAuthLimits {
-  /** Failures an address may have at once before it must wait. */
+  /** Failures an address may have at once before its checks go through its gate. */
   readonly burst: number;
   /** Failures an address earns back per second. */
   readonly perSecond: number;
+  /** Checks that may wait at an address's gate; one more is refused for a second. */
+  readonly waiting: number;
 }
 
 /** 20 at once, then one a second: far beyond a person mistyping a key, far below a flood. */
-export const FAILED_AUTH_LIMITS: FailedAuthLimits = { burst: 20, perSecond: 1 };
+export const FAILED_AUTH_LIMITS: FailedAuthLimits = { burst: 20, perSecond: 1, waiting: 64 };
+
+/** How a token of an address is checked now. */
+export type Admission = 'check' | 'gate';
 
 /** Addresses and tokens remembered, least recently seen dropped first. */
 const MAX_ADDRESSES = 10_000;
@@ -29,6 +36,9 @@ const GOOD_TOKEN_MS = 15 * 60_000;
 interface AddressState {
   credit: number;
   at: number;
+  /** The end of the gate's queue, and how many checks wait in it. */
+  gate: Promise<unknown>;
+  queued: number;
   /** Token hash → when it last worked from this address. */
   readonly good: Map<string, number>;
 }
@@ -41,15 +51,31 @@ export class FailedAuthLimit {
     private readonly limits: FailedAuthLimits = FAILED_AUTH_LIMITS,
   ) {}
 
-  /** Seconds to wait when `address` must not try `tokenSha256` now; undefined when it may. */
-  refusal(address: string, tokenSha256: string): number | undefined {
+  /** Whether `tokenSha256` from `address` is checked at once, or through the address's gate. */
+  admission(address: string, tokenSha256: string): Admission {
     const state = this.addresses.get(address);
-    if (!state) return undefined;
+    if (!state) return 'check';
     const now = this.refill(state);
     const worked = state.good.get(tokenSha256);
-    if (worked !== undefined && now - worked < GOOD_TOKEN_MS) return undefined;
-    if (state.credit >= 1) return undefined;
-    return Math.max(1, Math.ceil((1 - state.credit) / this.limits.perSecond));
+    if (worked !== undefined && now - worked < GOOD_TOKEN_MS) return 'check';
+    return state.credit >= 1 ? 'check' : 'gate';
+  }
+
+  /**
+   * Runs `check` once the checks queued before it at `address`'s gate are done; `'full'` without
+   * running it when more than the allowed number already wait.
+   */
+  async throughGate<T>(address: string, check: () => Promise<T>): Promise<T | 'full'> {
+    const state = this.state(address);
+    if (state.queued >= this.limits.waiting) return 'full';
+    state.queued += 1;
+    const turn = state.gate.then(check);
+    state.gate = turn.catch(() => undefined);
+    try {
+      return await turn;
+    } finally {
+      state.queued -= 1;
+    }
   }
 
   /** A token of `address` was refused: one failure spent; that token no longer counts as good. */
@@ -73,7 +99,7 @@ export class FailedAuthLimit {
     if (state) {
       this.addresses.delete(address);
     } else {
-      state = { credit: this.limits.burst, at: this.clock.now().getTime(), good: new Map() };
+      state = { credit: this.limits.burst, at: this.clock.now().getTime(), good: new Map(), gate: Promise.resolve(), queued: 0 };
       if (this.addresses.size >= MAX_ADDRESSES) this.addresses.delete(this.addresses.keys().next().value ?? '');
     }
     this.addresses.set(address, state);

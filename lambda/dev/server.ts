@@ -111,14 +111,15 @@ async function authorizeBounded(
 ): Promise<AuthorizerResult | ProxyResult> {
   const address = clientAddress(request.sourceIp);
   const hasToken = request.headers.authorization !== undefined;
-  const wait = hasToken ? failures.refusal(address, tokenSha256 ?? '') : undefined;
-  if (wait !== undefined) {
-    securityEvent('rate_limited', { reason: 'failed_authentications', address, retryAfterSeconds: wait });
-    return jsonAnswer(429, `too many failed authentications from this address; retry in ${wait} s`, {
-      'retry-after': String(wait),
-    });
+  const gated = hasToken && failures.admission(address, tokenSha256 ?? '') === 'gate';
+  // A check past the address's budget waits its turn at the gate, in the lane of that address's unverified tokens.
+  const result = gated
+    ? await failures.throughGate(address, () => inLane(`unverified ${address}`, () => authorizeLocally(request)))
+    : await authorizeLocally(request);
+  if (result === 'full') {
+    securityEvent('rate_limited', { reason: 'failed_authentications', address, retryAfterSeconds: 1 });
+    return jsonAnswer(429, 'too many failed authentications waiting from this address; retry in 1 s', { 'retry-after': '1' });
   }
-  const result = await authorizeLocally(request);
   if (result === 'unauthorized' && hasToken) failures.failed(address, tokenSha256);
   if (result !== 'unauthorized' && result !== 'failed' && isAllowed(result) && tokenSha256)
     failures.allowed(address, tokenSha256);

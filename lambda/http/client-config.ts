@@ -97,27 +97,45 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 /** True for a name `naaba connect` and the page know. */
 export const isClientName = (name: string): name is ClientName => (CLIENTS as readonly string[]).includes(name);
 
+/** A configuration file naaba will not change: what it found, in words. */
+export class ClientConfigError extends Error {
+  override name = 'ClientConfigError';
+}
+
+/** What a JSON value is, for a person: `a list of 2 entries`, `a string`, `null`. */
+function described(value: unknown): string {
+  if (Array.isArray(value)) return `a list of ${value.length} entr${value.length === 1 ? 'y' : 'ies'}`;
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /**
  * An existing configuration file with naaba's entry put in (or replaced): other servers, inputs
- * and settings stay as they were. `existing` is the file's text, empty for a new file; text that
- * is not a JSON object is refused rather than overwritten.
+ * and settings stay as they were. `existing` is the file's text, empty for a new file. Text that is
+ * not a JSON object, or a servers entry that is not an object (or `inputs` not a list), is refused
+ * with what was found rather than rewritten into something else.
  */
 export function mergeConfig(existing: string, client: Exclude<ClientName, 'claude-code'>, url: string, token: string): string {
-  const current: unknown = existing.trim() === '' ? {} : JSON.parse(existing);
-  if (typeof current !== 'object' || current === null || Array.isArray(current)) throw new SyntaxError('not a JSON object');
+  let current: unknown = {};
+  try {
+    if (existing.trim() !== '') current = JSON.parse(existing);
+  } catch {
+    throw new ClientConfigError('is not a JSON object (it does not parse as JSON)');
+  }
+  if (typeof current !== 'object' || current === null || Array.isArray(current))
+    throw new ClientConfigError(`is not a JSON object (it holds ${described(current)})`);
   const merged: Record<string, unknown> = { ...(current as Record<string, unknown>) };
   for (const [key, value] of Object.entries(serverEntry(client, url, token))) {
+    const there = merged[key];
     if (key === 'inputs') {
-      const kept = Array.isArray(merged.inputs)
-        ? (merged.inputs as { id?: unknown }[]).filter((i) => i?.id !== VSCODE_INPUT)
-        : [];
+      if (there !== undefined && !Array.isArray(there))
+        throw new ClientConfigError(`holds "inputs" as ${described(there)}, not a list`);
+      const kept = ((there ?? []) as { id?: unknown }[]).filter((i) => i?.id !== VSCODE_INPUT);
       merged.inputs = [...kept, ...(value as unknown[])];
     } else {
-      const servers = merged[key];
-      merged[key] = {
-        ...(typeof servers === 'object' && servers !== null ? servers : {}),
-        ...(value as Record<string, unknown>),
-      };
+      if (there !== undefined && described(there) !== 'an object')
+        throw new ClientConfigError(`holds "${key}" as ${described(there)}, not an object of servers`);
+      merged[key] = { ...((there ?? {}) as Record<string, unknown>), ...(value as Record<string, unknown>) };
     }
   }
   return `${pretty(merged)}\n`;

@@ -22,6 +22,10 @@ export interface MemoryDeps {
   readonly judge: Judge;
   readonly clock: Clock;
   readonly rules: CurationRules;
+  /** Where the rules came from (a configuration file, `NAABA_CURATION`, `defaults`): curation_state says it. */
+  readonly rulesSource?: string;
+  /** An import's rest after each step, as a multiple of the step's time (importer.ts): 3 on the embedded database. */
+  readonly importRestPerStep?: number;
   /** Makes the lexical arm's terms, of memories and of queries alike; language-neutral by default. */
   readonly analyzer?: LexicalAnalyzer;
   /** Which recall arms run; hybrid unless configured otherwise (NAABA_RECALL_RANKING). */
@@ -63,9 +67,19 @@ export function memoryServices(deps: MemoryDeps): MemoryServices {
     analyzer,
     embed: (text) => embedChecked(embedder, text),
     newId,
+    restPerStep: deps.importRestPerStep ?? 0,
   });
   return {
-    curation: new CurationService({ store: stores.curation, remember, planner, embedder, judgeHealth, clock, rules }),
+    curation: new CurationService({
+      store: stores.curation,
+      remember,
+      planner,
+      embedder,
+      judgeHealth,
+      clock,
+      rules,
+      rulesSource: deps.rulesSource ?? 'defaults',
+    }),
     page: new PageService({ page: stores.page, curation: stores.curation, planner, embedder, judgeHealth, clock, rules }),
     transfer: new TransferService({ page: stores.page, curation: stores.curation, importer, clock, rules }),
     judgeHealth,

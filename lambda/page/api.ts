@@ -24,6 +24,12 @@ export interface PageApiDeps {
   readonly origins: OriginPolicy;
 }
 
+/**
+ * How long one import call writes before it answers, well inside a function's 30 s (and API
+ * Gateway's 29 s): a larger import answers `complete: false` and the same file sent again goes on.
+ */
+const IMPORT_CALL_MS = 15_000;
+
 /** Headers of every API answer: never cached, never sniffed, no CORS. */
 const API_HEADERS = {
   'content-type': 'application/json',
@@ -136,7 +142,9 @@ const ROUTES: Record<string, Route> = {
     const page = await s.transfer.exportJournal(p, text(q, 'cursor'));
     return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
-  'POST import': async (s, p, _q, _id, request) => ({ imported: await s.transfer.importMemories(p, await jsonBody(request)) }),
+  'POST import': async (s, p, _q, _id, request) => ({
+    imported: await s.transfer.importMemories(p, await jsonBody(request), { stopAfterMs: IMPORT_CALL_MS }),
+  }),
   'GET search': async (s, p, q) => {
     const kinds = text(q, 'kinds')
       ?.split(',')

@@ -2,12 +2,12 @@ import type { JournalLine, Scope, Source } from '../memory/model.js';
 import type { KindCutoff } from '../memory/policy/expiry.js';
 
 /**
- * What moving memories in at once needs: an import of an export file, all or nothing, and a load
+ * What moving memories in at once needs: an import of an export file, step by step, and a load
  * of many memories of one partition known to fit (benchmarks, seeds). An export reads through the
  * page's listing and the journal.
  */
 export interface TransferStore {
-  /** Writes an import all at once, or nothing when a ceiling or the pin limit would be passed. */
+  /** Writes one step of an import all at once, or nothing when a ceiling or the pin limit would be passed. */
   importMemories(plan: ImportPlan): Promise<ImportResult>;
   /** Writes many memories of one partition at once, with their postings and statistics; returns how many. */
   load(plan: LoadPlan): Promise<number>;
@@ -42,6 +42,11 @@ export interface ImportPlan {
   /** Conflict links between the imported memories' ids, each direction given. */
   readonly links: readonly (readonly [string, string])[];
   readonly journal: readonly JournalLine[];
+  /**
+   * False: write no memory — only check that the fresh ones would fit (an import's first step) or
+   * write links and journal lines between memories already there (its last). True when absent.
+   */
+  readonly writeMemories?: boolean;
 }
 
 export type ImportResult =

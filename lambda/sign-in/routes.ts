@@ -1,7 +1,7 @@
 import { SCOPE } from '../auth/oauth.js';
 import { registrationJson } from '../auth/oauth-clients.js';
 import { OAuthError } from '../auth/oauth-errors.js';
-import type { LimitedRoute } from '../auth/oauth-limits.js';
+import { type LimitedRoute, registrationSubject } from '../auth/oauth-limits.js';
 import { securityEvent } from '../auth/security-events.js';
 import { RESOURCE_METADATA_PATH } from '../http/api-gateway.js';
 import { originProblem } from '../http/origin.js';
@@ -182,6 +182,16 @@ function limited(route: LimitedRoute, seconds: number, deps: OAuthDeps): Respons
   );
 }
 
+/** What a request is counted against: its address, or for a registration on loopback, the address and the client's name. */
+async function limitedAs(route: LimitedRoute, request: Request, address: string): Promise<string> {
+  if (route !== 'register') return address;
+  const body = (await request
+    .clone()
+    .json()
+    .catch(() => undefined)) as { client_name?: unknown } | undefined;
+  return registrationSubject(address, body?.client_name);
+}
+
 async function answerRoute(request: Request, route: Route, deps: OAuthDeps): Promise<Response> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   if (method === 'OPTIONS' && route.cors) return preflight(route);
@@ -190,7 +200,7 @@ async function answerRoute(request: Request, route: Route, deps: OAuthDeps): Pro
   if (!handle) return json(405, { error: 'invalid_request', error_description: `use ${allow}` }, { allow });
   try {
     if (route.limit) {
-      const wait = await (await deps.oauth()).admit(route.limit, deps.address);
+      const wait = await (await deps.oauth()).admit(route.limit, await limitedAs(route.limit, request, deps.address));
       if (wait !== undefined) return limited(route.limit, wait, deps);
     }
     return await handle(request, deps);

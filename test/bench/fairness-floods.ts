@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /** What `npm run bench:fairness` floods the endpoint with: one request of each kind, as a hostile client sends it. */
 
@@ -10,6 +10,10 @@ export interface FloodRequest {
 
 export interface Flood {
   readonly name: string;
+  /** Connections that send at once; `--loops` when absent. */
+  readonly loops?: number;
+  /** Measure whether a key never used before gets in while this flood runs (random tokens: decision 0063, issue 34). */
+  readonly newKeyDuring?: true;
   /** The `n`-th request of a loop, with the flood key's token where the flood uses one. */
   request(token: string, n: number): FloodRequest;
 }
@@ -56,6 +60,7 @@ export const FLOODS: readonly Flood[] = [
   },
   {
     name: 'flood: random bearer tokens, no key',
+    newKeyDuring: true,
     request: () => ({
       path: '/mcp',
       headers: { ...MCP_HEADERS, authorization: `Bearer nb_${randomBytes(32).toString('base64url')}` },
@@ -71,6 +76,41 @@ export const FLOODS: readonly Flood[] = [
     }),
   },
 ];
+
+let imports = 0;
+
+/** An export file of 90 memories of 8 KB (745 KB), new text at each call: each import writes all of it. */
+export function importFile(): string {
+  imports += 1;
+  const at = new Date(Date.now() - 3_600_000).toISOString();
+  const memories = Array.from({ length: 90 }, (_, i) => ({
+    id: randomUUID(),
+    kind: 'fact',
+    content: largeMemory(10_000 * imports + i),
+    pinned: false,
+    createdAt: at,
+    lastUsefulAt: at,
+    recallCount: 0,
+    restatements: 1,
+    agent: 'bench',
+    client: 'bench',
+    origin: null,
+    restatedBy: [],
+    conflicts: [],
+  }));
+  return JSON.stringify({ format: 'naaba-memories', version: 1, exportedAt: new Date().toISOString(), memories, journal: [] });
+}
+
+/** One import at a time from the flood key (the issue-34 load): each a new file of 745 KB. */
+export const IMPORT_FLOOD: Flood = {
+  name: 'one import of 90 memories of 8 KB (745 KB) through /api/import',
+  loops: 1,
+  request: (token) => ({
+    path: '/api/import',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: importFile(),
+  }),
+};
 
 /** The value at quantile `q` of sorted numbers. */
 export const quantile = (sorted: readonly number[], q: number) =>

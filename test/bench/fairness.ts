@@ -6,7 +6,7 @@
  * connections that send again as soon as an answer (or a refusal) arrives. Each round measures
  * the victim alone and then beside each flood, side by side in one run; the victim's p50 beside a
  * flood is compared with its p50 alone over all rounds (on a shared machine, load moves both).
- * Nothing here asserts a time.
+ * The import scenario sends one import of 745 KB at a time (issue 34). Nothing here asserts a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseOptions, positiveInteger } from '../eval/cli.js';
 import { runCli, startServeBinary } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
-import { largeMemory, type Flood, FLOODS, quantile } from './fairness-floods.js';
+import { largeMemory, type Flood, FLOODS, IMPORT_FLOOD, quantile } from './fairness-floods.js';
 
 const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds', 'interval']);
 const SECONDS = positiveInteger(options, 'seconds', 6);
@@ -58,7 +58,8 @@ async function victim(mcpUrl: string, token: string, ms: number): Promise<number
 
 /** One flood: `LOOPS` connections sending for `ms`; counts answers by status. The bodies are drained, never parsed. */
 async function flood(base: string, which: Flood, token: string, ms: number): Promise<Map<number, number>> {
-  const agent = new Agent({ keepAlive: true, maxSockets: LOOPS });
+  const loops = which.loops ?? LOOPS;
+  const agent = new Agent({ keepAlive: true, maxSockets: loops });
   const statuses = new Map<number, number>();
   const deadline = Date.now() + ms;
   const send = (n: number) =>
@@ -77,12 +78,28 @@ async function flood(base: string, which: Flood, token: string, ms: number): Pro
       req.end(body);
     });
   await Promise.all(
-    Array.from({ length: LOOPS }, async (_, loop) => {
+    Array.from({ length: loops }, async (_, loop) => {
       for (let n = 0; Date.now() < deadline; n += 1) await send(loop * 1_000_000 + n);
     }),
   );
   agent.destroy();
   return statuses;
+}
+
+/** The status of one `tools/list` with `token`, sent `afterMs` from now. */
+async function firstCallAfter(mcpUrl: string, token: string, afterMs: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await response.text();
+  return response.status;
 }
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -112,6 +129,8 @@ async function main(): Promise<void> {
     await victim(mcpUrl, victimToken, 2_000); // warm-up, not counted
 
     const times = new Map<string, number[]>();
+    /** Status of a never-used key's first call, one second into each random-token flood. */
+    const newcomers: number[] = [];
     const statuses = new Map<string, Map<number, number>>();
     const keep = (scenario: string, more: number[]) => times.set(scenario, [...(times.get(scenario) ?? []), ...more]);
     const load = () => loadavg()[0]?.toFixed(2) ?? '?';
@@ -119,11 +138,13 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round += 1) {
       process.stderr.write(`round ${round}: quiet\n`);
       keep('quiet', await victim(mcpUrl, victimToken, SECONDS * 1000));
-      for (const which of FLOODS) {
+      for (const which of [...FLOODS, IMPORT_FLOOD]) {
         process.stderr.write(`round ${round}: ${which.name}\n`);
+        const newcomer = which.newKeyDuring ? await issue(dir, `newcomer ${round}`) : undefined;
         const [during, answered] = await Promise.all([
           victim(mcpUrl, victimToken, SECONDS * 1000),
           flood(server.url, which, floodToken, SECONDS * 1000),
+          newcomer ? firstCallAfter(mcpUrl, newcomer, 1_000).then((s) => newcomers.push(s)) : undefined,
         ]);
         keep(which.name, during);
         const counts = statuses.get(which.name) ?? new Map<number, number>();
@@ -148,6 +169,7 @@ async function main(): Promise<void> {
         `| ${scenario} | ${samples.length} | ${median(samples).toFixed(1)} | ${p95(samples).toFixed(1)} | ${mean(samples).toFixed(1)} | ${Math.max(...samples).toFixed(0)} | ${(median(samples) / quiet).toFixed(2)} | ${(mean(samples) / quietMean).toFixed(2)} | ${answered} |`,
       );
     }
+    console.log(`\na key never used before, its first call one second into each random-token flood: ${newcomers.join(', ')}`);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { environment } from '../../lambda/config/env.js';
@@ -123,4 +134,69 @@ test('--issue NAME makes a key for the client in the same line, and it is listed
   expect(token).toBeDefined();
   const keys = JSON.parse((await runCli(['list-keys', '--data', data, '--json'])).stdout) as { name: string }[];
   expect(keys.map((k) => k.name)).toContain('cursor-on-laptop');
+});
+
+test('--write refuses a symbolic link, dangling or not, and changes nothing', async () => {
+  const target = join(root, 'real-config.json');
+  const original = JSON.stringify({ mcpServers: {} });
+  writeFileSync(target, original, { mode: 0o644 });
+  const link = join(root, 'linked.json');
+  symlinkSync(target, link);
+  const dangling = join(root, 'dangling.json');
+  symlinkSync(join(root, 'nowhere.json'), dangling);
+  for (const file of [link, dangling]) {
+    const result = await connect(['json', '--write', '--file', file], { NAABA_KEY: KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${file} is a symbolic link`);
+    expect(result.stderr).toContain('nothing was written');
+  }
+  expect(readFileSync(target, 'utf8')).toBe(original);
+  expect(statSync(target).mode & 0o777).toBe(0o644);
+  expect(existsSync(join(root, 'nowhere.json'))).toBe(false);
+});
+
+test.each([
+  ['a list', { mcpServers: [1, 2] }, '"mcpServers" as a list of 2 entries'],
+  ['a string', { mcpServers: 'none' }, '"mcpServers" as a string'],
+  ['null', { mcpServers: null }, '"mcpServers" as null'],
+  ['a top-level list', [1], 'not a JSON object (it holds a list of 1 entry)'],
+])('--write refuses servers held as %s, saying what it found, and changes nothing', async (_name, content, found) => {
+  const file = join(root, `odd-${_name.replace(/\W/g, '-')}.json`);
+  const text = JSON.stringify(content);
+  writeFileSync(file, text);
+  const result = await connect(['json', '--write', '--file', file], { NAABA_KEY: KEY });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(found);
+  expect(result.stderr).toContain('nothing was written');
+  expect(readFileSync(file, 'utf8')).toBe(text);
+});
+
+test('--write names a directory or a file it may not write in one line, no stack', async () => {
+  const folder = join(root, 'a-directory');
+  mkdirSync(folder);
+  const directory = await connect(['json', '--write', '--file', folder], { NAABA_KEY: KEY });
+  expect(directory.stderr).toBe(
+    `naaba: ${folder} is a directory, not a file; nothing was written. Pass --file with the file itself\n`,
+  );
+  const locked = join(root, 'locked');
+  mkdirSync(locked, { mode: 0o500 });
+  const denied = await connect(['json', '--write', '--file', join(locked, 'mcp.json')], { NAABA_KEY: KEY });
+  // As root every write is allowed: then the file is simply written.
+  if (process.getuid?.() === 0) expect(denied.code).toBe(0);
+  else expect([denied.code, denied.stderr]).toEqual([1, expect.stringContaining('permission denied; nothing was written')]);
+  expect(denied.stderr).not.toMatch(/\n\s+at /);
+});
+
+test('--write keeps a file’s mode unless it will hold a key, and leaves no temporary file', async () => {
+  const vscode = join(project, '.vscode', 'mcp.json');
+  chmodSync(vscode, 0o644);
+  expect((await connect(['vscode', '--write'], { NAABA_KEY: KEY })).code).toBe(0);
+  expect(statSync(vscode).mode & 0o777).toBe(0o644);
+  const shared = join(root, 'shared.json');
+  writeFileSync(shared, '{}', { mode: 0o664 });
+  chmodSync(shared, 0o664);
+  const result = await connect(['json', '--write', '--file', shared], { NAABA_KEY: KEY });
+  expect(result.stdout).toContain('its mode went from 0664 to 0600');
+  expect(statSync(shared).mode & 0o777).toBe(0o600);
+  expect(readdirSync(root).filter((n) => n.endsWith('.tmp'))).toEqual([]);
 });

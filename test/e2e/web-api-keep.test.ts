@@ -113,6 +113,20 @@ test('an export in pages, then the same file imported by another key: all or not
   expect((await api('/api/memories', { token: other })).body.total).toBe(0);
 });
 
+const yearZero = {
+  id: '6f1d0b7e-3c1a-4f57-9a55-0d1e2f3a4b5c',
+  kind: 'fact',
+  content: 'A memory from before the calendar.',
+  pinned: false,
+  createdAt: '0000-01-01T00:00:00Z',
+  lastUsefulAt: '2026-01-01T00:00:00Z',
+  recallCount: 0,
+  restatements: 1,
+  agent: 'a',
+  client: 'c',
+  origin: null,
+};
+
 test.each([
   ['a body that is not JSON', '{', /not JSON/],
   ['another format', JSON.stringify({ format: 'x', version: 1 }), /format must be "naaba-memories"/],
@@ -120,6 +134,28 @@ test.each([
     'an unknown kind',
     JSON.stringify({ format: 'naaba-memories', version: 1, exportedAt: '2026-01-01T00:00:00Z', memories: [{ kind: 'nope' }] }),
     /memories\[0\]/,
+  ],
+  [
+    'a memory created in year 0000',
+    JSON.stringify({
+      format: 'naaba-memories',
+      version: 1,
+      exportedAt: '2026-01-01T00:00:00Z',
+      memories: [yearZero],
+      journal: [],
+    }),
+    /memories\[0\]\.createdAt must be a time from 1970 to 9999/,
+  ],
+  [
+    'a kind named after a prototype property',
+    JSON.stringify({
+      format: 'naaba-memories',
+      version: 1,
+      exportedAt: '2026-01-01T00:00:00Z',
+      memories: [{ ...yearZero, createdAt: '2026-01-01T00:00:00Z', kind: 'constructor' }],
+      journal: [],
+    }),
+    /memories\[0\]\.kind is "constructor"/,
   ],
 ])('an import of %s is refused and writes nothing', async (_name, body, message) => {
   const count = async () => (await endpoint.sql.query(sql`SELECT 1 FROM memories`)).length;

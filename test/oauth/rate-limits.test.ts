@@ -44,10 +44,10 @@ function post(path: string, body: string, from: string, type = 'application/x-ww
   });
 }
 
-const register = (from: string) =>
+const register = (from: string, name = 'Racer') =>
   post(
     '/oauth/register',
-    JSON.stringify({ client_name: 'Racer', redirect_uris: ['http://127.0.0.1:9/cb'] }),
+    JSON.stringify({ client_name: name, redirect_uris: ['http://127.0.0.1:9/cb'] }),
     from,
     'application/json',
   );
@@ -74,6 +74,13 @@ test('registrations: 20 an hour per address even when forty race; another addres
   expect((await register('127.0.0.1')).headers['retry-after']).toBe('1');
   clock.advance(1);
   expect((await register('127.0.0.1')).status).toBe(201);
+});
+
+test('on loopback, where every local process shares the address, one client’s registrations never refuse another’s sign-up', async () => {
+  const limit = DEFAULT_OAUTH_RATE_LIMITS.register.requests;
+  const flood = await Promise.all(Array.from({ length: limit + 5 }, () => register('127.0.0.5', 'Flood')));
+  expect(flood.filter((a) => a.status === 429)).toHaveLength(5);
+  expect((await register('127.0.0.5', 'Claude Desktop')).status).toBe(201);
 });
 
 test.each([

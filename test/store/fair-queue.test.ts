@@ -75,3 +75,27 @@ test('two lanes that both flood take turns', async () => {
   expect(firstTen.filter((l) => l === 'a').length).toBeGreaterThanOrEqual(4);
   expect(firstTen.filter((l) => l === 'b').length).toBeGreaterThanOrEqual(4);
 });
+
+test('a lane that floods while another is active rests after each turn, so one arriving a moment later goes first', async () => {
+  const statementOf = manualQueue();
+  const done: string[] = [];
+  // The quiet lane has had a turn: it is active. Each flood turn costs 250 ms of the queue's clock.
+  await statementOf('quiet', done, 'SELECT 1', 1);
+  const flood = Array.from({ length: 4 }, () => statementOf('flood', done, 'SELECT 1', 250));
+  await flood[2];
+  // Three turns: about 600 ms used lately (decayed), past FLOOD_USE_MS, so the flood rests 3 × 250 ms after its third.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await statementOf('quiet', done, 'SELECT 1', 1);
+  await Promise.all(flood);
+  expect(done).toEqual(['quiet', 'flood', 'flood', 'flood', 'quiet', 'flood']);
+});
+
+test('a lane alone never rests: with no one else active, a flood runs back to back', async () => {
+  const statementOf = manualQueue();
+  const done: string[] = [];
+  const started = performance.now();
+  await Promise.all(Array.from({ length: 6 }, () => statementOf('alone', done, 'SELECT 1', 400)));
+  expect(done).toHaveLength(6);
+  // 2,400 ms of the queue's clock: resting would have waited over three times that on the real one.
+  expect(performance.now() - started).toBeLessThan(5_000);
+});

@@ -303,6 +303,30 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
       expect(lexical.map((m) => m.id)).toEqual([y.id]);
     });
 
+    test('an import in steps: a check writes nothing, steps write memories, the last step links what is there', async () => {
+      const { harness, alice } = context();
+      const store = harness.stores.transfer;
+      const x = memory({ content: 'The boat leaves at nine.' });
+      const y = memory({ content: 'The boat leaves at ten.' });
+      const line = { at: at(-50), kind: 'fact', rule: 'ceiling' as const, ageSeconds: 50, recallCount: 0 };
+      const links: [string, string][] = [
+        [x.id, y.id],
+        [y.id, x.id],
+      ];
+      const check = await store.importMemories(importPlan(alice, [x, y], { writeMemories: false }));
+      expect(check).toEqual({ status: 'imported', written: 0, alreadyPresent: 0, links: 0, journalLines: 0 });
+      expect(await harness.inspect.count('memories')).toBe(0);
+      // Past the ceiling of 3, the check says so, as a write would.
+      const four = ['a', 'b', 'c', 'd'].map((content) => memory({ content }));
+      expect(await store.importMemories(importPlan(alice, four, { writeMemories: false }))).toMatchObject({ status: 'refused' });
+      for (const step of [[x], [y]]) {
+        expect(await store.importMemories(importPlan(alice, step))).toMatchObject({ status: 'imported', written: 1 });
+      }
+      const last = await store.importMemories(importPlan(alice, [x, y], { links, journal: [line], writeMemories: false }));
+      expect(last).toEqual({ status: 'imported', written: 0, alreadyPresent: 2, links: 2, journalLines: 1 });
+      expect(await harness.inspect.count('memories')).toBe(2);
+    });
+
     test('past a ceiling or the pin limit nothing at all is written, and the answer says by how much', async () => {
       const { harness, alice, bob } = context();
       const store = harness.stores.transfer;

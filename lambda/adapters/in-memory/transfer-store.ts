@@ -7,7 +7,7 @@ import { byId, type MemoryState, type StoredMemory, storedVector } from './state
 
 const lengthOf = (frequencies: ReadonlyMap<string, number>) => [...frequencies.values()].reduce((sum, n) => sum + n, 0);
 
-/** Imports and bulk loads in memory: all or nothing, never past a ceiling or the pin limit, never evicting. */
+/** Imports and bulk loads in memory: each step all or nothing, never past a ceiling or the pin limit, never evicting. */
 export class InMemoryTransferStore implements TransferStore {
   constructor(private readonly state: MemoryState) {}
 
@@ -51,7 +51,7 @@ export class InMemoryTransferStore implements TransferStore {
     const places = new Map<string, number>();
     const ordered = [...fresh].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byId(a, b));
     let written = 0;
-    for (const m of ordered) {
+    for (const m of plan.writeMemories === false ? [] : ordered) {
       const origin = m.source.origin;
       const key = JSON.stringify([origin, m.kind]);
       const place = (places.get(key) ?? 0) + 1;

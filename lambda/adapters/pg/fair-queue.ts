@@ -34,10 +34,22 @@ const MAX_LANES = 1_000;
 /** How fast a lane's recent use is forgotten: halved about every 0.7 s (e-folding time 1 s). */
 export const USE_DECAY_MS = 1_000;
 
+/**
+ * A request lane that has used more than this much turn time lately (half of what a lane busy all
+ * the time reaches) is flooding: while another lane is active, it rests after each turn for
+ * `FLOOD_REST` times the turn's length, so it has at most a quarter of the database. A statement
+ * cannot be interrupted; the rest is what keeps the others' odds of arriving behind one low (issue 34).
+ */
+export const FLOOD_USE_MS = USE_DECAY_MS / 2;
+export const FLOOD_REST = 3;
+
 interface Lane {
+  readonly name: string;
   /** Turn time used lately, in ms, decayed by `USE_DECAY_MS` since `at`. */
   used: number;
   at: number;
+  /** Until when (the queue's clock) a flooding lane rests: it starts no turn before. */
+  restUntil: number;
   readonly starters: (() => void)[];
 }
 
@@ -50,6 +62,8 @@ interface Lane {
 export class FairQueue {
   private readonly lanes = new Map<string, Lane>();
   private turn: { lane: Lane; since: number } | undefined;
+  /** The timer that ends the earliest rest while only resting lanes wait, and the instant it ends. */
+  private wake: { timer: ReturnType<typeof setTimeout>; at: number } | undefined;
 
   /** `now` is the clock turns are charged by, in ms; tests pass one they move themselves. */
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -73,11 +87,39 @@ export class FairQueue {
 
   private wait(name: string): Promise<void> {
     const lane = this.laneOf(name);
-    if (!this.turn) {
+    if (!this.turn && lane.restUntil <= this.now()) {
       this.turn = { lane, since: this.now() };
       return Promise.resolve();
     }
-    return new Promise((start) => lane.starters.push(start));
+    return new Promise((start) => {
+      lane.starters.push(start);
+      if (!this.turn) this.restEnds();
+    });
+  }
+
+  /** Whether a lane other than `lane` has had a turn within the last `USE_DECAY_MS`. */
+  private othersActive(lane: Lane, now: number): boolean {
+    for (const other of this.lanes.values()) if (other !== lane && now - other.at < USE_DECAY_MS) return true;
+    return false;
+  }
+
+  /** Starts the next turn once the earliest rest of a waiting lane is over. */
+  private restEnds(): void {
+    let at = Number.POSITIVE_INFINITY;
+    for (const lane of this.lanes.values()) if (lane.starters.length > 0) at = Math.min(at, lane.restUntil);
+    if (!Number.isFinite(at) || (this.wake && this.wake.at <= at)) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(
+      () => {
+        this.wake = undefined;
+        // The rest is over when the timer says so, whatever the queue's clock reads.
+        for (const lane of this.lanes.values()) if (lane.restUntil <= at) lane.restUntil = 0;
+        if (!this.turn) this.next();
+      },
+      Math.max(0, at - this.now()),
+    );
+    timer.unref?.();
+    this.wake = { timer, at };
   }
 
   /** Charges the turn that ended to its lane, then starts the waiting lane that has used least lately. */
@@ -85,18 +127,22 @@ export class FairQueue {
     const now = this.now();
     if (this.turn) {
       const lane = this.turn.lane;
-      lane.used = decayed(lane, now) + (now - this.turn.since);
+      const length = now - this.turn.since;
+      lane.used = decayed(lane, now) + length;
       lane.at = now;
+      const flooding = lane.name !== BACKGROUND_LANE && lane.used > FLOOD_USE_MS && this.othersActive(lane, now);
+      if (flooding) lane.restUntil = now + FLOOD_REST * length;
     }
     let chosen: Lane | undefined;
     let least = Number.POSITIVE_INFINITY;
     for (const lane of this.lanes.values()) {
-      if (lane.starters.length === 0) continue;
+      if (lane.starters.length === 0 || lane.restUntil > now) continue;
       const used = decayed(lane, now);
       if (used < least) [chosen, least] = [lane, used];
     }
     if (!chosen) {
       this.turn = undefined;
+      this.restEnds();
       return;
     }
     this.turn = { lane: chosen, since: now };
@@ -107,7 +153,7 @@ export class FairQueue {
     let lane = this.lanes.get(name);
     if (!lane) {
       if (this.lanes.size >= MAX_LANES) this.forgetIdle();
-      lane = { used: 0, at: this.now(), starters: [] };
+      lane = { name, used: 0, at: this.now(), restUntil: 0, starters: [] };
       this.lanes.set(name, lane);
     }
     return lane;
@@ -117,7 +163,8 @@ export class FairQueue {
   private forgetIdle(): void {
     const now = this.now();
     for (const [name, lane] of this.lanes) {
-      if (lane.starters.length === 0 && lane !== this.turn?.lane && decayed(lane, now) < 0.001) this.lanes.delete(name);
+      if (lane.starters.length === 0 && lane !== this.turn?.lane && decayed(lane, now) < 0.001 && lane.restUntil <= now)
+        this.lanes.delete(name);
     }
   }
 }

@@ -20,6 +20,8 @@ const outputSchema = {
     journal_retention_s: z.number().int(),
     judge: z.object({ provider: z.string(), last_call_ok: z.boolean().nullable(), last_call_at: z.string().nullable() }),
     embedder: z.string(),
+    /** Where the rules came from: the configuration file, `NAABA_CURATION`, or `defaults`. */
+    source: z.string(),
   }),
   counts: z.object({ per_kind: z.record(z.string(), z.number().int()), pinned: z.number().int(), total: z.number().int() }),
   journal: z.object({ lines: z.array(journalLineSchema), next_cursor: z.string().optional() }),
@@ -43,6 +45,7 @@ function structured(state: CurationState) {
         last_call_at: state.judge.lastCallAt?.toISOString() ?? null,
       },
       embedder: state.embedder,
+      source: state.rulesSource,
     },
     counts: { per_kind: state.counts.perKind, pinned: state.counts.pinned, total },
     journal: {
@@ -57,7 +60,7 @@ function render(s: ReturnType<typeof structured>): string {
   const journal = s.journal.lines.map((l) => `${l.at} ${l.rule} ${l.kind} age ${l.age_s}s recalled ${l.recall_count}x`);
   return [
     `memories: ${counts.join(', ')}; pinned ${s.counts.pinned}/${s.rules.pin_limit}`,
-    `judge: ${s.rules.judge.provider}; embedder: ${s.rules.embedder}`,
+    `judge: ${s.rules.judge.provider}; embedder: ${s.rules.embedder}; rules from ${s.rules.source}`,
     journal.length > 0 ? `journal (newest first):\n${journal.join('\n')}` : 'journal: empty',
   ].join('\n');
 }

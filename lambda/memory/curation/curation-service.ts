@@ -20,6 +20,8 @@ export interface ForgetResult {
 
 export interface CurationState {
   readonly rules: CurationRules;
+  /** Where the rules in force came from: a configuration file, `NAABA_CURATION` or `defaults`. */
+  readonly rulesSource: string;
   readonly judge: JudgeStatus;
   readonly embedder: string;
   readonly counts: { readonly perKind: Record<string, number>; readonly pinned: number };
@@ -34,6 +36,7 @@ export interface CurationServiceDeps {
   readonly judgeHealth: JudgeHealth;
   readonly clock: Clock;
   readonly rules: CurationRules;
+  readonly rulesSource: string;
 }
 
 const scopeOf = (p: Principal): Scope => ({ region: p.region, userId: p.userId });
@@ -82,6 +85,7 @@ export class CurationService {
     const journal = await this.deps.store.journal(scope, pageSize, page.cursor);
     return {
       rules: this.deps.rules,
+      rulesSource: this.deps.rulesSource,
       judge: this.deps.judgeHealth.snapshot(),
       embedder: this.deps.embedder.name,
       counts: { perKind: Object.fromEntries(kinds.map((k) => [k, counts.perKind[k] ?? 0])), pinned: counts.pinned },

@@ -7,5 +7,5 @@ export function pinAllowed(request: { pin: boolean; alreadyPinned: boolean }, pi
   return !request.pin || request.alreadyPinned || pinnedNow < pinLimit;
 }
 
-/** Whether pins of `adding` more memories fit beside `have` (an import, which never evicts and writes all or nothing). */
+/** Whether pins of `adding` more memories fit beside `have` (an import, which never evicts and checks the whole file before it writes). */
 export const pinsFit = (have: number, adding: number, pinLimit: number): boolean => adding === 0 || have + adding <= pinLimit;

@@ -13,9 +13,13 @@ import type { MemoryJson } from '../memory-json.js';
 import { parseTransfer, type TransferDocument } from './transfer-file.js';
 
 /**
- * An import of an export file into the caller's memory (docs/export-format.md): checked whole,
- * embedded with this server's embedder, then written by one statement that either writes
- * everything or nothing — never past a ceiling or the pin limit, never evicting.
+ * An import of an export file into the caller's memory (docs/export-format.md, decision 0075 as
+ * issue 34 revised it): checked whole — the file, then whether all of it fits under every ceiling
+ * and the pin limit — embedded with this server's embedder, then written in steps of about one
+ * large memory each, so that no other caller waits behind one long statement, and last its
+ * conflict links and journal lines. Never past a ceiling or the pin limit, never evicting.
+ * Resumable: each step skips the memories already there, so an import cut off (a crash, a lost
+ * connection) is finished by importing the same file again, which writes what is missing.
  */
 
 /** What an import did, in numbers a person can check against the file. */
@@ -30,6 +34,26 @@ export interface ImportReport {
   readonly links: number;
   /** Journal lines added; lines the caller already had are not added again. */
   readonly journalLines: number;
+  /** Steps the memories were written in, by this call. */
+  readonly steps: number;
+  /**
+   * False when the call stopped at its time bound before every memory was handled: what is written
+   * stays, and the same file sent again continues (the links and journal lines come at the end).
+   */
+  readonly complete: boolean;
+}
+
+/** How an import call runs: who hears its progress, and how long it may write before it answers. */
+export interface ImportOptions {
+  readonly progress?: (p: ImportProgress) => void;
+  /** Stop starting new steps after this long (at least one step runs); no bound when absent. */
+  readonly stopAfterMs?: number;
+}
+
+/** How far an import has come: memories of the file handled, of how many to write. */
+export interface ImportProgress {
+  readonly done: number;
+  readonly total: number;
 }
 
 /** The import would pass a ceiling or the pin limit: nothing was written, and the message says by how much. */
@@ -47,7 +71,40 @@ export interface ImporterDeps {
   /** The service's embedder call, with its dimension and finiteness checks. */
   readonly embed: (text: string) => Promise<number[]>;
   readonly newId: () => string;
+  /**
+   * How long to rest after each step, as a multiple of the time the step took: on the embedded
+   * database, where one statement runs at a time, 3 leaves other callers three quarters of it.
+   * 0 when absent.
+   */
+  readonly restPerStep?: number;
 }
+
+/** A step writes memories up to about this much content (one memory of the largest size), and at most this many. */
+const STEP = { bytes: 8_192, memories: 25 } as const;
+
+/** The memories in steps of bounded work, in the order they were made, so places within an origin follow on. */
+function steps(memories: readonly ImportedMemory[]): ImportedMemory[][] {
+  const ordered = [...memories].sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const out: ImportedMemory[][] = [];
+  let bytes = 0;
+  for (const m of ordered) {
+    const size = Buffer.byteLength(m.content);
+    const last = out.at(-1);
+    if (last && last.length < STEP.memories && bytes + size <= STEP.bytes) {
+      last.push(m);
+      bytes += size;
+    } else {
+      out.push([m]);
+      bytes = size;
+    }
+  }
+  return out;
+}
+
+/** A memory as a step that writes none of them sends it: what finds it again, without its postings. */
+const withoutTerms = (m: ImportedMemory): ImportedMemory => ({ ...m, frequencies: new Map() });
 
 /** Embeddings made at once: a provider's rate limit is shared by every caller. */
 const EMBED_CONCURRENCY = 4;
@@ -94,7 +151,8 @@ export class Importer {
     });
   }
 
-  async run(scope: Scope, file: unknown): Promise<ImportReport> {
+  async run(scope: Scope, file: unknown, options: ImportOptions = {}): Promise<ImportReport> {
+    const began = performance.now();
     const now = this.deps.clock.now();
     const doc: TransferDocument = parseTransfer(file, this.deps.rules, now);
     const kept = doc.memories.filter((m) => this.live(m, now));
@@ -141,20 +199,50 @@ export class Importer {
     };
     // An expired memory of the same text would stand in the new one's way: it leaves first, as expiry.
     for (const k of plan.kinds) if (k.expiredBefore) await this.deps.expired.clear(scope, k.kind);
-    const result = await this.deps.store.importMemories(plan);
-    if (result.status === 'refused') throw new ImportRefusedError(this.refusal(result));
-    return {
-      memories: doc.memories.length,
-      written: result.written,
-      alreadyPresent: result.alreadyPresent,
-      expired: doc.memories.length - kept.length,
-      links: result.links,
-      journalLines: result.journalLines,
-    };
+    const light = memories.map(withoutTerms);
+    // First the whole file, written nowhere: does all of it fit? Then nothing is written when it does not.
+    const check = await this.deps.store.importMemories({
+      ...plan,
+      memories: light,
+      links: [],
+      journal: [],
+      writeMemories: false,
+    });
+    if (check.status === 'refused') throw new ImportRefusedError(this.refusal(check));
+    const parts = steps(memories);
+    let written = 0;
+    let present = 0;
+    let done = 0;
+    let taken = 0;
+    for (const part of parts) {
+      // Steps of memories already there (an import going on) cost little: only writing ones count against the bound.
+      if (written > 0 && options.stopAfterMs !== undefined && performance.now() - began > options.stopAfterMs) break;
+      const started = performance.now();
+      const step = await this.deps.store.importMemories({ ...plan, memories: part, links: [], journal: [] });
+      // Someone else wrote in between and a ceiling is now in the way: what is written stays, and says so.
+      if (step.status === 'refused') throw new ImportRefusedError(this.refusal(step, { written, of: memories.length }));
+      written += step.written;
+      present += step.alreadyPresent;
+      done += part.length;
+      taken += 1;
+      options.progress?.({ done, total: memories.length });
+      await this.rest(performance.now() - started);
+    }
+    const base = { memories: doc.memories.length, written, alreadyPresent: present, expired: doc.memories.length - kept.length };
+    if (done < memories.length) return { ...base, links: 0, journalLines: 0, steps: taken, complete: false };
+    const last = await this.deps.store.importMemories({ ...plan, memories: light, writeMemories: false });
+    if (last.status === 'refused') throw new ImportRefusedError(this.refusal(last, { written, of: memories.length }));
+    return { ...base, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
+  }
+
+  /** Leaves the database to other callers for a while after a step, in proportion to the step's time. */
+  private async rest(stepMs: number): Promise<void> {
+    const ms = stepMs * (this.deps.restPerStep ?? 0);
+    if (ms >= 1) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** Says which limit the import would pass, and by how much. */
-  private refusal(result: Extract<ImportResult, { status: 'refused' }>): string {
+  private refusal(result: Extract<ImportResult, { status: 'refused' }>, partial?: { written: number; of: number }): string {
     const over = result.kinds.flatMap((k) => {
       const ceiling = kindRule(this.deps.rules, k.kind).ceiling;
       return !fitsWithoutEviction(k.have, k.adding, ceiling)
@@ -166,6 +254,9 @@ export class Importer {
       over.push(
         `pins: ${have} pinned + ${adding} new would be ${have + adding}, over the pin limit of ${this.deps.rules.pinLimit}`,
       );
+    }
+    if (partial) {
+      return `the import stopped after writing ${partial.written} of ${partial.of} memories: memories written meanwhile leave no room (an import never evicts): ${over.join('; ')}. What was written stays; forget some memories, then import the same file again to write the rest.`;
     }
     return `the import would pass a limit, so nothing was imported (an import never evicts): ${over.join('; ')}. Forget some memories first, or raise the limit in the curation file.`;
   }

@@ -47,6 +47,16 @@ export const TRANSFER_LIMITS = {
 } as const;
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+/** The times a file may carry: from the Unix epoch to the last year every engine stores. */
+const EARLIEST = Date.parse('1970-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** A time written as this format writes it, naming a real day and second (no 31 February, no 24:00). */
+function calendarTime(v: unknown): v is string {
+  if (typeof v !== 'string' || !ISO.test(v)) return false;
+  const t = Date.parse(v);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === v.slice(0, 19);
+}
 const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate'];
 
 /** Reads one field of an object of the file, naming where it is when it is wrong. */
@@ -99,8 +109,10 @@ class Reader {
   /** A UTC time; one that says when something happened to a memory cannot be later than now (give or take clock skew). */
   instant(field: string, anyTime = false): string {
     const v = this.value[field];
-    if (typeof v !== 'string' || !ISO.test(v) || Number.isNaN(Date.parse(v))) this.fail(field, 'must be an ISO 8601 UTC time');
-    if (!anyTime && Date.parse(v) > this.latest) this.fail(field, 'is in the future');
+    if (!calendarTime(v)) this.fail(field, 'must be an ISO 8601 UTC time naming a real day');
+    const t = Date.parse(v);
+    if (t < EARLIEST || t > LATEST) this.fail(field, 'must be a time from 1970 to 9999');
+    if (!anyTime && t > this.latest) this.fail(field, 'is in the future');
     return new Date(v).toISOString();
   }
 
@@ -114,7 +126,7 @@ class Reader {
 
 function kindOf(r: Reader, rules: CurationRules): string {
   const kind = r.string('kind', { chars: 100 });
-  if (!rules.kinds[kind])
+  if (!Object.hasOwn(rules.kinds, kind))
     r.fail('kind', `is "${kind}", which this server does not keep (its kinds: ${Object.keys(rules.kinds).join(', ')})`);
   return kind;
 }

@@ -5,7 +5,7 @@ import type { Principal, Scope } from '../model.js';
 import { kindCutoffs } from '../policy/expiry.js';
 import { kindsOf } from '../policy/kinds.js';
 import type { CurationRules } from '../model.js';
-import type { Importer, ImportReport } from './importer.js';
+import type { Importer, ImportOptions, ImportReport } from './importer.js';
 
 export interface TransferServiceDeps {
   /** An export reads through the page's listing and the journal. */
@@ -23,8 +23,8 @@ const scopeOf = (p: Principal): Scope => ({ region: p.region, userId: p.userId }
 
 /**
  * Export and import (docs/export-format.md, decision 0075): an export reads the caller's memories
- * and journal page by page, changing nothing; an import writes a file into the caller's memory, all
- * of it or nothing.
+ * and journal page by page, changing nothing; an import writes a file into the caller's memory,
+ * checked whole first, then in steps that a second import of the same file finishes.
  */
 export class TransferService {
   constructor(private readonly deps: TransferServiceDeps) {}
@@ -40,8 +40,8 @@ export class TransferService {
     return this.deps.curation.journal(scopeOf(principal), EXPORT_PAGE.journal, cursor);
   }
 
-  /** Writes an export file into the caller's memory, all of it or nothing (importer.ts). */
-  importMemories(principal: Principal, file: unknown): Promise<ImportReport> {
-    return this.deps.importer.run(scopeOf(principal), file);
+  /** Writes an export file into the caller's memory in steps, resumable (importer.ts). */
+  importMemories(principal: Principal, file: unknown, options?: ImportOptions): Promise<ImportReport> {
+    return this.deps.importer.run(scopeOf(principal), file, options);
   }
 }

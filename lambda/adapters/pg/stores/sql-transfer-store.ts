@@ -58,6 +58,7 @@ export function importInputs(plan: ImportPlan): ImportMemoriesInputs {
     kinds: plan.kinds.map((k) => ({ kind: k.kind, expiredBefore: k.expiredBefore })),
     ceilings: { kinds: plan.kinds.map((k) => k.kind), ceilings: plan.kinds.map((k) => k.ceiling) },
     pinLimit: plan.pinLimit,
+    writeMemories: plan.writeMemories !== false,
   };
 }
 
@@ -83,7 +84,7 @@ export function importResult(row: ImportMemoriesRow | undefined): ImportResult {
   return { status: 'refused', kinds, pins: { have: row.pins_have, adding: row.pins_adding } };
 }
 
-/** Imports and bulk loads over SQL: each one statement, all or nothing. */
+/** Imports and bulk loads over SQL: each step one statement, all or nothing. */
 export class SqlTransferStore implements TransferStore {
   constructor(private readonly sql: StatementRunner) {}
 

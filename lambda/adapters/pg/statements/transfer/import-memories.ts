@@ -45,6 +45,8 @@ export interface ImportMemoriesInputs {
   readonly kinds: readonly KindCutoff[];
   readonly ceilings: { readonly kinds: readonly string[]; readonly ceilings: readonly number[] };
   readonly pinLimit: number;
+  /** False: write no memory (an import's check, or its step of links and journal lines). */
+  readonly writeMemories: boolean;
 }
 
 export interface ImportMemoriesRow {
@@ -61,7 +63,9 @@ export interface ImportMemoriesRow {
 
 /**
  * An import: many memories of one user, of several kinds, with their provenance, pins, conflict
- * links, postings and the partitions' statistics, and journal lines — all or nothing, in one
+ * links, postings and the partitions' statistics, and journal lines — one step of an import (the
+ * importer checks the whole file, writes the memories in steps, then the links and lines, each
+ * with `writeMemories` saying whether memories are written) — all or nothing, in one
  * statement (decision 0075). Memories equal (same kind and fingerprint) to a live one are already
  * there and are not written again; a link naming one goes to that live memory. Nothing is written
  * unless every kind stays within its ceiling and the user within the pin limit once the new ones are
@@ -114,7 +118,7 @@ WITH given AS (
          f.agent, f.client, f.restated_by::jsonb
     FROM (SELECT f.*, row_number() OVER (PARTITION BY f.origin, f.kind ORDER BY f.created_at, f.id) AS place
             FROM fresh AS f) AS f
-   WHERE (SELECT ok FROM allowed)
+   WHERE (SELECT ok FROM allowed) AND ${p.writeMemories}::bool
   ON CONFLICT DO NOTHING
   RETURNING id, kind, term_count
 ), new_postings AS (
@@ -130,11 +134,11 @@ WITH given AS (
   RETURNING 1
 ), counted AS (
   INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)
-  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1
+  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1 WHERE ${p.writeMemories}::bool
   UNION ALL
   SELECT ${region}, ${userId}::uuid, c.kind, (SELECT count(*) FROM written AS w WHERE w.kind = c.kind),
          (SELECT COALESCE(sum(w.term_count), 0) FROM written AS w WHERE w.kind = c.kind), 1
-    FROM ceilings AS c
+    FROM ceilings AS c WHERE ${p.writeMemories}::bool
   ON CONFLICT (region, user_id, kind) DO UPDATE
      SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1
   RETURNING 1
