@@ -1,4 +1,5 @@
-import { type DatabaseRegions, DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from '../adapters/pg/schema/migrate.js';
+import { DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from '../adapters/pg/schema/hash-buckets.js';
+import type { DatabaseRegions } from '../adapters/pg/schema/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
 import { certificateFile, tlsConnection } from '../adapters/pg/tls.js';
 import type { CurationRules } from '../memory/model.js';

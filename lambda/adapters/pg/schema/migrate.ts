@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { SqlClient, SqlEngine } from '../sql-client.js';
 import { send } from '../sql/statement.js';
+import { DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from './hash-buckets.js';
 import { type BackfillProgress, DEFAULT_BATCH_ROWS, migrationPhases, runBackfill, runsInPhases } from './backfill.js';
 import { APPLIED_MIGRATIONS } from '../statements/schema/applied-migrations.js';
 import { CURRENT_DATABASE } from '../statements/schema/current-database.js';
@@ -41,15 +42,6 @@ export interface MigrationSettings {
   /** Told how each backfill step is going: what `naaba migrate` prints. */
   readonly progress?: ((p: BackfillProgress) => void) | undefined;
 }
-
-/**
- * Buckets of a hash-sharded index unless NAABA_HASH_BUCKETS says otherwise: CockroachDB's own default,
- * which the indexes of clusters migrated before it was configurable have (docs/deployment.md).
- */
-export const DEFAULT_HASH_BUCKETS = 16;
-
-/** The bucket counts CockroachDB accepts (engine-facts §8.1). */
-export const HASH_BUCKETS = { min: 2, max: 2048 } as const;
 
 /** A migration could not be applied; the message says what to change. */
 export class MigrationError extends Error {
