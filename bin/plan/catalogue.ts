@@ -468,7 +468,11 @@ function cellCalls(
     // Which partitions have grown or shrunk is in their rows only: each sweep reads the region's.
     ['cells: partitions to keep', () => maintenance.cellPartitions(rep.region, 2000, 500)],
     // A build (decision 0100): list, seed, place, then a round of refresh and moves in steps, a last refresh, record.
-    ['cells: build', () => maintenance.buildCells(scope, kind, { cells: 30, rounds: 1, rowsPerStep: 1000, memories: 30, cellsFor: null }), 10],
+    [
+      'cells: build',
+      () => maintenance.buildCells(scope, kind, { cells: 30, rounds: 1, rowsPerStep: 1000, memories: 30, cellsFor: null }),
+      10,
+    ],
     ['cells: drop', () => maintenance.dropCells(scope, kind, 30)],
     ['cells: place new memories', () => maintenance.assignCells(scope, kind, 500)],
     ['cells: refresh the centroids', () => maintenance.refreshCells(scope, kind, { rowsPerStep: 1000, memories: 30 }), 2],

@@ -150,7 +150,15 @@ async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Pri
         memories.push(await loadable(content, embedder, analyzer));
       }
       const scope = { region: REGION, userId: principal.userId };
-      await stores.transfer.load({ scope, kind: 'event', expires: false, at: new Date(), agent: 'bench', client: 'bench/1', memories });
+      await stores.transfer.load({
+        scope,
+        kind: 'event',
+        expires: false,
+        at: new Date(),
+        agent: 'bench',
+        client: 'bench/1',
+        memories,
+      });
       if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${size} memories stored`);
     }
     users.push(principal);
@@ -181,7 +189,11 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
     for (let i = 0; sweeping; i += 1) {
       const t = performance.now();
       if (i % 2 === 0) {
-        await services.curation.remember(probe, { name: 'probe', version: '1' }, { content: turns[i % turns.length] ?? 'probe', kind: 'event' });
+        await services.curation.remember(
+          probe,
+          { name: 'probe', version: '1' },
+          { content: turns[i % turns.length] ?? 'probe', kind: 'event' },
+        );
       } else {
         await services.page.search(probe, { query: questions[i % questions.length] ?? 'probe', kinds: ['event'], limit: 10 });
       }
@@ -209,7 +221,9 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
   const s = performance.now();
   if (sql instanceof PgliteSqlClient) {
     const refreshed = await sql.refreshStatistics();
-    console.log(`  statistics refresh (PGlite's timer, ${refreshed.join(', ') || 'nothing'}): ${(performance.now() - s).toFixed(0)} ms`);
+    console.log(
+      `  statistics refresh (PGlite's timer, ${refreshed.join(', ') || 'nothing'}): ${(performance.now() - s).toFixed(0)} ms`,
+    );
   } else {
     await sql.exec('VACUUM ANALYZE');
     console.log(`  VACUUM ANALYZE (autovacuum's work on PostgreSQL): ${(performance.now() - s).toFixed(0)} ms`);
@@ -247,7 +261,12 @@ async function measure(sql: SqlClient) {
     exactVector: service('vector', EVERY_CELL),
   };
   const runs = users.flatMap((principal, size) => (Object.keys(arms) as Arm[]).map((arm) => ({ principal, size, arm })));
-  const times = SIZES.map(() => ({ hybrid: [] as number[], vector: [] as number[], exact: [] as number[], exactVector: [] as number[] }));
+  const times = SIZES.map(() => ({
+    hybrid: [] as number[],
+    vector: [] as number[],
+    exact: [] as number[],
+    exactVector: [] as number[],
+  }));
   const overlaps = SIZES.map(() => ({ hybrid: [] as number[], vector: [] as number[] }));
   const summary = () =>
     times.map((t, i) => ({

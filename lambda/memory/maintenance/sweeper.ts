@@ -96,7 +96,9 @@ export class Sweeper {
         const due = p.cellsFor === null || p.memories >= 2 * p.cellsFor || 2 * p.memories <= p.cellsFor;
         if (due && p.memories >= from) {
           const cells = Math.max(1, Math.round(Math.sqrt(p.memories)));
-          if (await this.store.buildCells(scope, p.kind, { cells, rounds, rowsPerStep, memories: p.memories, cellsFor: p.cellsFor })) {
+          if (
+            await this.store.buildCells(scope, p.kind, { cells, rounds, rowsPerStep, memories: p.memories, cellsFor: p.cellsFor })
+          ) {
             report.built += 1;
             options.onBatch?.({ phase: 'cells', kind: p.kind, count: p.memories });
           }

@@ -22,7 +22,7 @@ export const FUSION = {
   following: 2,
   followingShare: 0.6,
   followingReach: 4,
-  cellRows: 1500,
+  cellRows: 2000,
 } as const;
 
 export type Fusion = { readonly [K in keyof typeof FUSION]: number };
@@ -42,7 +42,7 @@ export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 export const VECTOR_CELLS = {
   from: 2000,
   rounds: 4,
-  rowsPerStep: 1000,
+  rowsPerStep: 250,
 } as const;
 
 /**

@@ -105,7 +105,12 @@ export class SqlMaintenanceStore implements MaintenanceStore {
     const have = (await this.sql.read(LIST_CELLS, { scope, kind })).length;
     if (build.cells <= have) return true;
     try {
-      await this.sql.read(SEED_CELLS, { scope, kind, cells: build.cells - have, window: Math.max(build.rowsPerStep, build.cells) });
+      await this.sql.read(SEED_CELLS, {
+        scope,
+        kind,
+        cells: build.cells - have,
+        window: Math.max(build.rowsPerStep, build.cells),
+      });
       return true;
     } catch (error) {
       // Another sweeper seeded the same cells first: it builds them.

@@ -1,26 +1,33 @@
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
-import { type CellPartitionInputs, inPartition, nearestCell } from './cells-partition.js';
+import { type CellPartitionInputs, inPartition } from './cells-partition.js';
 
-/** One bounded batch of the partition's memories without a cell (written since its cells were built) put in their nearest ready cell, and the cells' counts kept; none while it has no ready cells. */
+/**
+ * One bounded batch of the partition's memories without a cell (written since its cells were built)
+ * put in their nearest ready cell, and the cells' counts kept; none while it has no ready cells.
+ * The centroids are read once (materialized, about √n rows), each memory's nearest computed once.
+ */
 export const ASSIGN_CELLS = statement<CellPartitionInputs & { batch: number }>({
   name: 'maintenance/cells-assign',
   expects: { postgresIndex: ['memories_uncelled', 'memory_cells_pkey'] },
   render: (p) => sql`
-WITH placed AS (
-  UPDATE memories AS m
-     SET cell = ${nearestCell(p, 'm', true)}
-   WHERE m.region = ${p.scope.region}
-     AND m.id IN (SELECT u.id FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL LIMIT ${p.batch}::int4)
-     AND EXISTS (SELECT 1 FROM memory_cells AS c WHERE ${inPartition(p, 'c')} AND c.ready)
-  RETURNING m.cell
+WITH centroids AS MATERIALIZED (
+  SELECT c.cell, c.centroid FROM memory_cells AS c WHERE ${inPartition(p, 'c')} AND c.ready
+), nearest AS MATERIALIZED (
+  SELECT u.id, n.cell
+    FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL LIMIT ${p.batch}::int4) AS u,
+         LATERAL (SELECT c.cell FROM centroids AS c ORDER BY c.centroid <=> u.embedding, c.cell LIMIT 1) AS n
 ), counted AS (
   -- Each cell's count follows: one more per memory placed in it.
   UPDATE memory_cells AS c
      SET members = c.members + d.placed
-    FROM (SELECT placed.cell, count(*) AS placed FROM placed GROUP BY placed.cell) AS d
+    FROM (SELECT nearest.cell, count(*) AS placed FROM nearest GROUP BY nearest.cell) AS d
    WHERE ${inPartition(p, 'c')} AND c.cell = d.cell
   RETURNING 1
 )
-SELECT 1 FROM placed`,
+UPDATE memories AS m
+   SET cell = nearest.cell
+  FROM nearest
+ WHERE ${inPartition(p, 'm')} AND m.cell IS NULL AND m.id = nearest.id
+RETURNING 1`,
 });
