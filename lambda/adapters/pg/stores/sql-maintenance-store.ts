@@ -81,15 +81,22 @@ export class SqlMaintenanceStore implements MaintenanceStore {
 
   /**
    * Builds a partition's cells in short statements (decision 0100), each over about
-   * `build.rowsPerStep` memories: more cells seeded (ready at once), every memory without a cell
-   * put in its nearest, then `build.rounds` k-means rounds, each refreshing the centroids and counts
+   * `build.rowsPerStep` memories: every memory without a cell put in its nearest, batch by batch,
+   * more cells seeded (ready at once) before each batch, then `build.rounds` k-means rounds, each refreshing the centroids and counts
    * and then moving the memories of a few cells at a time to their nearest cell, and a last refresh; last, the partition's row records the size they were built for. Recalls meanwhile read a
    * valid split: every memory is in one cell, or in none and read exactly.
    */
   async buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean> {
     const partition = { scope, kind };
+    // Seeds come a few per batch placed, each from the first memories still without a cell: spread
+    // over the whole partition, not all from the first rows its index gives.
+    const perStep = Math.max(1, Math.ceil((build.cells * build.rowsPerStep) / Math.max(1, build.memories)));
+    let seeded = 0;
+    do {
+      seeded = Math.min(build.cells, seeded + perStep);
+      if (!(await this.seedCells(scope, kind, { ...build, cells: seeded }))) return false;
+    } while ((await this.assignCells(scope, kind, build.rowsPerStep)) >= build.rowsPerStep);
     if (!(await this.seedCells(scope, kind, build))) return false;
-    while ((await this.assignCells(scope, kind, build.rowsPerStep)) >= build.rowsPerStep);
     for (let round = 0; round < build.rounds; round += 1) {
       await this.refreshCells(scope, kind, build);
       // A cell k-means left empty went: seeded again from a member of one of the largest cells, which it splits.

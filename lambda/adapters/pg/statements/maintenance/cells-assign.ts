@@ -6,6 +6,9 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
  * One bounded batch of the partition's memories without a cell (written since its cells were built)
  * put in their nearest ready cell, and the cells' counts kept; none while it has no ready cells.
  * The centroids are read once (materialized, about √n rows), each memory's nearest computed once.
+ * The batch is read in the order of `memories_uncelled` (an order only that index gives cheaply):
+ * with a plain LIMIT, statistics from before the cells (every memory without one) made PostgreSQL
+ * scan the table for rows it expected at once, and read all of it when none was left.
  */
 export const ASSIGN_CELLS = statement<CellPartitionInputs & { batch: number }>({
   name: 'maintenance/cells-assign',
@@ -15,7 +18,9 @@ WITH centroids AS MATERIALIZED (
   SELECT c.cell, c.centroid FROM memory_cells AS c WHERE ${inPartition(p, 'c')} AND c.ready
 ), nearest AS MATERIALIZED (
   SELECT u.id, n.cell
-    FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL LIMIT ${p.batch}::int4) AS u,
+    FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL
+           ORDER BY u.region, u.user_id, u.kind
+           LIMIT ${p.batch}::int4) AS u,
          LATERAL (SELECT c.cell FROM centroids AS c ORDER BY c.centroid <=> u.embedding, c.cell LIMIT 1) AS n
 ), counted AS (
   -- Each cell's count follows: one more per memory placed in it.
@@ -28,6 +33,6 @@ WITH centroids AS MATERIALIZED (
 UPDATE memories AS m
    SET cell = nearest.cell
   FROM nearest
- WHERE ${inPartition(p, 'm')} AND m.cell IS NULL AND m.id = nearest.id
+ WHERE m.region = ${p.scope.region} AND m.id = nearest.id AND m.cell IS NULL
 RETURNING 1`,
 });

@@ -5,10 +5,12 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
 /**
  * One step of a k-means refinement (decision 0100): the memories of the given cells (a few, about
  * `VECTOR_CELLS.rowsPerStep` memories in all) each moved to its nearest cell, those already there
- * left unwritten, and each cell's count kept. The centroids are read once (materialized, about √n rows), each memory's nearest
- * computed once. The sweeper steps through all of a partition's cells, then refreshes the
- * centroids (cells-refresh.ts): one round. Every memory is in exactly one cell throughout, so
- * recall never misses one.
+ * left unwritten, and each cell's count kept. The centroids are read once (materialized, about √n
+ * rows), each memory's nearest computed once; each cell is read by key of `memories_cell` (an
+ * `= ANY` of cells was a filter over the whole partition when the statistics were stale). The
+ * sweeper steps through all of a partition's cells, then refreshes the centroids
+ * (cells-refresh.ts): one round. Every memory is in exactly one cell throughout, so recall never
+ * misses one.
  */
 export const REFINE_CELLS = statement<CellPartitionInputs & { cells: readonly number[] }>({
   name: 'maintenance/cells-refine',
@@ -17,10 +19,12 @@ export const REFINE_CELLS = statement<CellPartitionInputs & { cells: readonly nu
 WITH centroids AS MATERIALIZED (
   SELECT c.cell, c.centroid FROM memory_cells AS c WHERE ${inPartition(p, 'c')} AND c.ready
 ), moved AS MATERIALIZED (
-  SELECT x.id, n.cell, x.cell AS was
-    FROM memories AS x,
+  SELECT x.id, n.cell, x.was
+    FROM unnest(${p.cells}::int4[]) AS s(cell),
+         LATERAL (SELECT m.id, m.embedding, m.cell AS was FROM memories AS m
+                   WHERE ${inPartition(p, 'm')} AND m.cell = s.cell OFFSET 0) AS x,
          LATERAL (SELECT c.cell FROM centroids AS c ORDER BY c.centroid <=> x.embedding, c.cell LIMIT 1) AS n
-   WHERE ${inPartition(p, 'x')} AND x.cell = ANY(${p.cells}::int4[]) AND n.cell <> x.cell
+   WHERE n.cell <> x.was
 ), counted AS (
   -- Each cell's count follows its memories: one less where one left, one more where it went.
   UPDATE memory_cells AS c
@@ -34,6 +38,6 @@ WITH centroids AS MATERIALIZED (
 UPDATE memories AS m
    SET cell = moved.cell
   FROM moved
- WHERE ${inPartition(p, 'm')} AND m.cell = ANY(${p.cells}::int4[]) AND m.id = moved.id
+ WHERE m.region = ${p.scope.region} AND m.id = moved.id AND m.cell = moved.was
 RETURNING 1`,
 });

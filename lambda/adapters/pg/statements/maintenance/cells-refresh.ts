@@ -5,7 +5,8 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
 /**
  * Some of a partition's cells (a few, about `VECTOR_CELLS.rowsPerStep` memories in all) brought up
  * to date with what they hold now: each centroid becomes the mean of its memories' vectors and its
- * count theirs, and a cell left without any goes. So a forgotten, evicted or expired memory's vector
+ * count theirs, and a cell left without any goes. Each cell is read by key of `memories_cell`
+ * (an `= ANY` of cells was a filter over the whole partition when the statistics were stale). So a forgotten, evicted or expired memory's vector
  * is in no centroid after the next sweep. A cell already up to date is not written (the local
  * server sweeps every 30 s, and PGlite has no autovacuum).
  */
@@ -14,9 +15,10 @@ export const REFRESH_CELLS = statement<CellPartitionInputs & { cells: readonly n
   expects: { postgresIndex: ['memories_cell', 'memory_cells_pkey'] },
   render: (p) => sql`
 WITH means AS (
-  SELECT m.cell, avg(m.embedding) AS mean, CAST(count(*) AS INT4) AS members
-    FROM memories AS m WHERE ${inPartition(p, 'm')} AND m.cell = ANY(${p.cells}::int4[])
-   GROUP BY m.cell
+  SELECT s.cell, avg(m.embedding) AS mean, CAST(count(*) AS INT4) AS members
+    FROM unnest(${p.cells}::int4[]) AS s(cell),
+         LATERAL (SELECT m.embedding FROM memories AS m WHERE ${inPartition(p, 'm')} AND m.cell = s.cell OFFSET 0) AS m
+   GROUP BY s.cell
 ), emptied AS (
   DELETE FROM memory_cells AS c
    WHERE ${inPartition(p, 'c')} AND c.cell = ANY(${p.cells}::int4[]) AND c.ready

@@ -27,6 +27,7 @@ WITH left_over AS (
   SELECT s.embedding, s.source, s.rank
     FROM ((SELECT u.embedding, 0 AS source, row_number() OVER (ORDER BY u.id) AS rank
              FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL
+                    ORDER BY u.region, u.user_id, u.kind
                     LIMIT ${p.window}::int4) AS u
             ORDER BY u.id
             LIMIT ${p.cells}::int4)
