@@ -467,11 +467,12 @@ function cellCalls(
   return [
     // Which partitions have grown or shrunk is in their rows only: each sweep reads the region's.
     ['cells: partitions to keep', () => maintenance.cellPartitions(rep.region, 2000, 500)],
-    // A build (decision 0100): list, seed, place, then a round of refresh and moves in steps, a last refresh, record.
+    // A build (decision 0100): seed and place batch by batch, seed the rest, then a round of
+    // refresh, seed and moves in steps, and record.
     [
       'cells: build',
       () => maintenance.buildCells(scope, kind, { cells: 30, rounds: 1, rowsPerStep: 1000, memories: 30, cellsFor: null }),
-      10,
+      12,
     ],
     ['cells: drop', () => maintenance.dropCells(scope, kind, 30)],
     ['cells: place new memories', () => maintenance.assignCells(scope, kind, 500)],

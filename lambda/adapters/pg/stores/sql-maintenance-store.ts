@@ -101,7 +101,13 @@ export class SqlMaintenanceStore implements MaintenanceStore {
       await this.refreshCells(scope, kind, build);
       // A cell k-means left empty went: seeded again from a member of one of the largest cells, which it splits.
       await this.seedCells(scope, kind, build);
-      for (const cells of await this.cellSteps(scope, kind, build)) await this.sql.read(REFINE_CELLS, { ...partition, cells });
+      for (const cells of await this.cellSteps(scope, kind, build)) {
+        // A cell larger than a step is moved a step at a time (what moves out shifts the rest: some wait a round).
+        const size = cells.length === 1 ? (cells[0]?.size ?? 0) : 0;
+        for (let skip = 0; skip === 0 || skip < size; skip += build.rowsPerStep) {
+          await this.sql.read(REFINE_CELLS, { ...partition, cells: cells.map((c) => c.cell), skip, take: build.rowsPerStep });
+        }
+      }
     }
     const [row] = await this.sql.read(CELLS_BUILT, { ...partition, memories: build.memories, cellsFor: build.cellsFor });
     return (row?.built ?? 0) > 0;
@@ -130,11 +136,11 @@ export class SqlMaintenanceStore implements MaintenanceStore {
    * A partition's cells in groups of about `rowsPerStep` memories, by each cell's last count or,
    * where none is known yet (a new cell), the partition's mean.
    */
-  private async cellSteps(scope: Scope, kind: string, step: CellStep): Promise<number[][]> {
+  private async cellSteps(scope: Scope, kind: string, step: CellStep): Promise<{ cell: number; size: number }[][]> {
     const cells = await this.sql.read(LIST_CELLS, { scope, kind });
     const mean = Math.max(1, step.memories / Math.max(1, cells.length));
-    const steps: number[][] = [];
-    let current: number[] = [];
+    const steps: { cell: number; size: number }[][] = [];
+    let current: { cell: number; size: number }[] = [];
     let rows = 0;
     for (const { cell, members } of cells) {
       const size = Number(members) > 0 ? Number(members) : mean;
@@ -143,7 +149,7 @@ export class SqlMaintenanceStore implements MaintenanceStore {
         current = [];
         rows = 0;
       }
-      current.push(Number(cell));
+      current.push({ cell: Number(cell), size });
       rows += size;
     }
     if (current.length > 0) steps.push(current);
@@ -160,6 +166,8 @@ export class SqlMaintenanceStore implements MaintenanceStore {
   }
 
   async refreshCells(scope: Scope, kind: string, step: CellStep): Promise<void> {
-    for (const cells of await this.cellSteps(scope, kind, step)) await this.sql.read(REFRESH_CELLS, { scope, kind, cells });
+    for (const cells of await this.cellSteps(scope, kind, step)) {
+      await this.sql.read(REFRESH_CELLS, { scope, kind, cells: cells.map((c) => c.cell) });
+    }
   }
 }

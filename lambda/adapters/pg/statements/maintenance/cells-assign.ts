@@ -6,9 +6,9 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
  * One bounded batch of the partition's memories without a cell (written since its cells were built)
  * put in their nearest ready cell, and the cells' counts kept; none while it has no ready cells.
  * The centroids are read once (materialized, about √n rows), each memory's nearest computed once.
- * The batch is read in the order of `memories_uncelled` (an order only that index gives cheaply):
- * with a plain LIMIT, statistics from before the cells (every memory without one) made PostgreSQL
- * scan the table for rows it expected at once, and read all of it when none was left.
+ * The batch is read in id order, the order of `memories_uncelled` (migration 0015): with a plain
+ * LIMIT, statistics from before the cells (every memory without one) made PostgreSQL scan the
+ * table for rows it expected at once, and read all of it when none was left.
  */
 export const ASSIGN_CELLS = statement<CellPartitionInputs & { batch: number }>({
   name: 'maintenance/cells-assign',
@@ -19,7 +19,7 @@ WITH centroids AS MATERIALIZED (
 ), nearest AS MATERIALIZED (
   SELECT u.id, n.cell
     FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL
-           ORDER BY u.region, u.user_id, u.kind
+           ORDER BY u.id
            LIMIT ${p.batch}::int4) AS u,
          LATERAL (SELECT c.cell FROM centroids AS c ORDER BY c.centroid <=> u.embedding, c.cell LIMIT 1) AS n
 ), counted AS (

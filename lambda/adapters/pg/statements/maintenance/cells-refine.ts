@@ -4,7 +4,8 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
 
 /**
  * One step of a k-means refinement (decision 0100): the memories of the given cells (a few, about
- * `VECTOR_CELLS.rowsPerStep` memories in all) each moved to its nearest cell, those already there
+ * `VECTOR_CELLS.rowsPerStep` memories in all; of a cell larger than that, `take` of them after the
+ * first `skip`, so that no step grows with a cell) each moved to its nearest cell, those already there
  * left unwritten, and each cell's count kept. The centroids are read once (materialized, about √n
  * rows), each memory's nearest computed once; each cell is read by key of `memories_cell` (an
  * `= ANY` of cells was a filter over the whole partition when the statistics were stale). The
@@ -12,7 +13,7 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
  * (cells-refresh.ts): one round. Every memory is in exactly one cell throughout, so recall never
  * misses one.
  */
-export const REFINE_CELLS = statement<CellPartitionInputs & { cells: readonly number[] }>({
+export const REFINE_CELLS = statement<CellPartitionInputs & { cells: readonly number[]; skip: number; take: number }>({
   name: 'maintenance/cells-refine',
   expects: { postgresIndex: ['memories_cell', 'memory_cells_pkey'] },
   render: (p) => sql`
@@ -22,7 +23,8 @@ WITH centroids AS MATERIALIZED (
   SELECT x.id, n.cell, x.was
     FROM unnest(${p.cells}::int4[]) AS s(cell),
          LATERAL (SELECT m.id, m.embedding, m.cell AS was FROM memories AS m
-                   WHERE ${inPartition(p, 'm')} AND m.cell = s.cell OFFSET 0) AS x,
+                   WHERE ${inPartition(p, 'm')} AND m.cell = s.cell
+                   OFFSET ${p.skip}::int4 LIMIT ${p.take}::int4) AS x,
          LATERAL (SELECT c.cell FROM centroids AS c ORDER BY c.centroid <=> x.embedding, c.cell LIMIT 1) AS n
    WHERE n.cell <> x.was
 ), counted AS (
@@ -38,6 +40,6 @@ WITH centroids AS MATERIALIZED (
 UPDATE memories AS m
    SET cell = moved.cell
   FROM moved
- WHERE m.region = ${p.scope.region} AND m.id = moved.id AND m.cell = moved.was
+ WHERE m.region = ${p.scope.region} AND m.id = moved.id
 RETURNING 1`,
 });
