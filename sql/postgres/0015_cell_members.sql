@@ -9,11 +9,11 @@
 -- An expansion: older code never reads the column.
 ALTER TABLE memory_cells ADD COLUMN members INT4 NOT NULL DEFAULT 0;
 
--- The memories without a cell, in id order: the sweeper reads them a batch at a time (`ORDER BY id
--- LIMIT n`), which this index hands over without a sort, so PostgreSQL reads it whatever its
--- statistics say. Keyed (region, user_id, kind) alone, a plain LIMIT over it was planned as a scan
--- of the whole table when the statistics still counted every memory as without a cell (right after
--- a build placed them all), and a scan found nothing to stop at once none was left. Same name,
--- same rows: recall's read of a partition's uncelled memories is unchanged.
+-- The memories without a cell, oldest first: the sweeper reads them a batch at a time (`ORDER BY
+-- created_at, id LIMIT n`), an order only this index hands over without a sort, so PostgreSQL reads
+-- it whatever its statistics say. Keyed (region, user_id, kind) alone, a plain LIMIT over it was
+-- planned as a scan of the table when the statistics still counted every memory as without a cell
+-- (right after a build placed them all); in id order, as a walk of the region's primary key. Same
+-- name, same rows: recall's read of a partition's uncelled memories is unchanged.
 DROP INDEX memories_uncelled;
-CREATE INDEX memories_uncelled ON memories (region, user_id, kind, id) WHERE cell IS NULL;
+CREATE INDEX memories_uncelled ON memories (region, user_id, kind, created_at, id) WHERE cell IS NULL;

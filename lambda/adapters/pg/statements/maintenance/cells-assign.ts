@@ -6,9 +6,11 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
  * One bounded batch of the partition's memories without a cell (written since its cells were built)
  * put in their nearest ready cell, and the cells' counts kept; none while it has no ready cells.
  * The centroids are read once (materialized, about √n rows), each memory's nearest computed once.
- * The batch is read in id order, the order of `memories_uncelled` (migration 0015): with a plain
- * LIMIT, statistics from before the cells (every memory without one) made PostgreSQL scan the
- * table for rows it expected at once, and read all of it when none was left.
+ * The batch is the oldest, the order of `memories_uncelled` (migration 0015) and of no other index:
+ * with a plain LIMIT, statistics from before the cells (every memory without one) made PostgreSQL
+ * scan the table for rows it expected at once, and in id order it walked the region's primary key. The rows are then
+ * written by primary key alone: with `cell IS NULL` there too, PostgreSQL could read them through
+ * the partial index on the region alone.
  */
 export const ASSIGN_CELLS = statement<CellPartitionInputs & { batch: number }>({
   name: 'maintenance/cells-assign',
@@ -19,7 +21,7 @@ WITH centroids AS MATERIALIZED (
 ), nearest AS MATERIALIZED (
   SELECT u.id, n.cell
     FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL
-           ORDER BY u.id
+           ORDER BY u.created_at, u.id
            LIMIT ${p.batch}::int4) AS u,
          LATERAL (SELECT c.cell FROM centroids AS c ORDER BY c.centroid <=> u.embedding, c.cell LIMIT 1) AS n
 ), counted AS (
@@ -33,6 +35,6 @@ WITH centroids AS MATERIALIZED (
 UPDATE memories AS m
    SET cell = nearest.cell
   FROM nearest
- WHERE m.region = ${p.scope.region} AND m.id = nearest.id AND m.cell IS NULL
+ WHERE m.region = ${p.scope.region} AND m.id = nearest.id
 RETURNING 1`,
 });

@@ -5,9 +5,10 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
 /**
  * A build's first step (decision 0100): `cells` more cells for the partition, numbered after every
  * cell it has, ready at once (with no memory counted, recall reads each one it reaches whole, so
- * none is missed), seeded with the vectors of memories without a cell yet, the first in id order
- * (a random sample, since ids are random; memories_uncelled hands them over in that order, at most
- * `window` read), then, in a partition that has cells, of one memory of each of its largest cells
+ * none is missed), seeded with the vectors of memories without a cell yet (the oldest `window` of
+ * them, in the order memories_uncelled hands them over, and of those a random `cells` by id, since
+ * ids are random; the sweeper seeds a few before each batch it places, so seeds come from the whole
+ * partition), then, in a partition that has cells, of one memory of each of its largest cells
  * (which the new cell splits). Every source is read a bounded number of rows deep: no statement of
  * a build reads the whole partition. What an interrupted build of an older version left (cells
  * never made ready) goes.
@@ -28,7 +29,7 @@ WITH left_over AS (
   SELECT s.embedding, s.source, s.rank
     FROM ((SELECT u.embedding, 0 AS source, row_number() OVER (ORDER BY u.id) AS rank
              FROM (SELECT u.id, u.embedding FROM memories AS u WHERE ${inPartition(p, 'u')} AND u.cell IS NULL
-                    ORDER BY u.id
+                    ORDER BY u.created_at, u.id
                     LIMIT ${p.window}::int4) AS u
             ORDER BY u.id
             LIMIT ${p.cells}::int4)
