@@ -42,7 +42,7 @@ export type Fusion = { readonly [K in keyof typeof FUSION]: number };
 export const VECTOR_CELLS = {
   from: 2000,
   rounds: 4,
-  rowsPerStep: 250,
+  rowsPerStep: 100,
 } as const;
 
 /**
