@@ -8,9 +8,11 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
  * The centroids are read once (materialized, about √n rows), each memory's nearest computed once.
  * The batch is the oldest, the order of `memories_uncelled` (migration 0015) and of no other index:
  * with a plain LIMIT, statistics from before the cells (every memory without one) made PostgreSQL
- * scan the table for rows it expected at once, and in id order it walked the region's primary key. The rows are then
- * written by primary key alone: with `cell IS NULL` there too, PostgreSQL could read them through
- * the partial index on the region alone.
+ * scan the table for rows it expected at once, and in id order it walked the region's primary key.
+ * The rows are then written by primary key, their ids given as an array (`id = ANY(ARRAY(…))`),
+ * which a planner reads by key: joined to the batch, a planner without statistics (PGlite before
+ * its first ANALYZE) could scan the table; with `cell IS NULL` there too, PostgreSQL read the
+ * partial index on the region alone.
  */
 export const ASSIGN_CELLS = statement<CellPartitionInputs & { batch: number }>({
   name: 'maintenance/cells-assign',
@@ -35,6 +37,6 @@ WITH centroids AS MATERIALIZED (
 UPDATE memories AS m
    SET cell = nearest.cell
   FROM nearest
- WHERE m.region = ${p.scope.region} AND m.id = nearest.id
+ WHERE m.region = ${p.scope.region} AND m.id = ANY(ARRAY(SELECT n.id FROM nearest AS n)) AND m.id = nearest.id
 RETURNING 1`,
 });

@@ -8,7 +8,8 @@ import { type CellPartitionInputs, inPartition } from './cells-partition.js';
  * first `skip`, so that no step grows with a cell) each moved to its nearest cell, those already there
  * left unwritten, and each cell's count kept. The centroids are read once (materialized, about √n
  * rows), each memory's nearest computed once; each cell is read by key of `memories_cell` (an
- * `= ANY` of cells was a filter over the whole partition when the statistics were stale). The
+ * `= ANY` of cells was a filter over the whole partition when the statistics were stale); the moved
+ * rows are written by primary key, their ids given as an array (cells-assign.ts says why). The
  * sweeper steps through all of a partition's cells, then refreshes the centroids
  * (cells-refresh.ts): one round. Every memory is in exactly one cell throughout, so recall never
  * misses one.
@@ -40,6 +41,6 @@ WITH centroids AS MATERIALIZED (
 UPDATE memories AS m
    SET cell = moved.cell
   FROM moved
- WHERE m.region = ${p.scope.region} AND m.id = moved.id
+ WHERE m.region = ${p.scope.region} AND m.id = ANY(ARRAY(SELECT v.id FROM moved AS v)) AND m.id = moved.id
 RETURNING 1`,
 });
