@@ -126,10 +126,13 @@ export const notExplained = (name: string, engine: SqlEngine): string | undefine
  */
 export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'postgres'): Promise<RuntimeQuery[]> {
   // The import statement answers a row in production; the recorder gives the store one to read.
+  // So do the import statement and the listing of a partition's cells (one cell, for a build to step through).
   const recorder = new RecordingSqlClient(engine, (q) =>
     q.statement?.name === 'transfer/import-memories'
       ? [{ ok: true, written: 0, present: 0, linked: 0, journaled: 0, room: [] }]
-      : [],
+      : q.statement?.name === 'maintenance/cells-list'
+        ? [{ cell: 0, members: 30 }]
+        : [],
   );
   const stores = sqlMemoryStores(recorder);
   const keys = new SqlKeyStore(recorder);
@@ -475,11 +478,16 @@ function cellCalls(
   return [
     // Which partitions have grown or shrunk is in their rows only: each sweep reads the region's.
     ['cells: partitions to keep', () => maintenance.cellPartitions(rep.region, 2000, 500)],
-    // A build: seed, one refinement, swap.
-    ['cells: build', () => maintenance.buildCells(scope, kind, { cells: 30, rounds: 1, memories: 30, cellsFor: null }), 3],
+    // A build (decision 0100): seed and place batch by batch, seed the rest, then a round of
+    // refresh, seed and moves in steps, and record.
+    [
+      'cells: build',
+      () => maintenance.buildCells(scope, kind, { cells: 30, rounds: 1, rowsPerStep: 1000, memories: 30, cellsFor: null }),
+      12,
+    ],
     ['cells: drop', () => maintenance.dropCells(scope, kind, 30)],
     ['cells: place new memories', () => maintenance.assignCells(scope, kind, 500)],
-    ['cells: refresh the centroids', () => maintenance.refreshCells(scope, kind)],
+    ['cells: refresh the centroids', () => maintenance.refreshCells(scope, kind, { rowsPerStep: 1000, memories: 30 }), 2],
     ['reembed: clear every cell', () => recorder.query(REEMBED_CLEAR_CELLS.query({}, recorder.engine))],
   ];
 }

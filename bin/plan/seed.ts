@@ -1,9 +1,6 @@
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
-import { send } from '../../lambda/adapters/pg/sql/statement.js';
 import { params, sql, verbatim } from '../../lambda/adapters/pg/sql/template.js';
-import { REFINE_CELLS } from '../../lambda/adapters/pg/statements/maintenance/cells-refine.js';
-import { SEED_CELLS } from '../../lambda/adapters/pg/statements/maintenance/cells-seed.js';
-import { SWAP_CELLS } from '../../lambda/adapters/pg/statements/maintenance/cells-swap.js';
+import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { Representative } from './catalogue.js';
 
 /** How much representative data to write: enough rows that a planner sees per-user selectivity. */
@@ -112,9 +109,14 @@ async function seedCells(db: SqlClient, rep: Representative, users: readonly str
   const cells = Math.max(2, Math.round(Math.sqrt(size.memoriesPerUser / 3)));
   for (const user of users.slice(0, Math.max(1, Math.ceil(users.length / 5)))) {
     const partition = { scope: { region: rep.region, userId: user }, kind: 'fact' };
-    await send(db, SEED_CELLS, { ...partition, cells });
-    await send(db, REFINE_CELLS, partition);
-    await send(db, SWAP_CELLS, { ...partition, memories: Math.ceil(size.memoriesPerUser / 3), cellsFor: null });
+    const memories = Math.ceil(size.memoriesPerUser / 3);
+    await sqlMemoryStores(db).maintenance.buildCells(partition.scope, partition.kind, {
+      cells,
+      rounds: 1,
+      rowsPerStep: 1000,
+      memories,
+      cellsFor: null,
+    });
   }
 }
 

@@ -34,16 +34,17 @@ export interface MaintenanceStore {
    */
   cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]>;
   /**
-   * Builds a partition's cells anew and puts every memory of it in one; false when another sweeper
-   * changed its cells since `build.cellsFor` was read (nothing is changed).
+   * Builds a partition's cells anew and puts every memory of it in one, in statements of about
+   * `build.rowsPerStep` memories each; false when another sweeper recorded a build since
+   * `build.cellsFor` was read.
    */
   buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean>;
   /** Removes a partition's cells, unless they changed since `cellsFor` was read; true when removed. */
   dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean>;
   /** Puts one bounded batch of a partition's memories that have no cell yet in their nearest cell. */
   assignCells(scope: Scope, kind: string, batch: number): Promise<number>;
-  /** Makes each of a partition's centroids the mean of what its cell holds now; empty cells go. */
-  refreshCells(scope: Scope, kind: string): Promise<void>;
+  /** Makes each of a partition's centroids the mean of what its cell holds now, a few cells per statement; empty cells go. */
+  refreshCells(scope: Scope, kind: string, step: CellStep): Promise<void>;
 }
 
 /** A partition whose vectors are in cells, or should be (decision 0083). */
@@ -56,12 +57,18 @@ export interface CellPartition {
   readonly cellsFor: number | null;
 }
 
+/** How much of a partition one statement of the sweeper's work on its cells reads. */
+export interface CellStep {
+  /** Memories per statement, about. */
+  readonly rowsPerStep: number;
+  /** The partition's size now. */
+  readonly memories: number;
+}
+
 /** What a build of a partition's cells is given: how many, how refined, and what the sweeper saw. */
-export interface CellBuild {
+export interface CellBuild extends CellStep {
   readonly cells: number;
   readonly rounds: number;
-  /** The partition's size the cells are built for. */
-  readonly memories: number;
   /** The size its cells were for when the sweeper looked (null: none); a build finding otherwise does nothing. */
   readonly cellsFor: number | null;
 }

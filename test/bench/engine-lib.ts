@@ -413,7 +413,7 @@ async function measureSizes(options: EngineBenchOptions, sql: SqlClient): Promis
   // As a running server's tables are: PostgreSQL's autovacuum would have analysed them (CockroachDB collects statistics itself).
   if (sql.engine === 'postgres') await sql.exec('VACUUM ANALYZE');
   const embedder = new LocalEmbedder(DIMENSIONS);
-  const service = (ranking: RecallRanking, cellsProbed: number = FUSION.cellsProbed) =>
+  const service = (ranking: RecallRanking, cellRows: number = FUSION.cellRows) =>
     memoryServices({
       stores,
       embedder,
@@ -421,7 +421,7 @@ async function measureSizes(options: EngineBenchOptions, sql: SqlClient): Promis
       clock: systemClock,
       rules: RULES,
       ranking,
-      scoring: { fusion: { ...FUSION, cellsProbed }, lexical: LEXICAL },
+      scoring: { fusion: { ...FUSION, cellRows }, lexical: LEXICAL },
     });
   const recall = service('hybrid').curation;
   const times = options.sizes.map(() => [] as number[]);
@@ -447,11 +447,11 @@ async function measureSizes(options: EngineBenchOptions, sql: SqlClient): Promis
     options.print(`  the vector index (C-SPANN) searched with vector_search_beam_size = ${beam?.vector_search_beam_size ?? '?'}`);
   } else {
     options.print(
-      '  on PostgreSQL, the vector search reads the share FUSION.cellsProbed of a partition’s cells; every cell read too, as a check',
+      '  on PostgreSQL, the vector search reads the nearest cells up to FUSION.cellRows memories of a partition; every cell read too, as a check',
     );
   }
   const vectorArm = service('vector').page;
-  const everyCell = sql.engine === 'postgres' ? service('vector', 1).page : undefined;
+  const everyCell = sql.engine === 'postgres' ? service('vector', 1_000_000_000).page : undefined;
   const figures: SizeFigures[] = [];
   for (const [s, principal] of users.entries()) {
     const size = options.sizes[s] ?? 0;

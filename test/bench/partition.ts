@@ -7,8 +7,10 @@ import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
-import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import { fingerprint } from '../../lambda/memory/canonical.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/policy/ranking.js';
 import type { PageService } from '../../lambda/memory/page/page-service.js';
 import { memoryServices } from '../../lambda/memory/services.js';
@@ -17,17 +19,22 @@ import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
 import { startPostgres } from '../support/pg-server.js';
 import { loadLocomo } from './locomo-data.js';
+import { loadable } from './loadable.js';
 
 /**
  * Recall cost as one partition grows: one user per size, each with N memories of one kind (LoCoMo
- * turns, all ten conversations, read at run time, each with its session as origin), in one
- * database, recalled with LoCoMo questions through the memory service (embedding + the one SQL
- * statement), sizes and arms interleaved query by query so that the machine's noise falls on all
- * alike. Before recalling, the sweep runs once, as the server's
- * timer would: on PostgreSQL and PGlite a partition past VECTOR_CELLS.from gets its vector cells
- * (decision 0083), and hybrid reading every cell is timed too, the exact arm those engines had
- * before. Prints medians and the two ratios the budget states: hybrid / vector-only at each size,
- * and p50 at the largest size / p50 at the smallest.
+ * turns, all ten conversations, read at run time), in one database, loaded in bulk through the
+ * store (`TransferStore.load`: the rows, postings and statistics a remember writes, many per
+ * statement; so no memory has an origin, at every size alike), recalled with LoCoMo questions
+ * through the memory service (embedding + the one SQL statement), sizes and arms interleaved query
+ * by query so that the machine's noise falls on all alike. Before recalling, the sweep runs once,
+ * as the server's timer would: on PostgreSQL and PGlite a partition past VECTOR_CELLS.from gets its
+ * vector cells (decisions 0083, 0100). While it builds them, a probe recalls and remembers as
+ * another user and the bench reports the probe's slowest call and the sweep's slowest statement:
+ * how long a build can hold up other calls. Then the statistics are refreshed as a running server
+ * would (PostgreSQL's autovacuum, PGlite's statistics timer), timed too. Hybrid reading every cell
+ * (the exact arm) is timed as well, and the top-10 overlap of hybrid (and vector-only) with it is
+ * reported. Prints partial medians as it goes, then the ratios the budget states.
  */
 
 const USAGE = `usage: npm run bench:partition -- [--sizes 500,5000] [--queries 200] [--engine pglite|postgres] [--url URL]
@@ -43,6 +50,11 @@ const flags = parsed;
 const SIZES = (flags.sizes ?? '500,5000').split(',').map(Number);
 const QUERIES = Number(flags.queries ?? 200);
 const DIMENSIONS = 256;
+const REGION = 'eu-central-1';
+/** Memories per bulk statement (the load statement joins each memory to the batch's postings: small batches are faster). */
+const LOAD_BATCH = 100;
+/** A row bound past any partition here: hybrid reading every cell, the exact arm. */
+const EVERY_CELL = 1_000_000_000;
 const RULES: CurationRules = {
   kinds: { event: { ceiling: 100_000, ttlSeconds: null, dedup: false } },
   pinLimit: 50,
@@ -50,9 +62,11 @@ const RULES: CurationRules = {
 };
 
 const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
-/** Every turn with its session as origin, as bench:locomo stores them, so that recall's following read finds its rows. */
-const turns = conversations.flatMap((c) => c.turns.map((t) => ({ content: t.content, origin: `${c.id} ${t.id.split(':')[0]}` })));
+const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
 const questions = conversations.flatMap((c) => c.questions.map((q) => q.text)).slice(0, QUERIES);
+
+const started = Date.now();
+const progress = (line: string) => process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
 
 async function openEngine(): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
   if (flags.url) {
@@ -80,51 +94,159 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] ?? NaN;
 };
 
-type Arm = 'hybrid' | 'vector' | 'exact';
+/** The sweeper's client: each statement timed, the slowest kept by name. */
+class TimedSql implements SqlClient {
+  readonly engine: SqlClient['engine'];
+  slowest = { ms: 0, name: '' };
+  statements = 0;
 
-/** One user per size, in one database: each user's `event` partition holds that many LoCoMo turns. */
+  constructor(private readonly inner: SqlClient) {
+    this.engine = inner.engine;
+  }
+
+  private async timed<R>(query: Query, run: () => Promise<R[]>): Promise<R[]> {
+    const t = performance.now();
+    try {
+      return await run();
+    } finally {
+      const ms = performance.now() - t;
+      this.statements += 1;
+      if (ms > this.slowest.ms) this.slowest = { ms, name: (query as { statement?: { name: string } }).statement?.name ?? '?' };
+    }
+  }
+
+  query<R>(query: Query): Promise<R[]> {
+    return this.timed(query, () => this.inner.query<R>(query));
+  }
+
+  read<R>(query: Query): Promise<R[]> {
+    return this.timed(query, () => (this.inner.read ? this.inner.read<R>(query) : this.inner.query<R>(query)));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.inner.exec(script);
+  }
+
+  async close(): Promise<void> {}
+}
+
+type Arm = 'hybrid' | 'vector' | 'exact' | 'exactVector';
+
+/** One user per size, in one database: each user's `event` partition holds that many LoCoMo turns, loaded in bulk. */
 async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Principal[]> {
-  const writer = memoryServices({
+  const embedder = new LocalEmbedder(DIMENSIONS);
+  const analyzer = new LexicalAnalyzer();
+  const users: Principal[] = [];
+  for (const size of sizes) {
+    const principal: Principal = { userId: randomUUID(), region: REGION, agent: 'bench', keyId: randomUUID() };
+    // A turn said twice (or again past the corpus's end) is told apart by its number, as the fingerprint must be unique.
+    const seen = new Set<string>();
+    for (let i = 0; i < size; i += LOAD_BATCH) {
+      const memories = [];
+      for (let j = i; j < Math.min(size, i + LOAD_BATCH); j += 1) {
+        const turn = turns[j % turns.length] ?? '';
+        const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
+        seen.add(fingerprint(content));
+        memories.push(await loadable(content, embedder, analyzer));
+      }
+      const scope = { region: REGION, userId: principal.userId };
+      await stores.transfer.load({
+        scope,
+        kind: 'event',
+        expires: false,
+        at: new Date(),
+        agent: 'bench',
+        client: 'bench/1',
+        memories,
+      });
+      if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${size} memories stored`);
+    }
+    users.push(principal);
+  }
+  progress(`stored ${sizes.join(', ')} memories for ${sizes.length} users`);
+  return users;
+}
+
+/**
+ * The sweep the server runs on a timer, while a probe user recalls and remembers: the probe's
+ * slowest call and median, and the sweep's slowest statement. On PGlite every call shares the one
+ * session, so the probe waits for whatever statement the sweep is running.
+ */
+async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<void> {
+  const timed = new TimedSql(sql);
+  const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock);
+  const probe: Principal = { userId: randomUUID(), region: REGION, agent: 'probe', keyId: randomUUID() };
+  const services = memoryServices({
     stores,
     embedder: new LocalEmbedder(DIMENSIONS),
     judge: new ExactOnlyJudge(),
     clock: systemClock,
     rules: RULES,
-  }).curation;
-  const users: Principal[] = [];
-  for (const size of sizes) {
-    const principal: Principal = { userId: randomUUID(), region: 'eu-central-1', agent: 'bench', keyId: randomUUID() };
-    const started = Date.now();
-    for (let i = 0; i < size; i += 1) {
-      const { content, origin } = turns[i % turns.length] ?? { content: '', origin: '' };
-      await writer.remember(
-        principal,
-        { name: 'bench', version: '1' },
-        { content: i < turns.length ? content : `${content} (${i})`, kind: 'event', origin },
-      );
-      if ((i + 1) % 1000 === 0)
-        process.stderr.write(`  ${i + 1} of ${size} memories stored (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  });
+  const calls: number[] = [];
+  let sweeping = true;
+  const probing = (async () => {
+    for (let i = 0; sweeping; i += 1) {
+      const t = performance.now();
+      if (i % 2 === 0) {
+        await services.curation.remember(
+          probe,
+          { name: 'probe', version: '1' },
+          { content: turns[i % turns.length] ?? 'probe', kind: 'event' },
+        );
+      } else {
+        await services.page.search(probe, { query: questions[i % questions.length] ?? 'probe', kinds: ['event'], limit: 10 });
+      }
+      calls.push(performance.now() - t);
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    users.push(principal);
+  })();
+  const t = performance.now();
+  const swept = await sweeper.run(REGION, {
+    batchSize: 500,
+    maxBatches: 1000,
+    onBatch: (step) => {
+      if (step.phase === 'cells' && step.count >= 2000) progress(`cells built for a partition of ${step.count} memories`);
+    },
+  });
+  sweeping = false;
+  await probing;
+  progress(
+    `the sweep built the cells of ${swept.cells.built} partitions in ${((performance.now() - t) / 1000).toFixed(1)} s, ${timed.statements} statements`,
+  );
+  console.log(
+    `  during the sweep: slowest statement ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name}); other user's calls: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`,
+  );
+  // As a running server's tables are: PostgreSQL's autovacuum, PGlite's statistics timer (lambda/composition.ts).
+  const s = performance.now();
+  if (sql instanceof PgliteSqlClient) {
+    const refreshed = await sql.refreshStatistics();
+    console.log(
+      `  statistics refresh (PGlite's timer, ${refreshed.join(', ') || 'nothing'}): ${(performance.now() - s).toFixed(0)} ms`,
+    );
+  } else {
+    await sql.exec('VACUUM ANALYZE');
+    console.log(`  VACUUM ANALYZE (autovacuum's work on PostgreSQL): ${(performance.now() - s).toFixed(0)} ms`);
   }
-  return users;
 }
 
+/** Shared ids of two top-10 lists, over the second's length. */
+const overlap = (a: readonly string[], b: readonly string[]) =>
+  b.length === 0 ? 1 : b.filter((id) => a.includes(id)).length / b.length;
+
 /**
- * Medians per size of hybrid recall, the vector arm alone, and hybrid reading every cell of the
- * partition (the exact vector arm, what PostgreSQL and PGlite did before cells). Every question is
- * asked of every size and arm in turn, the order rotating, so that the machine's drift over the
- * run falls on all alike.
+ * Medians per size of hybrid recall, the vector arm alone, and both reading every cell of the
+ * partition (the exact vector arm, what PostgreSQL and PGlite did before cells), with the top-10
+ * overlap of each with its exact twin. Every question is asked of every size and arm in turn, so
+ * that the machine's drift over the run falls on all alike: hybrid and vector-only at each size in
+ * a random order, then the exact arms (a fixed rotation made the 500-memory hybrid always follow
+ * the 50,000-memory exact read, and pay its cache misses).
  */
-async function measure(sql: SqlClient): Promise<Record<Arm, number>[]> {
+async function measure(sql: SqlClient) {
   const stores = sqlMemoryStores(sql);
   const users = await load(stores, SIZES);
-  // The sweep the server runs on a timer: a partition past VECTOR_CELLS.from gets its cells (decision 0083).
-  const swept = await new Sweeper(stores.maintenance, RULES, systemClock).run('eu-central-1', { batchSize: 500, maxBatches: 10 });
-  process.stderr.write(`  the sweep built the vector cells of ${swept.cells.built} partitions\n`);
-  // As a running server's tables are: vacuumed and analysed (PGlite's statistics timer, PostgreSQL's autovacuum).
-  if (sql.engine === 'postgres') await sql.exec('VACUUM ANALYZE');
-  const service = (ranking: RecallRanking, cellsProbed = FUSION.cellsProbed) =>
+  await sweepWhileProbing(sql, stores);
+  const service = (ranking: RecallRanking, cellRows: number = FUSION.cellRows) =>
     memoryServices({
       stores,
       embedder: new LocalEmbedder(DIMENSIONS),
@@ -132,33 +254,88 @@ async function measure(sql: SqlClient): Promise<Record<Arm, number>[]> {
       clock: systemClock,
       rules: RULES,
       ranking,
-      scoring: { fusion: { ...FUSION, cellsProbed }, lexical: LEXICAL },
+      scoring: { fusion: { ...FUSION, cellRows }, lexical: LEXICAL },
     }).page;
-  const arms: Record<Arm, PageService> = { hybrid: service('hybrid'), vector: service('vector'), exact: service('hybrid', 1) };
-  const runs = users.flatMap((principal, size) => (Object.keys(arms) as Arm[]).map((arm) => ({ principal, size, arm })));
-  const times = SIZES.map(() => ({ hybrid: [] as number[], vector: [] as number[], exact: [] as number[] }));
-  for (const [i, query] of [...questions.slice(0, 20), ...questions].entries()) {
-    for (let j = 0; j < runs.length; j += 1) {
-      const run = runs[(i + j) % runs.length];
-      if (!run) continue;
+  const arms: Record<Arm, PageService> = {
+    hybrid: service('hybrid'),
+    vector: service('vector'),
+    exact: service('hybrid', EVERY_CELL),
+    exactVector: service('vector', EVERY_CELL),
+  };
+  // Per question, the timed arms in a fresh random order (so that none always follows the heavy exact
+  // reads, whose cache misses the next call pays), then the exact arms, for the overlap and as the reference.
+  const timed = users.flatMap((principal, size) => (['hybrid', 'vector'] as Arm[]).map((arm) => ({ principal, size, arm })));
+  const exact = users.flatMap((principal, size) => (['exact', 'exactVector'] as Arm[]).map((arm) => ({ principal, size, arm })));
+  let seed = 32;
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const shuffled = <T>(xs: readonly T[]): T[] => {
+    const out = [...xs];
+    for (let k = out.length - 1; k > 0; k -= 1) {
+      const r = Math.floor(random() * (k + 1));
+      [out[k], out[r]] = [out[r] as T, out[k] as T];
+    }
+    return out;
+  };
+  const times = SIZES.map(() => ({
+    hybrid: [] as number[],
+    vector: [] as number[],
+    exact: [] as number[],
+    exactVector: [] as number[],
+  }));
+  const overlaps = SIZES.map(() => ({ hybrid: [] as number[], vector: [] as number[] }));
+  const summary = () =>
+    times.map((t, i) => ({
+      size: SIZES[i] ?? 0,
+      hybrid: median(t.hybrid),
+      vector: median(t.vector),
+      exact: median(t.exact),
+      hybridOverlap: mean(overlaps[i]?.hybrid ?? []),
+      vectorOverlap: mean(overlaps[i]?.vector ?? []),
+    }));
+  const asked = [...questions.slice(0, 20), ...questions];
+  for (const [i, query] of asked.entries()) {
+    const found = SIZES.map(() => ({}) as Partial<Record<Arm, string[]>>);
+    for (const run of [...shuffled(timed), ...shuffled(exact)]) {
       const t = performance.now();
-      await arms[run.arm].search(run.principal, { query, kinds: ['event'], limit: 10 });
+      const hits = await arms[run.arm].search(run.principal, { query, kinds: ['event'], limit: 10 });
       if (i >= 20) times[run.size]?.[run.arm].push(performance.now() - t);
+      const at = found[run.size];
+      if (at) at[run.arm] = hits.map((m) => m.id);
+    }
+    if (i >= 20) {
+      for (const [s, f] of found.entries()) {
+        overlaps[s]?.hybrid.push(overlap(f.hybrid ?? [], f.exact ?? []));
+        overlaps[s]?.vector.push(overlap(f.vector ?? [], f.exactVector ?? []));
+      }
+    }
+    if (i >= 20 && (i - 19) % 50 === 0) {
+      progress(
+        `${i - 19} of ${questions.length} questions: ${summary()
+          .map((r) => `${r.size}: hybrid ${r.hybrid.toFixed(1)} ms (overlap ${(100 * r.hybridOverlap).toFixed(1)} %)`)
+          .join('; ')}`,
+      );
     }
   }
-  return times.map((t) => ({ hybrid: median(t.hybrid), vector: median(t.vector), exact: median(t.exact) }));
+  return summary();
 }
+
+const mean = (xs: number[]) => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 const engine = await openEngine();
 await migrate(engine.sql, { embeddingDimensions: DIMENSIONS });
-console.log(`bench:partition  ${engine.label}  ${QUERIES} LoCoMo questions per arm, medians (ms), recall read only (search)`);
+console.log(
+  `bench:partition  ${engine.label}  ${QUERIES} LoCoMo questions per arm, medians (ms), recall read only (search); vector arm reads ~${FUSION.cellRows} memories of a partition with cells`,
+);
 await engine.sql.exec(
   'TRUNCATE memory_links, memories, memory_terms, memory_partition_terms, memory_partitions, memory_cells, journal',
 );
-const results = (await measure(engine.sql)).map((r, i) => ({ size: SIZES[i] ?? 0, ...r }));
+const results = await measure(engine.sql);
 for (const r of results) {
   console.log(
-    `  ${String(r.size).padStart(6)} memories in one partition: hybrid ${r.hybrid.toFixed(2)}  vector-only ${r.vector.toFixed(2)}  hybrid/vector ${(r.hybrid / r.vector).toFixed(2)}  hybrid reading every cell ${r.exact.toFixed(2)}`,
+    `  ${String(r.size).padStart(6)} memories in one partition: hybrid ${r.hybrid.toFixed(2)}  vector-only ${r.vector.toFixed(2)}  hybrid/vector ${(r.hybrid / r.vector).toFixed(2)}  hybrid reading every cell ${r.exact.toFixed(2)}  top-10 overlap with exact: hybrid ${(100 * r.hybridOverlap).toFixed(1)} %, vector-only ${(100 * r.vectorOverlap).toFixed(1)} %`,
   );
 }
 const first = results[0];
@@ -168,4 +345,5 @@ if (first && last && last !== first) {
     `  p50 at ${last.size} / p50 at ${first.size}: hybrid ${(last.hybrid / first.hybrid).toFixed(2)}, vector-only ${(last.vector / first.vector).toFixed(2)}, hybrid reading every cell ${(last.exact / first.exact).toFixed(2)}`,
   );
 }
+progress('done');
 await engine.stop();

@@ -219,9 +219,9 @@ if (adminUrl) {
           try {
             const store = sqlMemoryStores(sql).maintenance;
             const scope = { region, userId: uuid };
-            await store.buildCells(scope, 'fact', { cells: 2, rounds: 1, memories: 0, cellsFor: null });
+            await store.buildCells(scope, 'fact', { cells: 2, rounds: 1, rowsPerStep: 100, memories: 0, cellsFor: null });
             await store.assignCells(scope, 'fact', 10);
-            await store.refreshCells(scope, 'fact');
+            await store.refreshCells(scope, 'fact', { rowsPerStep: 100, memories: 0 });
             await store.dropCells(scope, 'fact', 0);
           } finally {
             await sql.close();

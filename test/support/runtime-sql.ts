@@ -159,10 +159,10 @@ export async function functionStatements(
   // What rankPostings sends for each term it finds (the recorder finds none).
   await sweeper.client.query(RANK_POSTINGS.query({ scope: SCOPE, kind: 'fact', term: 't', ranked: 1 }, engine));
   await store.cellPartitions(SCOPE.region, 100, 10);
-  await store.buildCells(SCOPE, 'fact', { cells: 4, rounds: 1, memories: 100, cellsFor: 100 });
+  await store.buildCells(SCOPE, 'fact', { cells: 4, rounds: 1, rowsPerStep: 100, memories: 100, cellsFor: 100 });
   await store.dropCells(SCOPE, 'fact', 100);
   await store.assignCells(SCOPE, 'fact', 10);
-  await store.refreshCells(SCOPE, 'fact');
+  await store.refreshCells(SCOPE, 'fact', { rowsPerStep: 100, memories: 100 });
   await new SqlOAuthStore(sweeper.client, SCOPE.region).deleteExpired(NOW, 10);
 
   // The MCP function's key calls: the key typed at consent, and revoking a grant (the owner's routine).

@@ -12,7 +12,7 @@ export interface SweepOptions {
   /** Called after each batch, for progress output; for `cells`, the count is of memories put in cells. */
   readonly onBatch?: (step: { phase: 'expiry' | 'journal' | 'cells'; kind?: string; count: number }) => void;
   /** When partitions get cells, and how they are refined: {@link VECTOR_CELLS} unless a test says otherwise. */
-  readonly cells?: { readonly from: number; readonly rounds: number };
+  readonly cells?: { readonly from: number; readonly rounds: number; readonly rowsPerStep?: number };
 }
 
 /** What a sweep did to the vector arm's cells (decision 0083). */
@@ -90,7 +90,7 @@ export class Sweeper {
    * mean of what its cell holds now (no removed memory's vector stays in one past a sweep).
    */
   private async keepCells(region: string, options: SweepOptions): Promise<{ report: CellsReport; incomplete: boolean }> {
-    const { from, rounds } = options.cells ?? VECTOR_CELLS;
+    const { from, rounds, rowsPerStep } = { ...VECTOR_CELLS, ...options.cells };
     const report = { built: 0, dropped: 0, placed: 0 };
     let after: CellPartition | undefined;
     for (let page = 0; page < options.maxBatches; page += 1) {
@@ -100,7 +100,9 @@ export class Sweeper {
         const due = p.cellsFor === null || p.memories >= 2 * p.cellsFor || 2 * p.memories <= p.cellsFor;
         if (due && p.memories >= from) {
           const cells = Math.max(1, Math.round(Math.sqrt(p.memories)));
-          if (await this.store.buildCells(scope, p.kind, { cells, rounds, memories: p.memories, cellsFor: p.cellsFor })) {
+          if (
+            await this.store.buildCells(scope, p.kind, { cells, rounds, rowsPerStep, memories: p.memories, cellsFor: p.cellsFor })
+          ) {
             report.built += 1;
             options.onBatch?.({ phase: 'cells', kind: p.kind, count: p.memories });
           }
@@ -114,7 +116,7 @@ export class Sweeper {
           report.placed += placed.total;
           if (placed.incomplete) return { report, incomplete: true };
           // What was forgotten, evicted or expired since leaves the centroids.
-          await this.store.refreshCells(scope, p.kind);
+          await this.store.refreshCells(scope, p.kind, { rowsPerStep, memories: p.memories });
         }
       }
       if (partitions.length < options.batchSize) return { report, incomplete: false };

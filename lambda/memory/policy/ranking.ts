@@ -9,8 +9,10 @@
  * live ones among the `followingReach` places after the hit's in its origin, each read by key
  * (decision 0082), so a hit costs a few point reads however long its origin. `following` 0 turns
  * this off (the arms alone, for evaluation). On PostgreSQL and PGlite, the vector arm of a
- * partition that has cells ({@link VECTOR_CELLS}) reads the `cellsProbed` share of them nearest the
- * query, and every memory not yet in a cell; 1 reads them all, the exact arm.
+ * partition that has cells ({@link VECTOR_CELLS}) reads its cells nearest the query until it has
+ * read about `cellRows` memories (at most twice that), and every memory not yet in a cell, whatever
+ * the partition's size (decision 0100); a number past the partition's size reads every cell, the
+ * exact arm.
  */
 export const FUSION = {
   depth: 50,
@@ -20,7 +22,7 @@ export const FUSION = {
   following: 2,
   followingShare: 0.6,
   followingReach: 4,
-  cellsProbed: 1 / 3,
+  cellRows: 2000,
 } as const;
 
 export type Fusion = { readonly [K in keyof typeof FUSION]: number };
@@ -29,15 +31,18 @@ export type Fusion = { readonly [K in keyof typeof FUSION]: number };
  * When a partition's vectors are split into cells, on PostgreSQL and PGlite, whose vector arm is
  * otherwise exact over the partition (decision 0083): the sweeper builds about √n cells (k-means,
  * `rounds` refinements) for a partition of at least `from` memories, and builds them again when the
- * partition has doubled or halved since. A recall then reads a third of the partition or so
- * (`FUSION.cellsProbed`) instead of all of it. At 5,000 LoCoMo turns in one partition, reading a
- * third of the cells kept hybrid recall_all@10 within 0.2 point of the exact arm's on dev
- * (`npm run tune:cells`). The default ceilings keep every partition below `from`: cells are for
+ * partition has doubled or halved since. A recall then reads the nearest cells up to
+ * `FUSION.cellRows` memories instead of all of them: about a third of a 5,000-memory partition,
+ * where reading a third of the cells kept hybrid recall_all@10 within 0.2 point of the exact arm's
+ * on dev (`npm run tune:cells`), and the same number of memories at 50,000 (decision 0100). Every
+ * statement of a build or a refresh reads about `rowsPerStep` memories, so that none holds PGlite's
+ * one session or a PostgreSQL row lock for long (decision 0100). The default ceilings keep every partition below `from`: cells are for
  * deployments that raise them. CockroachDB's vector index already reads a partition by its prefix.
  */
 export const VECTOR_CELLS = {
   from: 2000,
   rounds: 4,
+  rowsPerStep: 100,
 } as const;
 
 /**

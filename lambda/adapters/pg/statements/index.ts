@@ -16,12 +16,13 @@ import { LIST_KEYS } from './keys/list-keys.js';
 import { REVOKE_KEY } from './keys/revoke-key.js';
 import { USER_EXISTS } from './keys/user-exists.js';
 import { ASSIGN_CELLS } from './maintenance/cells-assign.js';
+import { CELLS_BUILT } from './maintenance/cells-built.js';
 import { DROP_CELLS } from './maintenance/cells-drop.js';
+import { LIST_CELLS } from './maintenance/cells-list.js';
 import { CELL_PARTITIONS } from './maintenance/cells-partitions.js';
 import { REFINE_CELLS } from './maintenance/cells-refine.js';
 import { REFRESH_CELLS } from './maintenance/cells-refresh.js';
 import { SEED_CELLS } from './maintenance/cells-seed.js';
-import { SWAP_CELLS } from './maintenance/cells-swap.js';
 import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
 import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
@@ -115,7 +116,8 @@ export const STATEMENTS: readonly AnyStatement[] = [
   REFINE_CELLS,
   REFRESH_CELLS,
   SEED_CELLS,
-  SWAP_CELLS,
+  CELLS_BUILT,
+  LIST_CELLS,
   CLEAR_EMPTY_TERMS,
   EXPIRING_CURSOR,
   EXPIRING_KINDS,

@@ -49,7 +49,7 @@ export function recallInputs(query: RecallQuery, touch: boolean): RecallInputs {
       followingShare: f.followingShare,
       // No places are read when nothing is to follow.
       followingReach: f.following > 0 ? f.followingReach : 0,
-      cellsProbed: f.cellsProbed,
+      cellRows: f.cellRows,
     },
     lexical: query.lexical,
     touch,

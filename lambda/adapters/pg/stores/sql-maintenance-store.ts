@@ -1,13 +1,14 @@
 import type { Scope } from '../../../memory/model.js';
 import { POSTING_CUT } from '../../../memory/policy/ranking.js';
-import type { CellBuild, CellPartition, MaintenanceStore } from '../../../ports/maintenance-store.js';
+import type { CellBuild, CellPartition, CellStep, MaintenanceStore } from '../../../ports/maintenance-store.js';
 import { ASSIGN_CELLS } from '../statements/maintenance/cells-assign.js';
+import { CELLS_BUILT } from '../statements/maintenance/cells-built.js';
 import { DROP_CELLS } from '../statements/maintenance/cells-drop.js';
+import { LIST_CELLS } from '../statements/maintenance/cells-list.js';
 import { CELL_PARTITIONS } from '../statements/maintenance/cells-partitions.js';
 import { REFINE_CELLS } from '../statements/maintenance/cells-refine.js';
 import { REFRESH_CELLS } from '../statements/maintenance/cells-refresh.js';
 import { SEED_CELLS } from '../statements/maintenance/cells-seed.js';
-import { SWAP_CELLS } from '../statements/maintenance/cells-swap.js';
 import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.js';
 import { EXPIRING_CURSOR } from '../statements/maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
@@ -106,22 +107,80 @@ export class SqlMaintenanceStore implements MaintenanceStore {
   }
 
   /**
-   * Seeds and refines cells recall does not read yet, then swaps them in with every memory's place
-   * in one statement: recalls meanwhile read the old cells, and what is written meanwhile has no
-   * cell, so is read exactly until the next sweep.
+   * Builds a partition's cells in short statements (decision 0100), each over about
+   * `build.rowsPerStep` memories: every memory without a cell put in its nearest, batch by batch,
+   * more cells seeded (ready at once) before each batch, then `build.rounds` k-means rounds, each refreshing the centroids and counts
+   * and then moving the memories of a few cells at a time to their nearest cell, and a last refresh; last, the partition's row records the size they were built for. Recalls meanwhile read a
+   * valid split: every memory is in one cell, or in none and read exactly.
    */
   async buildCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean> {
     const partition = { scope, kind };
+    // Seeds come a few per batch placed, each from the first memories still without a cell: spread
+    // over the whole partition, not all from the first rows its index gives.
+    const perStep = Math.max(1, Math.ceil((build.cells * build.rowsPerStep) / Math.max(1, build.memories)));
+    let seeded = 0;
+    do {
+      seeded = Math.min(build.cells, seeded + perStep);
+      if (!(await this.seedCells(scope, kind, { ...build, cells: seeded }))) return false;
+    } while ((await this.assignCells(scope, kind, build.rowsPerStep)) >= build.rowsPerStep);
+    if (!(await this.seedCells(scope, kind, build))) return false;
+    for (let round = 0; round < build.rounds; round += 1) {
+      await this.refreshCells(scope, kind, build);
+      // A cell k-means left empty went: seeded again from a member of one of the largest cells, which it splits.
+      await this.seedCells(scope, kind, build);
+      for (const cells of await this.cellSteps(scope, kind, build)) {
+        // A cell larger than a step is moved a step at a time (what moves out shifts the rest: some wait a round).
+        const size = cells.length === 1 ? (cells[0]?.size ?? 0) : 0;
+        for (let skip = 0; skip === 0 || skip < size; skip += build.rowsPerStep) {
+          await this.sql.read(REFINE_CELLS, { ...partition, cells: cells.map((c) => c.cell), skip, take: build.rowsPerStep });
+        }
+      }
+    }
+    const [row] = await this.sql.read(CELLS_BUILT, { ...partition, memories: build.memories, cellsFor: build.cellsFor });
+    return (row?.built ?? 0) > 0;
+  }
+
+  /** Seeds as many cells as the partition lacks of `build.cells`; false when another sweeper seeded them first. */
+  private async seedCells(scope: Scope, kind: string, build: CellBuild): Promise<boolean> {
+    const have = (await this.sql.read(LIST_CELLS, { scope, kind })).length;
+    if (build.cells <= have) return true;
     try {
-      await this.sql.read(SEED_CELLS, { ...partition, cells: build.cells });
+      await this.sql.read(SEED_CELLS, {
+        scope,
+        kind,
+        cells: build.cells - have,
+        window: Math.max(build.rowsPerStep, build.cells),
+      });
+      return true;
     } catch (error) {
       // Another sweeper seeded the same cells first: it builds them.
       if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
       throw error;
     }
-    for (let round = 0; round < build.rounds; round += 1) await this.sql.read(REFINE_CELLS, partition);
-    const [row] = await this.sql.read(SWAP_CELLS, { ...partition, memories: build.memories, cellsFor: build.cellsFor });
-    return (row?.built ?? 0) > 0;
+  }
+
+  /**
+   * A partition's cells in groups of about `rowsPerStep` memories, by each cell's last count or,
+   * where none is known yet (a new cell), the partition's mean.
+   */
+  private async cellSteps(scope: Scope, kind: string, step: CellStep): Promise<{ cell: number; size: number }[][]> {
+    const cells = await this.sql.read(LIST_CELLS, { scope, kind });
+    const mean = Math.max(1, step.memories / Math.max(1, cells.length));
+    const steps: { cell: number; size: number }[][] = [];
+    let current: { cell: number; size: number }[] = [];
+    let rows = 0;
+    for (const { cell, members } of cells) {
+      const size = Number(members) > 0 ? Number(members) : mean;
+      if (current.length > 0 && rows + size > step.rowsPerStep) {
+        steps.push(current);
+        current = [];
+        rows = 0;
+      }
+      current.push({ cell: Number(cell), size });
+      rows += size;
+    }
+    if (current.length > 0) steps.push(current);
+    return steps;
   }
 
   async dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean> {
@@ -133,7 +192,9 @@ export class SqlMaintenanceStore implements MaintenanceStore {
     return (await this.sql.read(ASSIGN_CELLS, { scope, kind, batch })).length;
   }
 
-  async refreshCells(scope: Scope, kind: string): Promise<void> {
-    await this.sql.read(REFRESH_CELLS, { scope, kind });
+  async refreshCells(scope: Scope, kind: string, step: CellStep): Promise<void> {
+    for (const cells of await this.cellSteps(scope, kind, step)) {
+      await this.sql.read(REFRESH_CELLS, { scope, kind, cells: cells.map((c) => c.cell) });
+    }
   }
 }

@@ -6,8 +6,9 @@ import { type SqlFragment, sql, verbatim } from '../../sql/template.js';
  * What the statements that keep a large partition's vector cells share (decision 0083), on
  * PostgreSQL and PGlite; the sweeper runs them. A memory's cell is its nearest centroid by cosine
  * distance, ties to the lower cell; k-means runs in the database, so no vector leaves it. A build
- * works on cells that are not ready, which recall never reads, and one statement then puts every
- * memory in them and makes them the partition's cells: no reader ever sees half a build.
+ * is many short statements, each over a bounded number of memories (decision 0100): new cells are
+ * ready from the start, each memory is in exactly one cell (or none, and read exactly) at every
+ * moment, so a recall during a build reads a valid, if less refined, split.
  */
 export interface CellPartitionInputs {
   readonly scope: Scope;
@@ -26,6 +27,3 @@ export const nearestCell = (p: Params<CellPartitionInputs>, memory: string, read
                  WHERE ${inPartition(p, 'x')} AND ${verbatim(ready ? '' : 'NOT ')}x.ready
                  ORDER BY x.centroid <=> ${verbatim(memory)}.embedding, x.cell
                  LIMIT 1)`;
-
-/** What a build, a drop or an assignment of cells must read on PostgreSQL. */
-export const CELLS_BUILD_PLAN = { postgresIndex: ['memories_user_kind', 'memory_cells_pkey'] };

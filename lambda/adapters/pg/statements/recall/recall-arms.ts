@@ -37,13 +37,16 @@ export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: 
 ), ${liveRanked(p, live)}`;
 
 /**
- * The vector arm on PostgreSQL and PGlite, exact over what it reads (decision 0083): in each
- * partition that has cells, the `cellsProbed` share of them nearest the query (materialized: a few
- * rows per kind), then each cell's memories by key of `memories_cell` (`OFFSET 0` keeps the read
- * per cell: pulled up into a plain join, PostgreSQL may read all the user's cells and merge); and
- * every memory of the partitions without a cell (`memories_uncelled`), which is all of a partition
- * that has none (a small one) and, in one that has, what was written since the sweeper last
- * assigned cells.
+ * The vector arm on PostgreSQL and PGlite, exact over what it reads (decisions 0083, 0100): in each
+ * partition that has cells, its cells nearest the query first, as long as the memories they hold
+ * before them (each cell's kept count) stay under `cellRows` (materialized: a few rows per kind),
+ * then each cell's memories by key of `memories_cell` (`OFFSET 0` keeps the read per cell: pulled
+ * up into a plain join, PostgreSQL may read all the user's cells and merge); and every memory of
+ * the partitions without a cell (`memories_uncelled`), which is all of a partition that has none
+ * (a small one) and, in one that has, what was written since the sweeper last placed memories. So
+ * a partition with cells costs its centroids (about √n) and under `cellRows` memories plus one
+ * cell's (about √n), whatever its size; a cell whose count is not known yet (0) is read without
+ * counting.
  */
 export const cellsVectorArm = (
   p: Params<RecallInputs>,
@@ -51,11 +54,12 @@ export const cellsVectorArm = (
   live: SqlFragment,
 ) => sql`near_cells AS MATERIALIZED (
   SELECT c.kind, c.cell
-    FROM (SELECT c.kind, c.cell, count(*) OVER (PARTITION BY c.kind) AS cells,
-                 row_number() OVER (PARTITION BY c.kind ORDER BY c.centroid <=> ${p.embedding}::vector, c.cell) AS nearness
+    FROM (SELECT c.kind, c.cell,
+                 sum(c.members) OVER (PARTITION BY c.kind ORDER BY c.centroid <=> ${p.embedding}::vector, c.cell
+                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
             FROM memory_cells AS c
            WHERE (c.region, c.user_id, c.kind) IN (${prefixes}) AND c.ready) AS c
-   WHERE c.nearness <= ceil(c.cells * ${p.fusion.cellsProbed}::float8)
+   WHERE COALESCE(c.before, 0) < ${p.fusion.cellRows}::int8
 ), vector_rows AS (
   SELECT v.id, v.kind, v.pinned, v.last_useful_at, v.distance
     FROM (SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.embedding <=> ${p.embedding}::vector AS distance

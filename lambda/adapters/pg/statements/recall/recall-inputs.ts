@@ -27,7 +27,7 @@ export interface RecallInputs {
     readonly followingShare: number;
     /** Places read after each hit; 0 when nothing follows. */
     readonly followingReach: number;
-    readonly cellsProbed: number;
+    readonly cellRows: number;
   };
   readonly lexical: LexicalScoring;
   /** Whether the returned memories become useful (recall) or not (the page's search: looking is not recalling). */
