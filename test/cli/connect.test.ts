@@ -139,7 +139,9 @@ test('--issue NAME makes a key for the client in the same line, and it is listed
 test('--write refuses a symbolic link, dangling or not, and changes nothing', async () => {
   const target = join(root, 'real-config.json');
   const original = JSON.stringify({ mcpServers: {} });
-  writeFileSync(target, original, { mode: 0o644 });
+  writeFileSync(target, original);
+  // Set after writing: a creation mode is masked by the process's umask, which another test may have narrowed.
+  chmodSync(target, 0o644);
   const link = join(root, 'linked.json');
   symlinkSync(target, link);
   const dangling = join(root, 'dangling.json');
