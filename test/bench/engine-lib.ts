@@ -19,6 +19,7 @@ import { systemClock } from '../../lambda/ports/clock.js';
 import type { LoadPlan } from '../../lambda/ports/transfer-store.js';
 import { openContentionBench, type RoundFigures, type Scenario } from '../pg/contention.js';
 import { measureRoundTrips } from './round-trips-lib.js';
+import { cosineDistance, seededRandom } from '../eval/distance-stats.js';
 
 /**
  * `bench:engine`'s core: the figures our local benches give, measured on any PostgreSQL-wire
@@ -161,21 +162,10 @@ function corpus(): string[] {
   return prose.split(/(?<=[.!?])\s+/).filter((s) => s.length >= 40 && s.length <= 300);
 }
 
-/** mulberry32: every run stores and asks the same text. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `count` distinct memories (two documentation sentences each, numbered) and `asked` queries (a few words of a sentence). */
 export function benchText(count: number, asked: number): { memories: string[]; queries: string[] } {
   const sentences = corpus();
-  const next = seeded(32);
+  const next = seededRandom(32);
   const pick = () => sentences[Math.floor(next() * sentences.length)] ?? '';
   const memories = Array.from({ length: count }, (_, i) => `${pick()} ${pick()} (${i})`);
   const queries = Array.from({ length: asked }, () => {
@@ -380,20 +370,6 @@ async function vectorsOf(sql: SqlClient, principal: Principal): Promise<{ ids: s
     after = last.id;
   }
   return { ids, vectors };
-}
-
-function cosineDistance(a: Float32Array, b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i += 1) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return 1 - dot / (Math.sqrt(na * nb) || 1);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Distance arithmetic for eval:distance: cosine distance, quantiles, and the best a single threshold can do. */
 
-export function cosineDistance(a: readonly number[], b: readonly number[]): number {
+export function cosineDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;
@@ -11,7 +11,8 @@ export function cosineDistance(a: readonly number[], b: readonly number[]): numb
     na += x * x;
     nb += y * y;
   }
-  return 1 - dot / Math.sqrt(na * nb);
+  // A zero vector is as far from everything as it can be, not NaN.
+  return 1 - dot / (Math.sqrt(na * nb) || 1);
 }
 
 /** The q-quantile of sorted values (nearest rank). */
