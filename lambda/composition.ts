@@ -32,6 +32,11 @@ export interface ContainerParts {
   readonly judge?: Judge;
   /** The stores' retry bounds (default `defaultRetryPolicy`); tests on a busy machine give more time. */
   readonly retry?: RetryPolicy;
+  /**
+   * This process holds the data folder to itself (a one-shot command: the folder's lock is taken,
+   * so no other caller can be served from it meanwhile): an import need not rest between steps.
+   */
+  readonly alone?: boolean;
 }
 
 /** How often the local engine checks whether a table grew enough to need fresh planner statistics. */
@@ -189,8 +194,9 @@ export class Container {
         clock: this.clock,
         rules: this.config.rules,
         rulesSource: this.config.rulesSource,
-        // One statement at a time on the embedded database: an import leaves others three quarters of it.
-        importRestPerStep: this.config.database.kind === 'pglite' ? 3 : 0,
+        // One statement at a time on the embedded database: an import leaves others three quarters
+        // of it, unless there are no others.
+        importRestPerStep: this.config.database.kind === 'pglite' && !this.supplied.alone ? 3 : 0,
       });
     });
   }

@@ -21,7 +21,7 @@ export async function withContainer<T>(
   run: (container: Container) => Promise<T>,
 ): Promise<T> {
   const release = config.database.kind === 'pglite' ? openDataDir(t, config.dataDir) : () => undefined;
-  const container = new Container(config);
+  const container = new Container(config, { alone: config.database.kind === 'pglite' });
   try {
     return await run(container);
   } finally {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environment } from '../../lambda/config/env.js';
 import { largeMemory } from '../bench/fairness-floods.js';
+import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { NAABA_BIN, runCli } from '../support/cli.js';
 
 /**
@@ -67,29 +68,33 @@ function importKilledAfter(steps: number, key: string): Promise<{ reported: numb
 const written = (stdout: string) => Number(/(\d+) memories written/.exec(stdout)?.[1]);
 const present = (stdout: string) => Number(/(\d+) already there/.exec(stdout)?.[1]);
 
-test('killed mid-way, the same import again writes exactly what is missing; a third writes nothing', async () => {
-  writeFileSync(file, JSON.stringify(exportFile()));
-  const key = JSON.parse((await runCli(['issue-key', 'importer', '--json', '--data', data])).stdout).token as string;
+test(
+  'killed mid-way, the same import again writes exactly what is missing; a third writes nothing',
+  async () => {
+    writeFileSync(file, JSON.stringify(exportFile()));
+    const key = JSON.parse((await runCli(['issue-key', 'importer', '--json', '--data', data])).stdout).token as string;
 
-  const killed = await importKilledAfter(2, key);
-  expect(killed.reported).toBeGreaterThanOrEqual(2);
+    const killed = await importKilledAfter(2, key);
+    expect(killed.reported).toBeGreaterThanOrEqual(2);
 
-  const resumed = await runCli(['import', file, '--data', data], { NAABA_KEY: key });
-  expect(resumed.code).toBe(0);
-  // Each step is one statement: the killed run wrote whole steps, at least the two it reported.
-  expect(present(resumed.stdout)).toBeGreaterThanOrEqual(2);
-  expect(written(resumed.stdout) + present(resumed.stdout)).toBe(TOTAL);
-  expect(resumed.stdout).toContain('2 conflict links, 3 journal lines');
-  expect(resumed.stderr).toContain(`${TOTAL} of ${TOTAL} memories`);
+    const resumed = await runCli(['import', file, '--data', data], { NAABA_KEY: key });
+    expect(resumed.code).toBe(0);
+    // Each step is one statement: the killed run wrote whole steps, at least the two it reported.
+    expect(present(resumed.stdout)).toBeGreaterThanOrEqual(2);
+    expect(written(resumed.stdout) + present(resumed.stdout)).toBe(TOTAL);
+    expect(resumed.stdout).toContain('2 conflict links, 3 journal lines');
+    expect(resumed.stderr).toContain(`${TOTAL} of ${TOTAL} memories`);
 
-  const again = await runCli(['import', file, '--data', data], { NAABA_KEY: key });
-  expect([written(again.stdout), present(again.stdout)]).toEqual([0, TOTAL]);
-  expect(again.stdout).toContain('0 conflict links, 0 journal lines');
+    const again = await runCli(['import', file, '--data', data], { NAABA_KEY: key });
+    expect([written(again.stdout), present(again.stdout)]).toEqual([0, TOTAL]);
+    expect(again.stdout).toContain('0 conflict links, 0 journal lines');
 
-  const exported = await runCli(['export', '-', '--data', data], { NAABA_KEY: key });
-  const doc = JSON.parse(exported.stdout) as { memories: { content: string; conflicts: string[] }[]; journal: unknown[] };
-  expect(doc.memories).toHaveLength(TOTAL);
-  expect(new Set(doc.memories.map((m) => m.content)).size).toBe(TOTAL);
-  expect(doc.memories.filter((m) => m.conflicts.length > 0)).toHaveLength(2);
-  expect(doc.journal).toHaveLength(3);
-}, 240_000);
+    const exported = await runCli(['export', '-', '--data', data], { NAABA_KEY: key });
+    const doc = JSON.parse(exported.stdout) as { memories: { content: string; conflicts: string[] }[]; journal: unknown[] };
+    expect(doc.memories).toHaveLength(TOTAL);
+    expect(new Set(doc.memories.map((m) => m.content)).size).toBe(TOTAL);
+    expect(doc.memories.filter((m) => m.conflicts.length > 0)).toHaveLength(2);
+    expect(doc.journal).toHaveLength(3);
+  },
+  HEAVY_STEP_MS,
+);

@@ -1,8 +1,8 @@
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { buildApp, domainContext, GIVEN_VPC, vpcContext } from './support.js';
+import { buildApp, domainContext, GIVEN_VPC, RULE_VALIDATION, vpcContext } from './support.js';
 
 /** Every shape the app can take that adds or removes resources: nag must be clean in each. */
 const MODES: [string, Record<string, unknown>][] = [
@@ -56,8 +56,25 @@ test.each(MODES)('cdk-nag AwsSolutions over the whole app, %s: zero unacknowledg
   );
 });
 
+test.each(MODES)(
+  '%s: every template passes CloudFormation validation against the default rules (cdk.json turns it on)',
+  (_mode, context) => {
+    const { app } = buildApp({ ...context, [RULE_VALIDATION]: true });
+
+    expect(() => app.synth()).not.toThrow();
+  },
+);
+
+test('the validation can fail: a property of the wrong type stops synthesis', () => {
+  const app = new App({ context: { [RULE_VALIDATION]: true } });
+  const stack = new Stack(app, 'Invalid', { env: { region: 'eu-central-1', account: '123456789012' } });
+  new CfnResource(stack, 'Queue', { type: 'AWS::SQS::Queue', properties: { DelaySeconds: 'soon' } });
+
+  expect(() => app.synth()).toThrow(/DelaySeconds: 'soon' is not of type 'integer' \(CloudFormation Validate\)/);
+});
+
 test('synthesis with the AwsSolutions plugin, as bin/app.ts registers it, succeeds', () => {
-  const { app } = buildApp();
+  const { app } = buildApp({ [RULE_VALIDATION]: true });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
   expect(() => app.synth()).not.toThrow();

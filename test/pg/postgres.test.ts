@@ -31,7 +31,8 @@ import { CI_LIVE_RUN } from './live-migration.js';
 const env = environment();
 const rounds = Number(env.NAABA_CONTENTION_ROUNDS ?? 3);
 const modelRuns = Number(env.NAABA_MODEL_RUNS ?? 25);
-const recalls = Number(env.NAABA_CROSS_USER_RECALLS ?? 10_000);
+// `npm test` proves 0 busy on 2,000 recalls; `npm run test:pg` runs the 10,000 of docs/benchmarks.md.
+const recalls = Number(env.NAABA_CROSS_USER_RECALLS ?? 2_000);
 const given = env.NAABA_CONTENTION_URL;
 
 const server = given ? undefined : await postgresForTests('real PostgreSQL tests (store conformance, contention rounds)');
@@ -86,7 +87,7 @@ if (url) {
       expect(figures).toMatchObject({ busy: 0, failed: 0, succeeded: 2_000 });
     }, 900_000);
 
-    test('100 users × 500 (ANALYZE done), 8 workers, 10,000 recalls: 0 busy', async () => {
+    test(`100 users × 500 (ANALYZE done), 8 workers, ${recalls.toLocaleString('en')} recalls: 0 busy`, async () => {
       const users = await bench.loadInBulk(100, 500);
       const figures = await bench.play(users, 8, recalls, 'recall');
       report(`100 users × 500, 8 workers, ${recalls} recalls`, figures);

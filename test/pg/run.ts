@@ -21,4 +21,5 @@ runJest('test/pg/postgres.test.ts', {
   NAABA_REQUIRE_POSTGRES: '1',
   NAABA_CONTENTION_URL: options.url,
   NAABA_CONTENTION_ROUNDS: options.rounds ?? '20',
+  NAABA_CROSS_USER_RECALLS: '10000',
 });

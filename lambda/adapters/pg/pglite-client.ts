@@ -18,10 +18,18 @@ export class PgliteSqlClient implements SqlClient {
 
   private constructor(readonly db: PGlite) {}
 
-  /** Opens (or creates) a database under `dataDir`, or in memory when none is given. */
-  static async open(dataDir?: string): Promise<PgliteSqlClient> {
-    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector } });
+  /**
+   * Opens (or creates) a database under `dataDir`, or in memory when none is given; `copyOf` (a
+   * `dumpDataDir` tarball) starts a new database as a copy of another instead of running initdb.
+   */
+  static async open(dataDir?: string, copyOf?: Blob): Promise<PgliteSqlClient> {
+    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector }, ...(copyOf && { loadDataDir: copyOf }) });
     return new PgliteSqlClient(db);
+  }
+
+  /** The whole database as an uncompressed tarball, for {@link PgliteSqlClient.open}'s `copyOf`. */
+  async dump(): Promise<Blob> {
+    return this.turns.run(() => this.db.dumpDataDir('none'));
   }
 
   async query<R>(query: Query): Promise<R[]> {
