@@ -90,7 +90,7 @@ async function register(request: Request, deps: OAuthDeps): Promise<Response> {
   } catch {
     throw new OAuthError('invalid_client_metadata', 'the registration body is not JSON');
   }
-  const client = await (await deps.oauth()).register(body);
+  const client = await (await deps.oauth()).register(body, deps.address);
   deps.log.info('oauth client registered', { clientId: client.clientId });
   return json(201, registrationJson(client));
 }
