@@ -43,6 +43,19 @@ export function registrationSubject(address: string, clientName: unknown): strin
   return `${address} client ${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
 }
 
+/**
+ * What a consent page, token or revocation request is counted against. On loopback, a request
+ * naming a live registered client counts in that client's own lane (every local process shares
+ * the address, and fifty bad token requests from one must not stop every local client's refresh
+ * for a quarter of an hour); one naming no live client counts in the address's lane, as before.
+ * A process that registers clients to get lanes is bounded by the registrations that may wait
+ * (loopback-registrations.ts). Elsewhere the address, as before.
+ */
+export function clientSubject(address: string, liveClientId: string | undefined): string {
+  if (!isLoopback(address) || liveClientId === undefined) return address;
+  return `${address} client id ${createHash('sha256').update(liveClientId).digest('hex').slice(0, 16)}`;
+}
+
 /** Refusals remembered per container, least recently refused dropped first. */
 const MAX_REMEMBERED = 10_000;
 

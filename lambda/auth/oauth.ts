@@ -131,6 +131,11 @@ export class OAuthService {
     return client;
   }
 
+  /** Whether `clientId` names a registration that has not lapsed: what gives a loopback caller its own lane. */
+  async isLiveClient(clientId: string): Promise<boolean> {
+    return (await this.findClient(clientId)) !== undefined;
+  }
+
   private findClient(clientId: string): Promise<OAuthClient | undefined> {
     return clientId === '' ? Promise.resolve(undefined) : this.store.findClient(clientId, this.clock.now());
   }

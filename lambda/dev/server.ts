@@ -5,7 +5,7 @@ import { inLane } from '../adapters/pg/fair-queue.js';
 import { securityEvent } from '../auth/security-events.js';
 import { bearerToken, hashToken, isAccessToken } from '../auth/token.js';
 import { type Container, installContainer } from '../composition.js';
-import { handler as authorizerHandler } from '../handlers/authorizer.js';
+import { handler as authorizerHandler, holdKnownKeys } from '../handlers/authorizer.js';
 import { handler as endpointHandler } from '../handlers/endpoint.js';
 import {
   type AuthorizerResult,
@@ -23,7 +23,7 @@ import { loggable, logger } from '../observability.js';
 import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
 import { FailedAuthLimit } from './failed-auth.js';
-import { KnownKeys } from './known-keys.js';
+import type { KnownKeys } from '../auth/known-keys.js';
 import { localContext } from './lambda-context.js';
 import { refusalOf } from './request-checks.js';
 
@@ -104,15 +104,16 @@ const jsonAnswer = (statusCode: number, message: string, headers: Record<string,
   body: JSON.stringify({ message }),
 });
 
-/** What the local server keeps about authentications: failures per address, and the keys there are. */
+/** What the local server keeps about authentications: failures per address, and the live keys' hashes. */
 interface Guards {
   readonly failures: FailedAuthLimit;
-  readonly known: KnownKeys;
+  readonly known: () => Promise<KnownKeys>;
 }
 
 /**
- * Authorization as API Gateway does it, with the local bounds: a key token no key has is refused
- * without a read of its own (known-keys.ts), and failures per address go through a gate.
+ * Authorization as API Gateway does it, with the local bound on failed authentications per
+ * address. A key token missing from the live keys' hashes skips the gate: the authorizer proves
+ * it absent with a read it shares with every such token (known-keys.ts), not one of its own.
  */
 async function authorizeBounded(
   request: LocalRequest,
@@ -122,12 +123,8 @@ async function authorizeBounded(
 ): Promise<AuthorizerResult | ProxyResult> {
   const address = clientAddress(request.sourceIp);
   const hasToken = request.headers.authorization !== undefined;
-  if (token !== undefined && tokenSha256 !== undefined && !isAccessToken(token) && !(await known.mayExist(tokenSha256))) {
-    failures.failed(address, tokenSha256);
-    securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token', address });
-    return refusal('unauthorized', `http://${request.headers.host ?? 'localhost'}`);
-  }
-  const gated = hasToken && failures.admission(address, tokenSha256 ?? '') === 'gate';
+  const unseen = token !== undefined && !isAccessToken(token) && !(await known()).has(tokenSha256 ?? '');
+  const gated = hasToken && !unseen && failures.admission(address, tokenSha256 ?? '') === 'gate';
   // A check past the address's budget waits its turn at the gate, in the lane of that address's unverified tokens.
   const result = gated
     ? await failures.throughGate(address, () => inLane(`unverified ${address}`, () => authorizeLocally(request)))
@@ -217,7 +214,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   installContainer(options.container);
   const guards: Guards = {
     failures: new FailedAuthLimit(options.container.clock),
-    known: new KnownKeys(async () => (await options.container.keyStore()).liveKeyHashes()),
+    known: async () => holdKnownKeys(await options.container.keyStore()),
   };
   const server: Server = createServer((req, res) => {
     // A connection reset is reported here and by the request; it is handled where it matters.

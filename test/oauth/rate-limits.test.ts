@@ -142,3 +142,19 @@ test('on loopback, a process that varies its client name is never refused, yet a
   clock.advance(unusedSeconds);
   expect(await waiting()).toBe(0);
 });
+
+test('on loopback, requests naming no live client spend only the address’s lane: a registered client’s own token requests go on, within their own bound', async () => {
+  const { requests } = DEFAULT_OAUTH_RATE_LIMITS.token;
+  const desktop = JSON.parse((await register('127.0.0.8', 'Desktop')).body) as { client_id: string };
+  const bad = await Promise.all(
+    Array.from({ length: requests + 5 }, () =>
+      post('/oauth/token', 'grant_type=refresh_token&client_id=nobody&refresh_token=x', '127.0.0.8'),
+    ),
+  );
+  expect(bad.filter((a) => a.status === 429)).toHaveLength(5);
+  const own = `grant_type=refresh_token&client_id=${desktop.client_id}&refresh_token=x`;
+  const answers = await Promise.all(Array.from({ length: requests + 5 }, () => post('/oauth/token', own, '127.0.0.8')));
+  // Answered on their merits (this refresh token is unknown), until the client's own lane is spent.
+  expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
+  expect(answers.filter((a) => a.status !== 429).every((a) => JSON.parse(a.body).error === 'invalid_grant')).toBe(true);
+});

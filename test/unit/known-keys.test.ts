@@ -1,4 +1,4 @@
-import { KnownKeys } from '../../lambda/dev/known-keys.js';
+import { KnownKeys } from '../../lambda/auth/known-keys.js';
 
 /**
  * The local server's set of live key hashes (decision 0106): a token missing from it waits for a

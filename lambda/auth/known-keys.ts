@@ -1,6 +1,6 @@
 /**
  * The local server's proof that a key token names no key, without a database read per token
- * (decision 0106, issue 34). Random `nb_` tokens never repeat, so a cache of refusals cannot
+ * (decision 0106, issue 34); the authorizer consults it where the local server holds one. Random `nb_` tokens never repeat, so a cache of refusals cannot
  * help; but a data folder holds few keys, and the server can hold all their hashes. A token whose
  * hash is in the set goes on to the authorizer as before (which still finds a revoked one). One
  * that is not waits for a read of the hashes that begins after it arrived — so a key issued by
@@ -37,6 +37,11 @@ export class KnownKeys {
     private readonly readHashes: () => Promise<readonly string[]>,
     private readonly limits: KnownKeysLimits = KNOWN_KEYS_LIMITS,
   ) {}
+
+  /** True when the last read found this hash (no wait): a live key, as of that read. */
+  has(tokenSha256: string): boolean {
+    return this.hashes?.has(tokenSha256) ?? false;
+  }
 
   /**
    * False only when a read begun after this call found no live key of this hash; true when the
