@@ -123,7 +123,9 @@ async function authorizeBounded(
 ): Promise<AuthorizerResult | ProxyResult> {
   const address = clientAddress(request.sourceIp);
   const hasToken = request.headers.authorization !== undefined;
-  const unseen = token !== undefined && !isAccessToken(token) && !(await known()).has(tokenSha256 ?? '');
+  // A key store that cannot be had now proves nothing: the authorizer answers for the database.
+  const held = token === undefined || isAccessToken(token) ? undefined : await known().catch(() => undefined);
+  const unseen = held !== undefined && !held.has(tokenSha256 ?? '');
   const gated = hasToken && !unseen && failures.admission(address, tokenSha256 ?? '') === 'gate';
   // A check past the address's budget waits its turn at the gate, in the lane of that address's unverified tokens.
   const result = gated
