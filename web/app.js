@@ -32,9 +32,11 @@ const fresh = () => ({
 let state = fresh();
 
 class ApiError extends Error {
-  constructor(message, reason) {
+  /** `reason`: unauthorized, forbidden, network or failed; `status`: the server's answer, where there was one. */
+  constructor(message, reason, status) {
     super(message);
     this.reason = reason;
+    this.status = status;
   }
 }
 
@@ -188,7 +190,7 @@ function stale(yes) {
   $('stale').hidden = !yes;
 }
 
-async function api(path, { method = 'GET', missing = false } = {}) {
+async function api(path, { method = 'GET', missing = false, body } = {}) {
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (!token) throw new ApiError('not signed in', 'unauthorized');
   busy(1);
@@ -197,7 +199,12 @@ async function api(path, { method = 'GET', missing = false } = {}) {
     try {
       response = await fetch(path, {
         method,
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body }),
         credentials: 'omit',
         cache: 'no-store',
       });
@@ -208,15 +215,16 @@ async function api(path, { method = 'GET', missing = false } = {}) {
         'network',
       );
     }
-    const body = await response.json().catch(() => ({}));
+    const answer = await response.json().catch(() => ({}));
     if (response.status === 401) throw new ApiError(UNKNOWN_KEY, 'unauthorized');
     if (response.status === 403)
-      throw new ApiError(body.message ?? body.error ?? 'this key is not for this endpoint', 'forbidden');
+      throw new ApiError(answer.message ?? answer.error ?? 'this key is not for this endpoint', 'forbidden');
     if (missing && response.status === 404) return null;
-    if (!response.ok) throw new ApiError(body.error ?? body.message ?? `the server answered ${response.status}`, 'failed');
+    if (!response.ok)
+      throw new ApiError(answer.error ?? answer.message ?? `the server answered ${response.status}`, 'failed', response.status);
     stale(false);
     showError('');
-    return body;
+    return answer;
   } finally {
     busy(-1);
   }
@@ -396,6 +404,109 @@ async function exportAll() {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
   say(`Downloaded ${memories.length} memories and ${journal.length} journal lines.`);
+}
+
+// ---- Import: a file checked whole, then written in calls that each say how far they got
+
+/** The largest body an endpoint takes (lambda/http/request-body.ts). */
+const MAX_IMPORT_BYTES = 1024 * 1024;
+/** The import the page is running or can resume: the file's text, and how far the last call got. */
+const importing = { name: '', text: null, running: false, stopping: false, written: 0, done: 0, total: 0 };
+
+function importShows({ state: text = '', error = '', progress = false, resume = false }) {
+  $('import-state').textContent = text;
+  $('import-error').textContent = error;
+  $('import-error').hidden = error === '';
+  const bar = $('import-progress');
+  bar.hidden = !progress;
+  bar.max = Math.max(1, importing.total);
+  bar.value = Math.min(importing.done, importing.total);
+  $('import-start').disabled = importing.running || $('import-file').files.length === 0;
+  $('import-stop').hidden = !importing.running;
+  $('import-stop').disabled = importing.stopping;
+  $('import-resume').hidden = !resume || importing.running;
+  $('import-file').disabled = importing.running;
+}
+
+const memoriesOf = (n) => `${n} ${n === 1 ? 'memory' : 'memories'}`;
+const importedSoFar = () => `${importing.done} of ${memoriesOf(importing.total)} in place`;
+
+/** The file's text, or a problem a person can fix before anything is sent. */
+async function readImportFile(file) {
+  if (file.size > MAX_IMPORT_BYTES)
+    return {
+      problem: `${file.name} is ${size(file.size)}; the page imports up to 1 MiB. Import it with naaba import in a terminal (in parts with --kind KIND), or stop the server and run naaba import on the folder. Nothing was written.`,
+    };
+  const text = await file.text();
+  try {
+    JSON.parse(text);
+  } catch {
+    return { problem: `${file.name} is not JSON: choose the file naaba export wrote. Nothing was written.` };
+  }
+  return { text };
+}
+
+async function startImport() {
+  const file = $('import-file').files[0];
+  if (!file || importing.running) return;
+  const read = await readImportFile(file);
+  if (read.problem) return importShows({ error: read.problem });
+  Object.assign(importing, { name: file.name, text: read.text, written: 0, done: 0, total: 0 });
+  await runImport();
+}
+
+/** Sends the file until the server says it is complete, the person stops it, or a call fails. */
+async function runImport() {
+  Object.assign(importing, { running: true, stopping: false });
+  importShows({
+    state: `Importing ${importing.name}: checking the whole file, then writing in steps…`,
+    progress: importing.total > 0,
+  });
+  let report;
+  try {
+    do {
+      report = (await api('api/import', { method: 'POST', body: importing.text })).imported;
+      importing.written += report.written;
+      importing.total = report.memories - report.expired;
+      importing.done = report.written + report.alreadyPresent;
+      if (!report.complete) importShows({ state: `Importing ${importing.name}: ${importedSoFar()}…`, progress: true });
+    } while (!report.complete && !importing.stopping);
+  } catch (error) {
+    importing.running = false;
+    if (error instanceof ApiError && error.reason === 'unauthorized') return signOut(REVOKED, true);
+    const refused = error instanceof ApiError && error.status === 400;
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+    if (refused && importing.done === 0) {
+      importing.text = null;
+      return importShows({ error: `${importing.name} was not imported: ${message}. Nothing was written.` });
+    }
+    const where = importing.total > 0 ? ` What is written stays (${importedSoFar()}).` : '';
+    return importShows({
+      error: `The import stopped: ${message}.${where} Resume goes on where it stopped.`,
+      progress: importing.total > 0,
+      resume: !refused,
+    });
+  }
+  importing.running = false;
+  if (!report.complete) {
+    return importShows({
+      state: `Stopped: ${importedSoFar()}. What is written stays; Resume goes on where it stopped.`,
+      progress: true,
+      resume: true,
+    });
+  }
+  const present = importing.total - importing.written;
+  const parts = [`${memoriesOf(importing.written)} written`, `${present} already here`];
+  if (report.expired > 0) parts.push(`${report.expired} expired before the import (not written)`);
+  parts.push(`${report.links} conflict links`, `${report.journalLines} journal lines added`);
+  importing.text = null;
+  importShows({ state: `Imported ${importing.name}: ${parts.join(', ')}.`, progress: true });
+  await refreshAfterChange();
+}
+
+function stopImport() {
+  importing.stopping = true;
+  importShows({ state: `Stopping after this step: ${importedSoFar()}…`, progress: importing.total > 0 });
 }
 
 // ---- Memories
@@ -981,6 +1092,9 @@ function signOut(message, asError = false) {
   for (const id of ['kinds', 'engine', 'memories', 'chart', 'legend', 'next', 'compare-pair', 'connect-text', 'totals'])
     $(id).replaceChildren();
   $('journal').tBodies[0].replaceChildren();
+  Object.assign(importing, { name: '', text: null, stopping: true, written: 0, done: 0, total: 0 });
+  $('import-file').value = '';
+  importShows({});
   $('app').hidden = true;
   $('sign-out').hidden = true;
   $('sign-in').hidden = false;
@@ -1057,6 +1171,10 @@ function wire() {
   $('connect-key').addEventListener('change', showConnect);
   $('connect-copy').addEventListener('click', copyConnect);
   $('export').addEventListener('click', () => guarded(exportAll));
+  $('import-file').addEventListener('change', () => importShows({}));
+  $('import-start').addEventListener('click', () => guarded(startImport));
+  $('import-stop').addEventListener('click', stopImport);
+  $('import-resume').addEventListener('click', () => guarded(runImport));
 }
 
 wire();

@@ -353,6 +353,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     ],
     ['key revoke', () => keys.revoke(SOME_ID, rep.now)],
     ['key list', () => keys.list()],
+    ['live key hashes', () => keys.liveKeyHashes()],
     ['user exists', () => keys.userExists(rep.userId, rep.region)],
     // A multi-region database's regions, where a key may live: CockroachDB only.
     ['database regions', () => keys.regions(), engine === 'cockroach' ? 1 : 0],
@@ -363,6 +364,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
         oauth.registerClient({ clientId: SOME_ID, clientName: 'client', redirectUris: [], createdAt: rep.now, expiresAt: later }),
     ],
     ['oauth: find a client', () => oauth.findClient(SOME_ID, rep.now)],
+    ['oauth: lapse unused clients', () => oauth.lapseUnusedClients([SOME_ID], rep.now)],
     [
       'oauth: save a code',
       () =>

@@ -78,8 +78,11 @@ function stringList(value: unknown, field: string): string[] | undefined {
   return value as string[];
 }
 
-/** A new client from registration metadata, or an {@link OAuthError} naming the first problem. */
-export function clientFromMetadata(body: unknown, now: Date): OAuthClient {
+/**
+ * A new client from registration metadata, or an {@link OAuthError} naming the first problem;
+ * unused, it lapses after `unusedSeconds`.
+ */
+export function clientFromMetadata(body: unknown, now: Date, unusedSeconds = UNUSED_CLIENT_SECONDS): OAuthClient {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new OAuthError('invalid_client_metadata', 'the registration body is a JSON object (RFC 7591 §2)');
   }
@@ -107,7 +110,7 @@ export function clientFromMetadata(body: unknown, now: Date): OAuthClient {
     clientName: name === '' ? 'MCP client' : name,
     redirectUris: [...new Set(uris)],
     createdAt: now,
-    expiresAt: new Date(now.getTime() + UNUSED_CLIENT_SECONDS * 1_000),
+    expiresAt: new Date(now.getTime() + unusedSeconds * 1_000),
   };
 }
 

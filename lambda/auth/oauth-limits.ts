@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../ports/clock.js';
 import type { OAuthStore } from '../ports/oauth-store.js';
+import { isLoopback } from './loopback-registrations.js';
 
 /**
  * Requests per client address to the OAuth endpoints (decision 0064). Counted in the database,
@@ -28,9 +29,6 @@ export const DEFAULT_OAUTH_RATE_LIMITS: OAuthRateLimits = {
   revoke: { requests: 50, windowSeconds: 900 },
 };
 
-/** Loopback addresses as `clientAddress` writes them: every local process shares one of these. */
-const LOOPBACK = /^127\.\d+\.\d+\.\d+$|^0:0:0:0::\/64$/;
-
 /**
  * What a registration is counted against. On the local server every process is 127.0.0.1, so
  * counting the address alone let twenty registrations from any local process refuse every local
@@ -39,10 +37,23 @@ const LOOPBACK = /^127\.\d+\.\d+\.\d+$|^0:0:0:0::\/64$/;
  * before; in AWS the WAF's rate-based rule bounds an IP besides (decision 0094).
  */
 export function registrationSubject(address: string, clientName: unknown): string {
-  if (!LOOPBACK.test(address)) return address;
+  if (!isLoopback(address)) return address;
   // Hashed: a name may hold any character, and the count's key is stored and compared, never shown.
   const name = typeof clientName === 'string' ? clientName : '';
   return `${address} client ${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * What a consent page, token or revocation request is counted against. On loopback, a request
+ * naming a live registered client counts in that client's own lane (every local process shares
+ * the address, and fifty bad token requests from one must not stop every local client's refresh
+ * for a quarter of an hour); one naming no live client counts in the address's lane, as before.
+ * A process that registers clients to get lanes is bounded by the registrations that may wait
+ * (loopback-registrations.ts). Elsewhere the address, as before.
+ */
+export function clientSubject(address: string, liveClientId: string | undefined): string {
+  if (!isLoopback(address) || liveClientId === undefined) return address;
+  return `${address} client id ${createHash('sha256').update(liveClientId).digest('hex').slice(0, 16)}`;
 }
 
 /** Refusals remembered per container, least recently refused dropped first. */

@@ -3,7 +3,8 @@ import type { Clock } from '../ports/clock.js';
 import type { KeyStore } from '../ports/key-store.js';
 import type { OAuthClient, OAuthStore, TokenPair } from '../ports/oauth-store.js';
 import { authorize } from './authorize.js';
-import { agentName, clientFromMetadata, redirectMatches } from './oauth-clients.js';
+import { LOOPBACK_REGISTRATIONS, isLoopback, loopbackRegistrationsOf } from './loopback-registrations.js';
+import { agentName, clientFromMetadata, redirectMatches, UNUSED_CLIENT_SECONDS } from './oauth-clients.js';
 import { OAuthError } from './oauth-errors.js';
 import { AddressLimiter, type LimitedRoute, type OAuthRateLimits } from './oauth-limits.js';
 import { ACCESS_PREFIX, CODE_PREFIX, hashToken, newToken, REFRESH_PREFIX, TOKEN_PREFIX } from './token.js';
@@ -114,10 +115,25 @@ export class OAuthService {
     return new AddressLimiter(this.store, this.clock, this.settings.limits).admit(route, address);
   }
 
-  async register(metadata: unknown): Promise<OAuthClient> {
-    const client = clientFromMetadata(metadata, this.clock.now());
+  /**
+   * Registers a client. From loopback (another process of this machine) an unused registration
+   * lapses sooner, and past the bound the oldest waiting one ends (loopback-registrations.ts).
+   */
+  async register(metadata: unknown, address?: string): Promise<OAuthClient> {
+    const now = this.clock.now();
+    const local = address !== undefined && isLoopback(address);
+    const client = clientFromMetadata(metadata, now, local ? LOOPBACK_REGISTRATIONS.unusedSeconds : UNUSED_CLIENT_SECONDS);
     await this.store.registerClient(client);
+    if (local && client.expiresAt) {
+      const over = loopbackRegistrationsOf(this.store).registered(client.clientId, client.expiresAt, now);
+      await this.store.lapseUnusedClients(over, now);
+    }
     return client;
+  }
+
+  /** Whether `clientId` names a registration that has not lapsed: what gives a loopback caller its own lane. */
+  async isLiveClient(clientId: string): Promise<boolean> {
+    return (await this.findClient(clientId)) !== undefined;
   }
 
   private findClient(clientId: string): Promise<OAuthClient | undefined> {

@@ -67,6 +67,11 @@ export interface RuntimeConfig {
   readonly sweep: { readonly batchSize: number; readonly maxBatches: number; readonly everySeconds: number };
   /** OAuth sign-in: requests per client address to register, authorize, token and revoke (decision 0064). */
   readonly oauth: { readonly limits: OAuthRateLimits };
+  /**
+   * How long one `/api/import` call writes before it answers how far it got (0: one step per
+   * call); the page and `naaba import` send the same file again until it is complete.
+   */
+  readonly importCallSeconds: number;
 }
 
 type Source = Readonly<Record<string, string | undefined>>;
@@ -217,6 +222,7 @@ export function describeConfig(
       everySeconds: s.integer('NAABA_SWEEP_EVERY_SECONDS', 30, 0, 86_400),
     },
     oauth: { limits: readRateLimits(s) },
+    importCallSeconds: s.integer('NAABA_IMPORT_CALL_SECONDS', 15, 0, 25),
   };
   return { config, report: s.report, problems: s.problems };
 }

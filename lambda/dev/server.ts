@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inLane } from '../adapters/pg/fair-queue.js';
 import { securityEvent } from '../auth/security-events.js';
-import { bearerToken, hashToken } from '../auth/token.js';
+import { bearerToken, hashToken, isAccessToken } from '../auth/token.js';
 import { type Container, installContainer } from '../composition.js';
-import { handler as authorizerHandler } from '../handlers/authorizer.js';
+import { handler as authorizerHandler, holdKnownKeys } from '../handlers/authorizer.js';
 import { handler as endpointHandler } from '../handlers/endpoint.js';
 import {
   type AuthorizerResult,
@@ -23,6 +23,7 @@ import { loggable, logger } from '../observability.js';
 import type { RegionSweepReport } from '../region-sweep.js';
 import { handleAdmin } from './admin.js';
 import { FailedAuthLimit } from './failed-auth.js';
+import type { KnownKeys } from '../auth/known-keys.js';
 import { localContext } from './lambda-context.js';
 import { refusalOf } from './request-checks.js';
 
@@ -103,15 +104,29 @@ const jsonAnswer = (statusCode: number, message: string, headers: Record<string,
   body: JSON.stringify({ message }),
 });
 
-/** Authorization as API Gateway does it, with the local bound on failed authentications per address. */
+/** What the local server keeps about authentications: failures per address, and the live keys' hashes. */
+interface Guards {
+  readonly failures: FailedAuthLimit;
+  readonly known: () => Promise<KnownKeys>;
+}
+
+/**
+ * Authorization as API Gateway does it, with the local bound on failed authentications per
+ * address. A key token missing from the live keys' hashes skips the gate: the authorizer proves
+ * it absent with a read it shares with every such token (known-keys.ts), not one of its own.
+ */
 async function authorizeBounded(
   request: LocalRequest,
+  token: string | undefined,
   tokenSha256: string | undefined,
-  failures: FailedAuthLimit,
+  { failures, known }: Guards,
 ): Promise<AuthorizerResult | ProxyResult> {
   const address = clientAddress(request.sourceIp);
   const hasToken = request.headers.authorization !== undefined;
-  const gated = hasToken && failures.admission(address, tokenSha256 ?? '') === 'gate';
+  // A key store that cannot be had now proves nothing: the authorizer answers for the database.
+  const held = token === undefined || isAccessToken(token) ? undefined : await known().catch(() => undefined);
+  const unseen = held !== undefined && !held.has(tokenSha256 ?? '');
+  const gated = hasToken && !unseen && failures.admission(address, tokenSha256 ?? '') === 'gate';
   // A check past the address's budget waits its turn at the gate, in the lane of that address's unverified tokens.
   const result = gated
     ? await failures.throughGate(address, () => inLane(`unverified ${address}`, () => authorizeLocally(request)))
@@ -129,13 +144,13 @@ async function authorizeBounded(
   return result;
 }
 
-async function route(request: LocalRequest, failures: FailedAuthLimit): Promise<ProxyResult> {
+async function route(request: LocalRequest, guards: Guards): Promise<ProxyResult> {
   const token = bearerToken(request.headers.authorization);
   const tokenSha256 = token === undefined ? undefined : hashToken(token);
   return inLane(laneOf(tokenSha256, clientAddress(request.sourceIp)), async () => {
     let authorizer: AuthorizerResult | undefined;
     if (request.path.startsWith('/api/') || (request.path === '/mcp' && request.method === 'POST')) {
-      const result = await authorizeBounded(request, tokenSha256, failures);
+      const result = await authorizeBounded(request, token, tokenSha256, guards);
       if ('statusCode' in result) return result;
       authorizer = result;
     }
@@ -162,7 +177,7 @@ async function admin(req: IncomingMessage, path: string, method: string, body: s
   return answer;
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, failures: FailedAuthLimit) {
+async function serve(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, guards: Guards) {
   const method = req.method ?? 'GET';
   const refused = refusalOf(method, req.url, req.headers.host, options.container.config.origins);
   if (refused) {
@@ -192,19 +207,22 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: LocalSe
     sourceIp: req.socket.remoteAddress ?? '',
     ...(url.search === '' ? {} : { query }),
   };
-  const result = await route(request, failures);
+  const result = await route(request, guards);
   send(res, result.statusCode, result.headers ?? {}, result.body);
 }
 
 /** Starts the local endpoint; port 0 picks a free port. */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   installContainer(options.container);
-  const failures = new FailedAuthLimit(options.container.clock);
+  const guards: Guards = {
+    failures: new FailedAuthLimit(options.container.clock),
+    known: async () => holdKnownKeys(await options.container.keyStore()),
+  };
   const server: Server = createServer((req, res) => {
     // A connection reset is reported here and by the request; it is handled where it matters.
     req.on('error', () => undefined);
     res.on('error', () => undefined);
-    serve(req, res, options, failures).catch((error: unknown) => {
+    serve(req, res, options, guards).catch((error: unknown) => {
       if (error instanceof HungUp || res.destroyed) {
         logger.debug('client closed the connection before its answer');
         return;

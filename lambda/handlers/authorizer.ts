@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type AuthorizationDecision, authorize } from '../auth/authorize.js';
+import { KnownKeys } from '../auth/known-keys.js';
 import { securityEvent } from '../auth/security-events.js';
 import { UnknownTokenCache } from '../auth/unknown-tokens.js';
 import { usageBuckets, usageIdentifier } from '../auth/usage-identifier.js';
@@ -19,6 +20,16 @@ const buckets = usageBuckets(environment());
 /** One cache of refused token hashes per key store, that is per container (decision 0052). */
 const unknownTokens = new WeakMap<KeyStore, UnknownTokenCache>();
 
+/** Key stores whose live key hashes this process holds: the local server's (decision 0106); never in AWS. */
+const knownKeys = new WeakMap<KeyStore, KnownKeys>();
+
+/** Has this process hold the live key hashes of `keys`, so that the authorizer refuses a key they prove absent without a read. */
+export function holdKnownKeys(keys: KeyStore): KnownKeys {
+  const known = knownKeys.get(keys) ?? new KnownKeys(() => keys.liveKeyHashes());
+  knownKeys.set(keys, known);
+  return known;
+}
+
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -35,7 +46,8 @@ async function decide(event: TokenAuthorizerEvent, context: Context): Promise<Au
     const lookup = async () => {
       const keys = await runtime.keyStore();
       if (!unknownTokens.has(keys)) unknownTokens.set(keys, new UnknownTokenCache(runtime.clock));
-      return authorize(event.authorizationToken, runtime.config.region, keys, unknownTokens.get(keys), runtime.clock.now());
+      const [unknown, known] = [unknownTokens.get(keys), knownKeys.get(keys)];
+      return authorize(event.authorizationToken, runtime.config.region, keys, unknown, runtime.clock.now(), known);
     };
     return await withDeadline(lookup(), context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
   } catch (error) {

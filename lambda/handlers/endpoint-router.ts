@@ -87,7 +87,12 @@ export async function route(
   runtime: Container,
   memory: () => Promise<MemoryServices>,
 ): Promise<Response> {
-  const deps = { memory: reachable(memory), log: logger, origins: runtime.config.origins };
+  const deps = {
+    memory: reachable(memory),
+    log: logger,
+    origins: runtime.config.origins,
+    importCallMs: runtime.config.importCallSeconds * 1_000,
+  };
   const { value: answered, outage } = await watchingOutages(() =>
     answer(event, principal, runtime, deps).catch((error: unknown) => {
       if (error instanceof StoreUnavailableError) return storeUnavailable(error);

@@ -22,6 +22,8 @@ export interface PageApiDeps {
   readonly memory: () => Promise<MemoryServices>;
   readonly log: RequestLog;
   readonly origins: OriginPolicy;
+  /** How long one import call writes before it answers (`NAABA_IMPORT_CALL_SECONDS`); 15 s when absent. */
+  readonly importCallMs?: number;
 }
 
 /**
@@ -95,6 +97,7 @@ type Route = (
   params: URLSearchParams,
   id: string | undefined,
   request: Request,
+  deps: PageApiDeps,
 ) => Promise<unknown>;
 
 const ROUTES: Record<string, Route> = {
@@ -142,8 +145,10 @@ const ROUTES: Record<string, Route> = {
     const page = await s.transfer.exportJournal(p, text(q, 'cursor'));
     return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
-  'POST import': async (s, p, _q, _id, request) => ({
-    imported: await s.transfer.importMemories(p, await jsonBody(request), { stopAfterMs: IMPORT_CALL_MS }),
+  'POST import': async (s, p, _q, _id, request, deps) => ({
+    imported: await s.transfer.importMemories(p, await jsonBody(request), {
+      stopAfterMs: deps.importCallMs ?? IMPORT_CALL_MS,
+    }),
   }),
   'GET search': async (s, p, q) => {
     const kinds = text(q, 'kinds')
@@ -223,7 +228,7 @@ export async function pageApi(request: Request, principal: Principal | undefined
   const name = `${request.method} ${path.replace(/\/api\/memories\/[^/]+(\/pin)?$/, '/api/memories/{id}$1')}`;
   try {
     if (found.id?.startsWith('invalid:')) throw new InvalidInputError('a memory id is a UUID');
-    const body = await found.route(await deps.memory(), principal, url.searchParams, found.id, request);
+    const body = await found.route(await deps.memory(), principal, url.searchParams, found.id, request, deps);
     deps.log.info('web api call', { route: name, ok: true, latencyMs: Date.now() - started });
     return body instanceof Response ? body : json(200, body);
   } catch (error) {

@@ -27,6 +27,8 @@ export interface KeyStore {
   /** Marks the key revoked, and every grant made with it; resolves false when no such key exists. */
   revoke(keyId: string, at: Date): Promise<boolean>;
   list(): Promise<ApiKey[]>;
+  /** The token hashes of every key not revoked: the local server's proof that a token names no key (decision 0106). */
+  liveKeyHashes(): Promise<string[]>;
   /** True when at least one key of this user exists in the region. */
   userExists(userId: string, region: string): Promise<boolean>;
   /** The regions rows may live in (a multi-region database's), or undefined when any name will do. */

@@ -64,6 +64,8 @@ export interface WindowCount {
 
 export interface OAuthStore {
   registerClient(client: OAuthClient): Promise<void>;
+  /** Ends these registrations at `at` where no grant has used them and they have not lapsed; resolves how many it ended. */
+  lapseUnusedClients(clientIds: readonly string[], at: Date): Promise<number>;
   /** The client, unless unknown or an unused registration that lapsed before `at`. */
   findClient(clientId: string, at: Date): Promise<OAuthClient | undefined>;
   /**

@@ -1,7 +1,9 @@
 import { SCOPE } from '../auth/oauth.js';
 import { registrationJson } from '../auth/oauth-clients.js';
 import { OAuthError } from '../auth/oauth-errors.js';
-import { type LimitedRoute, registrationSubject } from '../auth/oauth-limits.js';
+import { isLoopback } from '../auth/loopback-registrations.js';
+import type { OAuthService } from '../auth/oauth.js';
+import { clientSubject, type LimitedRoute, registrationSubject } from '../auth/oauth-limits.js';
 import { securityEvent } from '../auth/security-events.js';
 import { RESOURCE_METADATA_PATH } from '../http/api-gateway.js';
 import { originProblem } from '../http/origin.js';
@@ -90,7 +92,7 @@ async function register(request: Request, deps: OAuthDeps): Promise<Response> {
   } catch {
     throw new OAuthError('invalid_client_metadata', 'the registration body is not JSON');
   }
-  const client = await (await deps.oauth()).register(body);
+  const client = await (await deps.oauth()).register(body, deps.address);
   deps.log.info('oauth client registered', { clientId: client.clientId });
   return json(201, registrationJson(client));
 }
@@ -182,14 +184,32 @@ function limited(route: LimitedRoute, seconds: number, deps: OAuthDeps): Respons
   );
 }
 
-/** What a request is counted against: its address, or for a registration on loopback, the address and the client's name. */
-async function limitedAs(route: LimitedRoute, request: Request, address: string): Promise<string> {
-  if (route !== 'register') return address;
-  const body = (await request
+/** The client id a consent page, token or revocation request names: in the query, else in its form. */
+async function clientIdOf(request: Request): Promise<string> {
+  const inQuery = new URL(request.url).searchParams.get('client_id');
+  if (inQuery !== null || request.method !== 'POST') return inQuery ?? '';
+  const body = await request
     .clone()
-    .json()
-    .catch(() => undefined)) as { client_name?: unknown } | undefined;
-  return registrationSubject(address, body?.client_name);
+    .text()
+    .catch(() => '');
+  return body.length > MAX_BODY ? '' : (new URLSearchParams(body).get('client_id') ?? '');
+}
+
+/**
+ * What a request is counted against: its address; on loopback, for a registration the address and
+ * the client's name, for the other routes the address and the live client it names (oauth-limits.ts).
+ */
+async function limitedAs(route: LimitedRoute, request: Request, address: string, oauth: OAuthService): Promise<string> {
+  if (route === 'register') {
+    const body = (await request
+      .clone()
+      .json()
+      .catch(() => undefined)) as { client_name?: unknown } | undefined;
+    return registrationSubject(address, body?.client_name);
+  }
+  if (!isLoopback(address)) return address;
+  const clientId = await clientIdOf(request);
+  return clientSubject(address, clientId !== '' && (await oauth.isLiveClient(clientId)) ? clientId : undefined);
 }
 
 async function answerRoute(request: Request, route: Route, deps: OAuthDeps): Promise<Response> {
@@ -200,7 +220,8 @@ async function answerRoute(request: Request, route: Route, deps: OAuthDeps): Pro
   if (!handle) return json(405, { error: 'invalid_request', error_description: `use ${allow}` }, { allow });
   try {
     if (route.limit) {
-      const wait = await (await deps.oauth()).admit(route.limit, await limitedAs(route.limit, request, deps.address));
+      const oauth = await deps.oauth();
+      const wait = await oauth.admit(route.limit, await limitedAs(route.limit, request, deps.address, oauth));
       if (wait !== undefined) return limited(route.limit, wait, deps);
     }
     return await handle(request, deps);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fairness [-- --seconds 6 --loops 8 --rounds 3 --interval 100]`: does one caller's
+ * `npm run bench:fairness [-- --seconds 6 --loops 8 --rounds 3 --interval 100 --only random,import]`: does one caller's
  * flood slow another key down? `naaba serve` runs in its own process over a fresh data folder, as a
  * user starts it. A victim key recalls over its own memories through the MCP SDK's client, one call
  * due every `--interval` ms; meanwhile a flood runs for a bounded time in each scenario, from `--loops`
@@ -17,12 +17,19 @@ import { runCli, startServeBinary } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
 import { largeMemory, type Flood, FLOODS, IMPORT_FLOOD, quantile } from './fairness-floods.js';
 
-const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds', 'interval']);
+const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds', 'interval', 'only']);
 const SECONDS = positiveInteger(options, 'seconds', 6);
 const LOOPS = positiveInteger(options, 'loops', 8);
 const ROUNDS = positiveInteger(options, 'rounds', 3);
 /** The victim's pace: one recall due every this many milliseconds, an agent's pace or faster (a quiet recall takes about 10). */
 const INTERVAL_MS = positiveInteger(options, 'interval', 100);
+
+/** `--only random,import`: the loads whose names contain one of these words (all when absent); quiet always runs. */
+const ONLY = options
+  .get('only')
+  ?.split(',')
+  .filter((w) => w !== '');
+const LOADS = [...FLOODS, IMPORT_FLOOD].filter((f) => !ONLY || ONLY.some((w) => f.name.includes(w)));
 
 interface Issued {
   readonly token: string;
@@ -138,7 +145,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round += 1) {
       process.stderr.write(`round ${round}: quiet\n`);
       keep('quiet', await victim(mcpUrl, victimToken, SECONDS * 1000));
-      for (const which of [...FLOODS, IMPORT_FLOOD]) {
+      for (const which of LOADS) {
         process.stderr.write(`round ${round}: ${which.name}\n`);
         const newcomer = which.newKeyDuring ? await issue(dir, `newcomer ${round}`) : undefined;
         const [during, answered] = await Promise.all([

@@ -1,6 +1,7 @@
-import { sql } from '../../lambda/adapters/pg/sql/template.js';
+import { param, sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Query } from '../../lambda/adapters/pg/sql-client.js';
 import { request } from 'node:http';
+import { LOOPBACK_REGISTRATIONS } from '../../lambda/auth/loopback-registrations.js';
 import { DEFAULT_OAUTH_RATE_LIMITS } from '../../lambda/auth/oauth-limits.js';
 import { ManualClock } from '../support/clock.js';
 import { startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -119,4 +120,41 @@ test('the consent page: limited per address on GET and POST alike', async () => 
   expect(await get('127.0.0.5')).toBe(429);
   expect((await post('/oauth/authorize', 'client_id=nobody', '127.0.0.5')).status).toBe(429);
   expect(await get('127.0.0.6')).toBe(400);
+});
+
+test('on loopback, a process that varies its client name is never refused, yet at most the bound of unused registrations stays live, each for an hour', async () => {
+  const { live, unusedSeconds } = LOOPBACK_REGISTRATIONS;
+  const waiting = async () =>
+    rows(sql`SELECT count(*)::int AS n FROM oauth_clients WHERE expires_at > ${param('now', clock.now())}::timestamptz`);
+  // Another client signs up in the middle of the flood, from the same address, as every local process does.
+  const flood = Array.from({ length: live + 150 }, (_, i) => register('127.0.0.7', `Flood ${i}`));
+  const desktop = register('127.0.0.7', 'Claude Desktop');
+  const answers = await Promise.all([...flood, desktop]);
+  expect(answers.filter((a) => a.status !== 201)).toEqual([]);
+  expect(await waiting()).toBe(live);
+  // The newest registration is live, whatever came before it.
+  const newest = JSON.parse((await register('127.0.0.7', 'Cursor')).body) as { client_id: string };
+  const newestLive = await rows(
+    sql`SELECT count(*)::int AS n FROM oauth_clients WHERE client_id = ${param('id', newest.client_id)} AND expires_at > ${param('now', clock.now())}::timestamptz`,
+  );
+  expect(newestLive).toBe(1);
+  expect(await waiting()).toBe(live);
+  clock.advance(unusedSeconds);
+  expect(await waiting()).toBe(0);
+});
+
+test('on loopback, requests naming no live client spend only the address’s lane: a registered client’s own token requests go on, within their own bound', async () => {
+  const { requests } = DEFAULT_OAUTH_RATE_LIMITS.token;
+  const desktop = JSON.parse((await register('127.0.0.8', 'Desktop')).body) as { client_id: string };
+  const bad = await Promise.all(
+    Array.from({ length: requests + 5 }, () =>
+      post('/oauth/token', 'grant_type=refresh_token&client_id=nobody&refresh_token=x', '127.0.0.8'),
+    ),
+  );
+  expect(bad.filter((a) => a.status === 429)).toHaveLength(5);
+  const own = `grant_type=refresh_token&client_id=${desktop.client_id}&refresh_token=x`;
+  const answers = await Promise.all(Array.from({ length: requests + 5 }, () => post('/oauth/token', own, '127.0.0.8')));
+  // Answered on their merits (this refresh token is unknown), until the client's own lane is spent.
+  expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
+  expect(answers.filter((a) => a.status !== 429).every((a) => JSON.parse(a.body).error === 'invalid_grant')).toBe(true);
 });

@@ -101,6 +101,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         clientId: null,
       };
       await keys.insert({ ...key, tokenSha256: 'ab'.repeat(32) });
+      expect(await keys.liveKeyHashes()).toEqual(['ab'.repeat(32)]);
       expect(await keys.findByHash('ab'.repeat(32))).toEqual({ ...key, grantedBy: null });
       expect(await keys.findByHash('cd'.repeat(32))).toBeUndefined();
       expect(await keys.userExists(alice.userId, 'eu-central-1')).toBe(true);
@@ -108,6 +109,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(await keys.revoke(key.keyId, at(5))).toBe(true);
       expect(await keys.revoke(randomUUID(), at(5))).toBe(false);
       expect((await keys.list()).map((k) => k.revokedAt)).toEqual([at(5)]);
+      expect(await keys.liveKeyHashes()).toEqual([]);
     });
 
     test('neighbours: the nearest of the same user and kind, and the exact restatement', async () => {
@@ -949,6 +951,16 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         expect(await oauth.findClient('client-1', at(86_401))).toEqual({ ...client, expiresAt: null });
         expect(await oauth.deleteExpired(at(86_402), 10)).toBeGreaterThanOrEqual(1);
         expect(await count('oauth_clients')).toBe(1);
+      });
+
+      test('lapsing unused registrations ends those still waiting, never a used or an already lapsed one', async () => {
+        await oauth.registerClient({ ...client, clientId: 'client-2' });
+        await oauth.registerClient({ ...client, clientId: 'client-3', expiresAt: at(5) });
+        await granted();
+        expect(await oauth.lapseUnusedClients(['client-1', 'client-2', 'client-3', 'nobody'], at(10))).toBe(1);
+        expect(await oauth.findClient('client-2', at(10))).toBeUndefined();
+        expect(await oauth.findClient('client-1', at(10))).toEqual({ ...client, expiresAt: null });
+        expect(await oauth.lapseUnusedClients([], at(10))).toBe(0);
       });
 
       test('a code is consumed once; the second use names the grant it made', async () => {

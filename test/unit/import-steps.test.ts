@@ -77,3 +77,19 @@ test('a call bounded in time stops between steps and says so; the same file agai
   ]);
   expect(await h.inspect.count()).toBe(3);
 });
+
+test('memories made at the same instant: each resumed call walks the steps before it again, so its report says how far the import got', async () => {
+  const h = serviceOver('memory');
+  const owner = principal();
+  const doc = file(h.clock.now().toISOString(), [largeMemory(0), largeMemory(1), largeMemory(2), largeMemory(3)]);
+  for (const m of doc.memories) m.createdAt = doc.memories[0]?.createdAt ?? m.createdAt;
+  const reached = [];
+  for (let i = 0; i < 6; i += 1) {
+    const report = await h.memory.transfer.importMemories(owner, doc, { stopAfterMs: 0 });
+    reached.push(report.written + report.alreadyPresent);
+    if (report.complete) break;
+  }
+  // Ordered by the new ids (drawn afresh each call), a call wrote ahead and reported 1 of 4 each time.
+  expect(reached).toEqual([1, 2, 3, 4]);
+  expect(await h.inspect.count()).toBe(4);
+});

@@ -88,6 +88,10 @@ export class InMemoryKeyStore implements KeyStore {
       .map((k) => ({ ...asKey(k), clientName: k.clientId ? (this.state.clients.get(k.clientId)?.clientName ?? null) : null }));
   }
 
+  async liveKeyHashes(): Promise<string[]> {
+    return [...this.state.keys.values()].flatMap((k) => (k.revokedAt === null && k.tokenSha256 ? [k.tokenSha256] : []));
+  }
+
   async userExists(userId: string, region: string): Promise<boolean> {
     return [...this.state.keys.values()].some((k) => k.userId === userId.toLowerCase() && k.region === region);
   }
@@ -107,6 +111,17 @@ export class InMemoryOAuthStore implements OAuthStore {
   async registerClient(client: OAuthClient): Promise<void> {
     if (this.state.clients.has(client.clientId)) throw new Error('a client of this id exists');
     this.state.clients.set(client.clientId, { ...client, redirectUris: [...client.redirectUris] });
+  }
+
+  async lapseUnusedClients(clientIds: readonly string[], at: Date): Promise<number> {
+    let ended = 0;
+    for (const id of new Set(clientIds)) {
+      const client = this.state.clients.get(id);
+      if (!client || client.expiresAt === null || client.expiresAt <= at) continue;
+      this.state.clients.set(id, { ...client, expiresAt: at });
+      ended += 1;
+    }
+    return ended;
   }
 
   async findClient(clientId: string, at: Date): Promise<OAuthClient | undefined> {

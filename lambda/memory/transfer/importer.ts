@@ -82,11 +82,15 @@ export interface ImporterDeps {
 /** A step writes memories up to about this much content (one memory of the largest size), and at most this many. */
 const STEP = { bytes: 8_192, memories: 25 } as const;
 
-/** The memories in steps of bounded work, in the order they were made, so places within an origin follow on. */
+/**
+ * The memories in steps of bounded work, in the order they were made, so places within an origin
+ * follow on; memories made at the same instant keep the file's order. Never the new ids' order:
+ * they are drawn afresh by each call, and a resumed import must walk the same steps as the call
+ * before it, or it writes ahead while its report counts only the steps it walked.
+ */
 function steps(memories: readonly ImportedMemory[]): ImportedMemory[][] {
-  const ordered = [...memories].sort(
-    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  // Array.prototype.sort is stable: ties stay in the file's order.
+  const ordered = [...memories].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   const out: ImportedMemory[][] = [];
   let bytes = 0;
   for (const m of ordered) {

@@ -13,6 +13,7 @@ import { FIND_KEY_BY_ACCESS_TOKEN } from './keys/find-by-access-token.js';
 import { FIND_KEY_BY_HASH } from './keys/find-by-hash.js';
 import { INSERT_KEY } from './keys/insert-key.js';
 import { LIST_KEYS } from './keys/list-keys.js';
+import { LIVE_KEY_HASHES } from './keys/live-key-hashes.js';
 import { REVOKE_KEY } from './keys/revoke-key.js';
 import { USER_EXISTS } from './keys/user-exists.js';
 import { ASSIGN_CELLS } from './maintenance/cells-assign.js';
@@ -53,6 +54,7 @@ import { DELETE_EXPIRED_TOKENS } from './oauth/delete-expired-tokens.js';
 import { DELETE_LAPSED_CLIENTS } from './oauth/delete-lapsed-clients.js';
 import { DELETE_OLD_WINDOWS } from './oauth/delete-old-windows.js';
 import { FIND_CLIENT } from './oauth/find-client.js';
+import { LAPSE_UNUSED_CLIENTS } from './oauth/lapse-unused-clients.js';
 import { GRANT_OF } from './oauth/grant-of.js';
 import { REGISTER_CLIENT } from './oauth/register-client.js';
 import { REPLACED_REFRESH } from './oauth/replaced-refresh.js';
@@ -108,6 +110,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   FIND_KEY_BY_HASH,
   INSERT_KEY,
   LIST_KEYS,
+  LIVE_KEY_HASHES,
   REVOKE_KEY,
   USER_EXISTS,
   ASSIGN_CELLS,
@@ -148,6 +151,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   DELETE_LAPSED_CLIENTS,
   DELETE_OLD_WINDOWS,
   FIND_CLIENT,
+  LAPSE_UNUSED_CLIENTS,
   GRANT_OF,
   REGISTER_CLIENT,
   REPLACED_REFRESH,

@@ -7,6 +7,7 @@ import { FIND_KEY_BY_HASH } from '../statements/keys/find-by-hash.js';
 import type { KeyRow } from '../statements/keys/key-row.js';
 import { INSERT_KEY } from '../statements/keys/insert-key.js';
 import { LIST_KEYS } from '../statements/keys/list-keys.js';
+import { LIVE_KEY_HASHES } from '../statements/keys/live-key-hashes.js';
 import { REVOKE_KEY } from '../statements/keys/revoke-key.js';
 import { USER_EXISTS } from '../statements/keys/user-exists.js';
 import { StatementRunner } from './statement-runner.js';
@@ -53,6 +54,10 @@ export class SqlKeyStore implements KeyStore {
 
   async list(): Promise<ApiKey[]> {
     return (await this.sql.run(LIST_KEYS, {})).map(toKey);
+  }
+
+  async liveKeyHashes(): Promise<string[]> {
+    return (await this.sql.run(LIVE_KEY_HASHES, {})).map((r) => r.token_sha256);
   }
 
   /** CockroachDB rows live in one of the database's regions; PostgreSQL has no such list. */

@@ -19,6 +19,7 @@ import { DELETE_EXPIRED_TOKENS } from '../statements/oauth/delete-expired-tokens
 import { DELETE_LAPSED_CLIENTS } from '../statements/oauth/delete-lapsed-clients.js';
 import { DELETE_OLD_WINDOWS } from '../statements/oauth/delete-old-windows.js';
 import { FIND_CLIENT } from '../statements/oauth/find-client.js';
+import { LAPSE_UNUSED_CLIENTS } from '../statements/oauth/lapse-unused-clients.js';
 import { GRANT_OF } from '../statements/oauth/grant-of.js';
 import { REGISTER_CLIENT } from '../statements/oauth/register-client.js';
 import { REPLACED_REFRESH } from '../statements/oauth/replaced-refresh.js';
@@ -54,6 +55,11 @@ export class SqlOAuthStore implements OAuthStore {
 
   async registerClient(client: OAuthClient): Promise<void> {
     await this.sql.run(REGISTER_CLIENT, { ...client, redirectUris: JSON.stringify(client.redirectUris) });
+  }
+
+  async lapseUnusedClients(clientIds: readonly string[], at: Date): Promise<number> {
+    if (clientIds.length === 0) return 0;
+    return (await this.sql.run(LAPSE_UNUSED_CLIENTS, { clientIds: [...clientIds], at })).length;
   }
 
   async findClient(clientId: string, at: Date): Promise<OAuthClient | undefined> {
