@@ -48,7 +48,13 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
     const lexical = inputs.terms.length > 0;
     // The lexical arm first: on PostgreSQL and PGlite the vector arm measures its candidates too.
     const ctes = lexical
-      ? [lexicalArm(p, kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind })), liveIn('m', kinds))]
+      ? [
+          lexicalArm(
+            p,
+            kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind })),
+            liveIn('m', kinds),
+          ),
+        ]
       : [];
     ctes.push(
       engine === 'cockroach'
