@@ -194,12 +194,13 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
           scope: context().alice,
           embedding: axis(0),
           terms: analyzer.terms('cluster 3 member 5'),
-          fusion: { ...FUSION, following: 0, cellRows: rows },
+          // Every memory ranked by the exact arm: clusters 1 to 3 lie at one distance from axis 0, ties broken by random ids.
+          fusion: { ...FUSION, depth: 64, following: 0, cellRows: rows },
           lexical: LEXICAL,
           farthest: NO_FLOOR,
           kinds: FACT,
           limit: 10,
-          candidates: FUSION.depth,
+          candidates: 64,
           now: T0,
         });
       const far = async (rows: number) => (await hybrid(rows)).find((m) => m.content === 'cluster 3 member 5');

@@ -39,7 +39,8 @@ export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: 
 /**
  * The lexical arm's candidates in a cell the vector arm does not read, with their distance
  * (cellsVectorArm): each read by primary key (`OFFSET 0` keeps it a read per candidate: joined
- * plainly, PostgreSQL without statistics hashed the user's whole partition against them).
+ * plainly, PostgreSQL without statistics hashed the user's whole partition against them), and none
+ * when no partition searched has cells (a one-time filter: small partitions pay nothing).
  */
 const lexicalNear = (p: Params<RecallInputs>) => sql`
           UNION ALL
@@ -50,7 +51,8 @@ const lexicalNear = (p: Params<RecallInputs>) => sql`
                             FROM memories AS c
                            WHERE c.region = ${p.scope.region} AND c.id = l.id
                           OFFSET 0) AS m
-           WHERE m.user_id = ${p.scope.userId}::uuid AND m.cell IS NOT NULL
+           WHERE EXISTS (SELECT 1 FROM near_cells)
+             AND m.user_id = ${p.scope.userId}::uuid AND m.cell IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM near_cells AS n WHERE n.kind = m.kind AND n.cell = m.cell)`;
 
 /**
