@@ -6,6 +6,7 @@ import { schemaDimensions } from '../../lambda/adapters/pg/schema/facts.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { type Representative, type RuntimeQuery, runtimeQueries } from './catalogue.js';
+import { cockroachSchemaVerdict } from './schema.js';
 import { seedRepresentative } from './seed.js';
 import { type PlanReport, renderReport, verifyPlans } from './verify.js';
 
@@ -14,7 +15,10 @@ export const USAGE = `usage: npm run verify:plan -- [--url URL [--seed] [--regio
 Runs EXPLAIN on every runtime query of the memory and key stores and fails unless each plan
 holds (docs/index-compatibility.md):
   CockroachDB  vector reads show "vector search", vector writes "vector mutation search",
-               and no memory or key query shows a FULL SCAN;
+               and no memory or key query shows a FULL SCAN; the batches read the index
+               they name, remember joins no index back; memories keyed (region, user_id,
+               kind, id), the old key kept as memories_id only, links referencing it
+               (SHOW INDEXES / SHOW CONSTRAINTS; decision 0098);
   PostgreSQL   per-user queries go through the (user_id, kind) index, none scans a user table.
 Every engine: ANN reads filter on the vector-index prefix (region, user_id, kind) and nothing else.
 
@@ -84,7 +88,11 @@ async function remote(options: Options & { url: string }, extra: readonly Runtim
     };
     const cleanup = options.seed ? await seedRepresentative(db, rep) : undefined;
     try {
-      return await verifyPlans(db, [...(await runtimeQueries(rep, db.engine)), ...extra]);
+      const report = await verifyPlans(db, [...(await runtimeQueries(rep, db.engine)), ...extra]);
+      if (db.engine !== 'cockroach') return report;
+      // CockroachDB: the layout decision 0098 asks a cluster to show, beside the plans.
+      const schema = await cockroachSchemaVerdict(db);
+      return { ...report, verdicts: [...report.verdicts, schema], ok: report.ok && schema.problems.length === 0 };
     } finally {
       await cleanup?.();
     }

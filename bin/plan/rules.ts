@@ -167,6 +167,10 @@ function cockroachProblems(expect: PlanExpectations, plan: Plan): string[] {
   if (expect.followingRead) problems.push(...followingProblems(plan.lines));
   if (expect.vectorMutation && !/vector mutation search/.test(text)) problems.push('no "vector mutation search"');
   if (!expect.fullScanAllowed && /FULL SCAN/.test(text)) problems.push('a FULL SCAN');
+  for (const index of [expect.cockroachIndex ?? []].flat()) {
+    if (!text.includes(`table: ${index}`)) problems.push(`no read of ${index}`);
+  }
+  if (expect.noIndexJoin && /•\s*index join/.test(text)) problems.push('an index join: rows read by key from another span');
   return problems;
 }
 

@@ -5,6 +5,7 @@ import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
 import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
@@ -32,7 +33,8 @@ import { loadable } from './loadable.js';
  * vector cells (decisions 0083, 0100). While it builds them, a probe recalls and remembers as
  * another user and the bench reports the probe's slowest call and the sweep's slowest statement:
  * how long a build can hold up other calls. Then the statistics are refreshed as a running server
- * would (PostgreSQL's autovacuum, PGlite's statistics timer), timed too. Hybrid reading every cell
+ * would (PostgreSQL's autovacuum, PGlite's statistics timer), timed too; on PGlite with the probe
+ * running again, and its longest statement printed (decision 0105). Hybrid reading every cell
  * (the exact arm) is timed as well, and the top-10 overlap of hybrid (and vector-only) with it is
  * reported. Prints partial medians as it goes, then the ratios the budget states.
  */
@@ -168,13 +170,10 @@ async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Pri
 }
 
 /**
- * The sweep the server runs on a timer, while a probe user recalls and remembers: the probe's
- * slowest call and median, and the sweep's slowest statement. On PGlite every call shares the one
- * session, so the probe waits for whatever statement the sweep is running.
+ * Runs `work` while a probe user recalls and remembers, and returns the probe's call times. On
+ * PGlite every call shares the one session, so the probe waits for whatever statement runs.
  */
-async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<void> {
-  const timed = new TimedSql(sql);
-  const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock);
+async function whileProbing(stores: MemoryStores, work: () => Promise<void>): Promise<number[]> {
   const probe: Principal = { userId: randomUUID(), region: REGION, agent: 'probe', keyId: randomUUID() };
   const services = memoryServices({
     stores,
@@ -184,9 +183,9 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
     rules: RULES,
   });
   const calls: number[] = [];
-  let sweeping = true;
+  let working = true;
   const probing = (async () => {
-    for (let i = 0; sweeping; i += 1) {
+    for (let i = 0; working; i += 1) {
       const t = performance.now();
       if (i % 2 === 0) {
         await services.curation.remember(
@@ -201,34 +200,70 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   })();
+  try {
+    await work();
+  } finally {
+    working = false;
+    await probing;
+  }
+  return calls;
+}
+
+const callsLine = (calls: number[]) =>
+  `other user's calls: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`;
+
+/**
+ * The sweep the server runs on a timer, while a probe user recalls and remembers: the probe's
+ * slowest call and median, and the sweep's slowest statement. Then the statistics refresh a
+ * running server would do (PostgreSQL's autovacuum, PGlite's statistics timer), with the probe
+ * again on PGlite: each of its statements, the longest, and the probe's slowest call.
+ */
+async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<void> {
+  const timed = new TimedSql(sql);
+  const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock);
   const t = performance.now();
-  const swept = await sweeper.run(REGION, {
-    batchSize: 500,
-    maxBatches: 1000,
-    onBatch: (step) => {
-      if (step.phase === 'cells' && step.count >= 2000) progress(`cells built for a partition of ${step.count} memories`);
-    },
+  let swept: Awaited<ReturnType<Sweeper['run']>> | undefined;
+  const calls = await whileProbing(stores, async () => {
+    swept = await sweeper.run(REGION, {
+      batchSize: 500,
+      maxBatches: 1000,
+      onBatch: (step) => {
+        if (step.phase === 'cells' && step.count >= 2000) progress(`cells built for a partition of ${step.count} memories`);
+      },
+    });
   });
-  sweeping = false;
-  await probing;
   progress(
-    `the sweep built the cells of ${swept.cells.built} partitions in ${((performance.now() - t) / 1000).toFixed(1)} s, ${timed.statements} statements`,
+    `the sweep built the cells of ${swept?.cells.built ?? 0} partitions in ${((performance.now() - t) / 1000).toFixed(1)} s, ${timed.statements} statements`,
   );
   console.log(
-    `  during the sweep: slowest statement ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name}); other user's calls: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`,
+    `  during the sweep: slowest statement ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name}); ${callsLine(calls)}`,
   );
-  // As a running server's tables are: PostgreSQL's autovacuum, PGlite's statistics timer (lambda/composition.ts).
   const s = performance.now();
   if (sql instanceof PgliteSqlClient) {
-    const refreshed = await sql.refreshStatistics();
+    const steps: string[] = [];
+    let longest = { ms: 0, statement: 'nothing' };
+    const refreshCalls = await whileProbing(stores, async () => {
+      await sql.refreshStatistics((statement, ms) => {
+        steps.push(`${statement} ${ms.toFixed(0)}`);
+        if (ms > longest.ms) longest = { ms, statement };
+      });
+    });
     console.log(
-      `  statistics refresh (PGlite's timer, ${refreshed.join(', ') || 'nothing'}): ${(performance.now() - s).toFixed(0)} ms`,
+      `  statistics refresh (PGlite's timer), ${(performance.now() - s).toFixed(0)} ms in all: ${steps.join(', ') || 'nothing'} (ms)`,
+    );
+    console.log(
+      `  during the refresh: longest statement ${longest.ms.toFixed(0)} ms (${longest.statement}); ${callsLine(refreshCalls)}`,
     );
   } else {
     await sql.exec('VACUUM ANALYZE');
     console.log(`  VACUUM ANALYZE (autovacuum's work on PostgreSQL): ${(performance.now() - s).toFixed(0)} ms`);
   }
 }
+
+/** The vector arm's first step (recall-arms.ts, `near_cells`): every cell of the partition, ordered by the query's distance to its centroid. */
+const CENTROID_SCAN = `SELECT c.cell, sum(c.members) OVER (ORDER BY c.centroid <=> $1::vector, c.cell
+                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+  FROM memory_cells AS c WHERE c.region = $2 AND c.user_id = $3::uuid AND c.kind = 'event' AND c.ready`;
 
 /** Shared ids of two top-10 lists, over the second's length. */
 const overlap = (a: readonly string[], b: readonly string[]) =>
@@ -284,6 +319,7 @@ async function measure(sql: SqlClient) {
     vector: [] as number[],
     exact: [] as number[],
     exactVector: [] as number[],
+    centroids: [] as number[],
   }));
   const overlaps = SIZES.map(() => ({ hybrid: [] as number[], vector: [] as number[] }));
   const summary = () =>
@@ -294,7 +330,9 @@ async function measure(sql: SqlClient) {
       exact: median(t.exact),
       hybridOverlap: mean(overlaps[i]?.hybrid ?? []),
       vectorOverlap: mean(overlaps[i]?.vector ?? []),
+      centroids: median(t.centroids),
     }));
+  const embedder = new LocalEmbedder(DIMENSIONS);
   const asked = [...questions.slice(0, 20), ...questions];
   for (const [i, query] of asked.entries()) {
     const found = SIZES.map(() => ({}) as Partial<Record<Arm, string[]>>);
@@ -304,6 +342,13 @@ async function measure(sql: SqlClient) {
       if (i >= 20) times[run.size]?.[run.arm].push(performance.now() - t);
       const at = found[run.size];
       if (at) at[run.arm] = hits.map((m) => m.id);
+    }
+    // The centroid scan alone (the first step of the vector arm, about √n rows), as recall orders the cells.
+    const vector = toVectorLiteral(await embedder.embed(query));
+    for (const [size, principal] of users.entries()) {
+      const t = performance.now();
+      await sql.query({ text: CENTROID_SCAN, values: [vector, REGION, principal.userId] });
+      if (i >= 20) times[size]?.centroids.push(performance.now() - t);
     }
     if (i >= 20) {
       for (const [s, f] of found.entries()) {
@@ -335,7 +380,7 @@ await engine.sql.exec(
 const results = await measure(engine.sql);
 for (const r of results) {
   console.log(
-    `  ${String(r.size).padStart(6)} memories in one partition: hybrid ${r.hybrid.toFixed(2)}  vector-only ${r.vector.toFixed(2)}  hybrid/vector ${(r.hybrid / r.vector).toFixed(2)}  hybrid reading every cell ${r.exact.toFixed(2)}  top-10 overlap with exact: hybrid ${(100 * r.hybridOverlap).toFixed(1)} %, vector-only ${(100 * r.vectorOverlap).toFixed(1)} %`,
+    `  ${String(r.size).padStart(6)} memories in one partition: hybrid ${r.hybrid.toFixed(2)}  vector-only ${r.vector.toFixed(2)}  hybrid/vector ${(r.hybrid / r.vector).toFixed(2)}  hybrid reading every cell ${r.exact.toFixed(2)}  top-10 overlap with exact: hybrid ${(100 * r.hybridOverlap).toFixed(1)} %, vector-only ${(100 * r.vectorOverlap).toFixed(1)} %; centroid scan alone ${r.centroids.toFixed(2)}`,
   );
 }
 const first = results[0];

@@ -184,6 +184,33 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       expect((await sweep()).cells).toEqual({ built: 0, dropped: 0, placed: 0 });
     });
 
+    test('a memory the lexical arm finds in a cell not read is ranked by the vector arm too, as in the exact arm', async () => {
+      if (noCells()) return;
+      await load(16);
+      await sweep();
+      // Near axis 0, in words only one memory of cluster 3 (far from the query, in a cell not read) holds.
+      const hybrid = (rows: number) =>
+        stores().curation.recall({
+          scope: context().alice,
+          embedding: axis(0),
+          terms: analyzer.terms('cluster 3 member 5'),
+          // Every memory ranked by the exact arm: clusters 1 to 3 lie at one distance from axis 0, ties broken by random ids.
+          fusion: { ...FUSION, depth: 64, following: 0, cellRows: rows },
+          lexical: LEXICAL,
+          farthest: NO_FLOOR,
+          kinds: FACT,
+          limit: 10,
+          candidates: 64,
+          now: T0,
+        });
+      const far = async (rows: number) => (await hybrid(rows)).find((m) => m.content === 'cluster 3 member 5');
+      const exact = await far(EVERY_CELL);
+      const probed = await far(1);
+      // First in the lexical arm, which alone gives 1 / (k + 1): the vector arm's part is there too, as in the exact arm.
+      expect(exact?.score).toBeGreaterThan(FUSION.lexicalWeight / (FUSION.k + 1));
+      expect(probed?.score).toBeGreaterThan(FUSION.lexicalWeight / (FUSION.k + 1));
+    });
+
     test('a partition that doubles gets its cells anew; one that halves below the size loses them', async () => {
       if (noCells()) return;
       await load(16);

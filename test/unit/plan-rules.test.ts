@@ -153,6 +153,40 @@ describe('CockroachDB plan rules', () => {
       cockroach(...HYBRID_READ.lines, ...BTREE_INSTEAD.lines),
       ['no read of memories@memories_origin_seq'],
     ],
+    [
+      'a region batch reading the index it names (decision 0098)',
+      'SELECT 1',
+      { cockroachIndex: 'memories@memories_id' },
+      cockroach(
+        '• update',
+        '└── • scan',
+        '      table: memories@memories_id',
+        "      spans: [/'eu-central-1'/'0b0e…' - /'eu-central-1']",
+        '      limit: 20',
+      ),
+      [],
+    ],
+    [
+      'a region batch walking the primary key instead',
+      'SELECT 1',
+      { cockroachIndex: 'memories@memories_id' },
+      DELETE_WITHOUT_INDEX,
+      ['no read of memories@memories_id'],
+    ],
+    [
+      'a remember whose partition is read whole from one span',
+      forgetIdsText(1),
+      { ...write, noIndexJoin: true },
+      VECTOR_WRITE,
+      [],
+    ],
+    [
+      'a remember whose partition read joins back to the primary key',
+      forgetIdsText(1),
+      { ...write, noIndexJoin: true },
+      cockroach(...VECTOR_WRITE.lines, ...BTREE_INSTEAD.lines),
+      ['an index join'],
+    ],
   ])('%s', (_label, sql, expectations, plan, problems) => {
     const found = planProblems(sql, expectations, plan);
     expect(found.length).toBe(problems.length);

@@ -7,6 +7,18 @@ import { send } from './sql/statement.js';
 import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
 
 /**
+ * The statistics target of the local engine's ANALYZE (PostgreSQL's default is 100): 300 × 30 rows
+ * sampled per table whatever its size, 30 most common values per column. At 100 the ANALYZE of a
+ * 50,000-memory table held the one session for well over 100 ms; at 10, `npm run verify:plan` saw
+ * recall's read of what follows a hit become a hash join over the user's origins in two runs of
+ * three (decision 0105).
+ */
+export const STATISTICS_SAMPLE = 30;
+
+const analyzeScript = (table: string) =>
+  `BEGIN; SET LOCAL default_statistics_target = ${STATISTICS_SAMPLE}; ANALYZE ${table}; COMMIT`;
+
+/**
  * PostgreSQL in WebAssembly, in this process: the local and test engine. Never bundled for Lambda.
  * Statements take fair turns by caller (`FairQueue`, decision 0063).
  */
@@ -38,17 +50,30 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   /**
-   * Vacuums and refreshes planner statistics of the tables that grew by a fifth since they were
-   * last analysed (PGlite runs no autovacuum): without statistics the planner reads a user's rows
+   * Refreshes planner statistics and vacuums the tables that grew by a fifth since they were last
+   * analysed (PGlite runs no autovacuum): without statistics the planner reads a user's rows
    * through region-wide indexes and remember slows down as everyone's data grows; without vacuum
    * the dead rows of every touch pile up and no index-only scan skips the heap. Cheap when
    * nothing grew: one catalog read comparing each table's size on disk with its recorded size.
-   * Returns the tables it refreshed.
+   * Each table's ANALYZE, then each table's VACUUM, is a statement of its own, so other callers
+   * take their turns in between (decision 0105); ANALYZE samples `STATISTICS_SAMPLE` × 300 rows,
+   * whatever the table's size. `onStep` hears each statement's duration. Returns the tables it refreshed.
    */
-  async refreshStatistics(): Promise<string[]> {
-    const grown = await send(this, STALE_STATISTICS, {});
-    for (const { table } of grown) await this.exec(`VACUUM (ANALYZE) ${table}`);
-    return grown.map((g) => g.table);
+  async refreshStatistics(onStep?: (statement: string, ms: number) => void): Promise<string[]> {
+    const grown = (await send(this, STALE_STATISTICS, {})).map((g) => g.table);
+    const step = async (statement: string, script: string) => {
+      const started = performance.now();
+      await this.exec(script);
+      onStep?.(statement, performance.now() - started);
+    };
+    for (const table of grown) await step(`ANALYZE ${table}`, analyzeScript(table));
+    for (const table of grown) await step(`VACUUM ${table}`, `VACUUM ${table}`);
+    return grown;
+  }
+
+  /** ANALYZE of one table as the statistics refresh runs it: from a small sample (decision 0105). */
+  async analyze(table: string): Promise<void> {
+    await this.exec(analyzeScript(table));
   }
 
   /** Refreshes statistics now and every `everyMs` while open (the timer never keeps the process alive). */

@@ -11,8 +11,9 @@
  * this off (the arms alone, for evaluation). On PostgreSQL and PGlite, the vector arm of a
  * partition that has cells ({@link VECTOR_CELLS}) reads its cells nearest the query until it has
  * read about `cellRows` memories (at most twice that), and every memory not yet in a cell, whatever
- * the partition's size (decision 0100); a number past the partition's size reads every cell, the
- * exact arm.
+ * the partition's size (decision 0100), and the lexical arm's candidates wherever their cell
+ * (decision 0105: what shares the query's words keeps its vector rank); a number past the
+ * partition's size reads every cell, the exact arm.
  */
 export const FUSION = {
   depth: 50,

@@ -20,6 +20,10 @@ export interface PlanExpectations {
    * its key, and `memories_cell` with the cell (or its absence) in every index condition.
    */
   readonly cellsRead?: boolean;
+  /** CockroachDB: the index (or every index) the plan must read, as `table@index` (decision 0098's VERIFY items). */
+  readonly cockroachIndex?: string | readonly string[];
+  /** CockroachDB: no index join, the rows read come whole from the span read (decision 0098). */
+  readonly noIndexJoin?: boolean;
   /** PostgreSQL: the index (or every index) the per-user part of the plan must go through. */
   readonly postgresIndex?: string | readonly string[];
   /** A full scan is the point (an admin listing, a walk of every row, a read of a few settings). */

@@ -64,6 +64,7 @@ export const INSERT_MEMORY = statement<InsertMemoryInputs, InsertMemoryRow>({
   name: 'curation/insert-memory',
   expects: (inputs) => ({
     vectorMutation: true,
+    noIndexJoin: true,
     postgresIndex: inputs.pinned ? ['memories_user_kind', 'memories_pinned'] : 'memories_user_kind',
   }),
   render: (p) => {

@@ -22,7 +22,7 @@ export interface MarkExpiringInputs {
  */
 export const MARK_EXPIRING = statement<MarkExpiringInputs, { walked: number; marked: number }>({
   name: 'maintenance/mark-expiring',
-  expects: { regionBatch: true, postgresIndex: 'memories_pkey' },
+  expects: { regionBatch: true, postgresIndex: 'memories_pkey', cockroachIndex: 'memories@memories_id' },
   render: (p) => sql`
 WITH page AS (
   SELECT m.id FROM memories AS m

@@ -23,7 +23,12 @@ export interface SweepExpiredInputs {
  */
 export const SWEEP_EXPIRED = statement<SweepExpiredInputs, { expired: number }>({
   name: 'maintenance/sweep-expired',
-  expects: { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_expiring' },
+  expects: {
+    vectorMutation: true,
+    regionBatch: true,
+    postgresIndex: 'memories_expiring',
+    cockroachIndex: 'memories@memories_expiring',
+  },
   render: (p) => {
     const cutoff = { cutoff: { set: p.expiredBefore } };
     const expired = predicate(EXPIRED, undefined, cutoff);

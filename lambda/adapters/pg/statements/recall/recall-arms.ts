@@ -37,6 +37,25 @@ export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: 
 ), ${liveRanked(p, live)}`;
 
 /**
+ * The lexical arm's candidates in a cell the vector arm does not read, with their distance
+ * (cellsVectorArm): each read by primary key (`OFFSET 0` keeps it a read per candidate: joined
+ * plainly, PostgreSQL without statistics hashed the user's whole partition against them), and none
+ * when no partition searched has cells (a one-time filter: small partitions pay nothing).
+ */
+const lexicalNear = (p: Params<RecallInputs>) => sql`
+          UNION ALL
+          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.distance
+            FROM lex_top AS l,
+                 LATERAL (SELECT c.id, c.user_id, c.kind, c.cell, c.pinned, c.last_useful_at,
+                                 c.embedding <=> ${p.embedding}::vector AS distance
+                            FROM memories AS c
+                           WHERE c.region = ${p.scope.region} AND c.id = l.id
+                          OFFSET 0) AS m
+           WHERE EXISTS (SELECT 1 FROM near_cells)
+             AND m.user_id = ${p.scope.userId}::uuid AND m.cell IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM near_cells AS n WHERE n.kind = m.kind AND n.cell = m.cell)`;
+
+/**
  * The vector arm on PostgreSQL and PGlite, exact over what it reads (decisions 0083, 0100): in each
  * partition that has cells, its cells nearest the query first, as long as the memories they hold
  * before them (each cell's kept count) stay under `cellRows` (materialized: a few rows per kind),
@@ -46,12 +65,15 @@ export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: 
  * (a small one) and, in one that has, what was written since the sweeper last placed memories. So
  * a partition with cells costs its centroids (about √n) and under `cellRows` memories plus one
  * cell's (about √n), whatever its size; a cell whose count is not known yet (0) is read without
- * counting.
+ * counting. With `lexical`, the lexical arm's candidates (`lex_top`, rendered before) that lie in
+ * a cell not read are measured too, by key (decision 0105): a memory that shares the query's words
+ * and lies near it is then ranked by the vector arm wherever its cell, at `candidates` point reads.
  */
 export const cellsVectorArm = (
   p: Params<RecallInputs>,
   prefixes: SqlFragment,
   live: SqlFragment,
+  lexical = false,
 ) => sql`near_cells AS MATERIALIZED (
   SELECT c.kind, c.cell
     FROM (SELECT c.kind, c.cell,
@@ -71,7 +93,7 @@ export const cellsVectorArm = (
                  LATERAL (SELECT c.id, c.kind, c.pinned, c.last_useful_at, c.embedding <=> ${p.embedding}::vector AS distance
                             FROM memories AS c
                            WHERE c.region = ${p.scope.region} AND c.user_id = ${p.scope.userId}::uuid AND c.kind = n.kind AND c.cell = n.cell
-                          OFFSET 0) AS m) AS v
+                          OFFSET 0) AS m${lexical ? lexicalNear(p) : sql``}) AS v
    ORDER BY v.distance
    LIMIT ${p.candidates}::int4
 ), ${liveRanked(p, live)}`;

@@ -45,14 +45,26 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
   render: (p, inputs, engine) => {
     const kinds = kindsParams(inputs.kinds);
     const prefixes = partitionList(p.scope, kinds.names);
-    const arm = engine === 'cockroach' ? vectorArm : cellsVectorArm;
-    const ctes = [arm(p, prefixes, liveIn('v', kinds))];
+    const lexical = inputs.terms.length > 0;
+    // The lexical arm first: on PostgreSQL and PGlite the vector arm measures its candidates too.
+    const ctes = lexical
+      ? [
+          lexicalArm(
+            p,
+            kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind })),
+            liveIn('m', kinds),
+          ),
+        ]
+      : [];
+    ctes.push(
+      engine === 'cockroach'
+        ? vectorArm(p, prefixes, liveIn('v', kinds))
+        : cellsVectorArm(p, prefixes, liveIn('v', kinds), lexical),
+    );
     const parts = [
       sql`SELECT id, ${fusedPart(p, sql`${p.fusion.vectorWeight}`)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
     ];
-    if (inputs.terms.length > 0) {
-      const partitions = kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind }));
-      ctes.push(lexicalArm(p, partitions, liveIn('m', kinds)));
+    if (lexical) {
       parts.push(sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, TRUE AS related FROM lexical_arm`);
     }
     const { region, userId } = p.scope;
