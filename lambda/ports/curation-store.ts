@@ -63,7 +63,10 @@ export interface InsertPlan {
   readonly frequencies?: readonly number[];
   readonly pinned: boolean;
   readonly source: Source;
-  /** The memory the judge said this one contradicts: both get linked, and the ceiling spares it. */
+  /**
+   * The memory the judge said this one contradicts: this one supersedes it (policy/supersession.ts),
+   * both get linked, and this write's ceiling spares it.
+   */
   readonly conflictsWith: string | undefined;
   readonly ceiling: number;
   readonly pinLimit: number;
@@ -120,6 +123,8 @@ export interface RecallQuery {
   readonly limit: number;
   /** Rows asked of the vector search so that expiry checks on the returned rows cannot starve the result. */
   readonly candidates: number;
+  /** Also return superseded memories, each ranked after every current one (policy/supersession.ts). */
+  readonly includeSuperseded?: boolean;
   readonly now: Date;
 }
 

@@ -134,9 +134,12 @@ export class InMemoryCurationStore implements CurationStore {
       const stale = rows.filter((m) => !isLive(m, plan.expiredBefore) && m.fingerprint !== plan.fingerprint);
       this.expire(stale, plan.expiredBefore, now);
     }
-    if (plan.conflictsWith && this.state.memories.has(plan.conflictsWith)) {
-      this.state.link(plan.id, plan.conflictsWith);
-      this.state.link(plan.conflictsWith, plan.id);
+    const replaced = plan.conflictsWith ? this.state.own(scope, plan.conflictsWith) : undefined;
+    if (replaced && replaced.kind === kind) {
+      this.state.link(plan.id, replaced.id);
+      this.state.link(replaced.id, plan.id);
+      replaced.supersededBy = plan.id;
+      replaced.supersededAt = now;
     }
     return { status: 'inserted', id: plan.id, evicted: eviction.victims.length };
   }

@@ -25,11 +25,11 @@ export interface RememberInput {
 export interface RememberResult {
   readonly id: string;
   readonly kind: string;
-  readonly outcome: 'stored' | 'merged' | 'conflict';
+  readonly outcome: 'stored' | 'merged' | 'superseded';
   /** On `merged`: the existing memory that absorbed this restatement. */
   readonly mergedInto?: string;
-  /** On `conflict`: the memory the judge said this one contradicts. */
-  readonly conflictsWith?: string;
+  /** On `superseded`: the memory the judge said this one contradicts, which this one now replaces. */
+  readonly supersedes?: string;
   /** Memories evicted to keep the kind under its ceiling. */
   readonly evicted: number;
   /** How the duplicate check decided: exact restatement, the judge's answer, or no neighbour to ask about. */
@@ -159,7 +159,7 @@ export class Remember {
         frequencies: [...draft.terms.values()],
         pinned: draft.input.pinned ?? false,
         source: draft.source,
-        conflictsWith: decision.conflictsWith,
+        conflictsWith: decision.supersedes,
         ceiling: draft.rule.ceiling,
         pinLimit: this.deps.rules.pinLimit,
         sourcesKept: LIMITS.sourcesKept,
@@ -178,8 +178,8 @@ export class Remember {
       case 'expired_twin':
         return undefined;
       case 'inserted': {
-        const outcome = decision.conflictsWith ? 'conflict' : 'stored';
-        return { id, kind, outcome, conflictsWith: decision.conflictsWith, evicted: inserted.evicted, judge: decision.verdict };
+        const outcome = decision.supersedes ? 'superseded' : 'stored';
+        return { id, kind, outcome, supersedes: decision.supersedes, evicted: inserted.evicted, judge: decision.verdict };
       }
     }
   }

@@ -57,7 +57,7 @@ function calendarTime(v: unknown): v is string {
   const t = Date.parse(v);
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === v.slice(0, 19);
 }
-const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate'];
+const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate', 'superseded'];
 
 /** Reads one field of an object of the file, naming where it is when it is wrong. */
 class Reader {
@@ -166,6 +166,9 @@ function memoryIn(at: string, value: unknown, rules: CurationRules, latest: numb
     origin: r.text('origin', { chars: LIMITS.originChars }, true),
     restatedBy: r.list('restatedBy', LIMITS.sourcesKept).map((s, i) => sourceIn(`${at}.restatedBy[${i}]`, s, latest)),
     conflicts,
+    // Supersession is not carried across an import: every imported memory is current.
+    supersededBy: null,
+    supersedes: [],
   };
 }
 

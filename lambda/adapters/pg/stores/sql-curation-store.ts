@@ -53,6 +53,7 @@ export function recallInputs(query: RecallQuery, touch: boolean): RecallInputs {
     },
     lexical: query.lexical,
     touch,
+    includeSuperseded: query.includeSuperseded ?? false,
   };
 }
 
