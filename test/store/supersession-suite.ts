@@ -123,4 +123,36 @@ export function supersessionStoreTests(context: () => SupersessionSuiteContext):
       ['stale but current', null],
     ]);
   });
+
+  test('the sweeper deletes a superseded memory once its grace period is over, journaled as superseded and without content', async () => {
+    const { curation, maintenance } = context().harness.stores;
+    const region = context().alice.region;
+    const older = await insert({ content: 'the door code is 4411', embedding: axis(0) }, T0);
+    const newer = await insert({ content: 'the door code is 9021', embedding: lean(0, 1, 0.2), conflictsWith: older }, at(100));
+
+    expect(await maintenance.sweepSuperseded(region, 'fact', at(100), 10, at(200))).toEqual({ deleted: 0, settled: 0 });
+    expect(await maintenance.sweepSuperseded(region, 'fact', at(101), 10, at(200))).toEqual({ deleted: 1, settled: 0 });
+
+    expect((await context().harness.inspect.memories()).map((m) => m.id)).toEqual([newer]);
+    const { lines } = await curation.journal(context().alice, 10, undefined);
+    expect(lines).toEqual([{ at: at(200), kind: 'fact', rule: 'superseded', ageSeconds: 200, recallCount: 0 }]);
+    expect(seen(await recall(at(300)))).toEqual([{ content: 'the door code is 9021', supersededBy: null, supersedes: [] }]);
+  });
+
+  test('the sweeper spares a memory whose replacement was forgotten, and a pinned superseded one', async () => {
+    const { curation, maintenance } = context().harness.stores;
+    const region = context().alice.region;
+    const back = await insert({ content: 'the wifi is blue', embedding: axis(0) }, T0);
+    const forgotten = await insert({ content: 'the wifi is red', embedding: lean(0, 1, 0.2), conflictsWith: back }, at(1));
+    const kept = await insert({ content: 'lunch is at noon', embedding: axis(1), pinned: true }, at(2));
+    await insert({ content: 'lunch is at one', embedding: lean(1, 2, 0.2), conflictsWith: kept }, at(3));
+    await curation.forgetIds(context().alice, [forgotten], []);
+
+    const swept = await maintenance.sweepSuperseded(region, 'fact', at(10), 10, at(20));
+    expect(swept.deleted).toBe(0);
+    expect((await context().harness.inspect.memories()).map((m) => m.id)).toEqual(expect.arrayContaining([back, kept]));
+    expect((await curation.journal(context().alice, 10, undefined)).lines).toEqual([]);
+    // A second walk finds nothing left to settle: every picked row left it.
+    expect(await maintenance.sweepSuperseded(region, 'fact', at(10), 10, at(30))).toEqual({ deleted: 0, settled: 0 });
+  });
 }
