@@ -41,11 +41,23 @@ export interface NeighbourQuery {
   readonly expiredBefore: Date | null;
   /** Rows asked of the vector search so that expired ones cannot hide the nearest live one. */
   readonly candidates: number;
+  /** How many of the nearest current memories to return for the judge (policy/supersession.ts); 1 when absent. */
+  readonly judged?: number;
 }
 
-/** The nearest live neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
+/** A memory the judge may be asked about: one of the nearest current ones of the kind. */
+export interface Neighbour {
+  readonly id: string;
+  readonly content: string;
+  readonly distance: number;
+}
+
+/** The nearest current (live, not superseded) neighbours and the exact restatement (same fingerprint) of a new memory, if any. */
 export interface Neighbours {
-  readonly nearest: { readonly id: string; readonly content: string; readonly distance: number } | undefined;
+  /** The nearest of `candidates`. */
+  readonly nearest: Neighbour | undefined;
+  /** Up to `judged` nearest current memories, nearest first. */
+  readonly candidates: readonly Neighbour[];
   /** `live` false: the restatement's memory has expired and awaits removal; it must not absorb anything. */
   readonly exact: { readonly id: string; readonly live: boolean } | undefined;
 }

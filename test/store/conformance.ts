@@ -130,7 +130,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(near.exact).toBeDefined();
       expect(
         await curation.neighbours({ scope: bob, kind: 'event', embedding: axis(2), fingerprint: 'x', ...NO_EXPIRY }),
-      ).toEqual({ nearest: undefined, exact: undefined });
+      ).toEqual({ nearest: undefined, candidates: [], exact: undefined });
     });
 
     test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {
@@ -750,6 +750,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
           }),
         ).toEqual({
           nearest: undefined,
+          candidates: [],
           exact: { id: expect.any(String), live: false },
         });
         expect(await curation.expirePartition(alice, 'session', at(5), at(15))).toBe(1);

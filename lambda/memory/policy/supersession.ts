@@ -13,6 +13,25 @@ import { superseded } from './condition.js';
 /** A newer memory replaced it, and that memory still exists. */
 export const SUPERSEDED = superseded;
 
+/**
+ * How many of the nearest current memories of the kind the judge may be asked about per remember:
+ * an update is often not the nearest memory (other facts about the same person sit closer). The
+ * judge is asked about them nearest first, and the first `same` or `contradicts` ends the asking,
+ * so a remember costs at most this many model calls. The nearest is always asked (as before
+ * supersession); the others only within the embedder's relevance distance (`unrelatedBeyond`,
+ * calibrated on dev for the recall floor, policy/floor.ts), so an unrelated fact is never asked about.
+ */
+export const JUDGED_CANDIDATES = 3;
+
+/** The memories the judge is asked about, nearest first: the nearest, then the next ones within `unrelatedBeyond`. */
+export const judgedCandidates = <C extends { readonly distance: number }>(
+  nearestFirst: readonly C[],
+  unrelatedBeyond: number | undefined,
+): C[] =>
+  nearestFirst
+    .slice(0, JUDGED_CANDIDATES)
+    .filter((c, i) => i === 0 || unrelatedBeyond === undefined || c.distance <= unrelatedBeyond);
+
 /** How long a superseded memory is kept when its kind says nothing: seven days. */
 export const SUPERSEDED_GRACE_SECONDS = 7 * 24 * 3600;
 
