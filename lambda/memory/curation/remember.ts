@@ -119,7 +119,8 @@ export class Remember {
       embedding: draft.embedding,
       fingerprint: draft.fingerprint,
       expiredBefore: expiredBefore(draft.rule, this.deps.clock.now()),
-      candidates: recallCandidates(this.deps.rules, [draft.input.kind], JUDGED_CANDIDATES),
+      // Superseded memories (at most the ceiling's worth) must not hide the current ones either.
+      candidates: recallCandidates(this.deps.rules, [draft.input.kind], JUDGED_CANDIDATES) + draft.rule.ceiling,
       judged: JUDGED_CANDIDATES,
     });
     if (near.exact?.live) return { ...exactRestatement(near.exact.id), expiredTwin: false };
