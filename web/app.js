@@ -488,10 +488,9 @@ function memoryCard(m, { actions = true } = {}) {
   if (!actions) return item;
   const row = el('div', undefined, 'row actions');
   for (const id of m.conflicts ?? []) {
-    const label = id === m.supersededBy ? 'Replaced by' : (m.supersedes ?? []).includes(id) ? 'Replaces' : 'Compare';
-    const b = button(label, () => guarded(() => compare(m, id)), 'small');
-    const relation = label === 'Compare' ? '' : ` (${label.toLowerCase()})`;
-    b.setAttribute('aria-label', `Compare with the memory it contradicts${relation}: ${m.content.slice(0, 60)}`);
+    // The card's tag says which side of a supersession it is ("replaced by a newer memory").
+    const b = button('Compare', () => guarded(() => compare(m, id)), 'small');
+    b.setAttribute('aria-label', `Compare with the memory it contradicts: ${m.content.slice(0, 60)}`);
     row.append(b);
   }
   row.append(pinButton(m));
