@@ -566,7 +566,9 @@ function memoryCard(m, { actions = true } = {}) {
   const who = el('p', undefined, 'meta');
   who.append(el('span', m.kind, 'tag'));
   if (m.pinned) who.append(' ', el('span', 'pinned', 'tag pinned'));
-  if (m.conflicts?.length) who.append(' ', el('span', 'conflict', 'tag conflict'));
+  if (m.supersededBy) who.append(' ', el('span', 'replaced by a newer memory', 'tag conflict'));
+  else if (m.supersedes?.length) who.append(' ', el('span', 'replaces an earlier memory', 'tag'));
+  else if (m.conflicts?.length) who.append(' ', el('span', 'conflict', 'tag conflict'));
   who.append(' by ', userText('bdi', m.agent), ' · ', userText('bdi', m.client));
   if (m.origin) who.append(' · from ', userText('bdi', m.origin));
   const when = el('p', undefined, 'meta');
@@ -597,6 +599,7 @@ function memoryCard(m, { actions = true } = {}) {
   if (!actions) return item;
   const row = el('div', undefined, 'row actions');
   for (const id of m.conflicts ?? []) {
+    // The card's tag says which side of a supersession it is ("replaced by a newer memory").
     const b = button('Compare', () => guarded(() => compare(m, id)), 'small');
     b.setAttribute('aria-label', `Compare with the memory it contradicts: ${m.content.slice(0, 60)}`);
     row.append(b);
@@ -1003,7 +1006,9 @@ function setRange(range) {
 function why(list, i, kind) {
   const m = list[i];
   const before = list[i - 1];
+  if (m.supersededBy) return 'Superseded by a newer memory: superseded memories go first, then after their grace period.';
   if (!before) return `First to go: the least recently useful unpinned ${kind} memory.`;
+  if (before.supersededBy) return `First current memory in line: the least recently useful unpinned ${kind} memory.`;
   if (before.lastUsefulAt === m.lastUsefulAt) return 'Last useful at the same instant as the one above: the tie goes by id.';
   return 'Goes after the one above: it was useful more recently.';
 }

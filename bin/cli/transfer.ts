@@ -8,7 +8,12 @@ import { MAX_BODY_BYTES } from '../../lambda/http/request-body.js';
 import type { ImportProgress, ImportReport } from '../../lambda/memory/transfer/importer.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import { type JournalLineJson, journalLineJson, type MemoryJson, memoryJson } from '../../lambda/memory/memory-json.js';
-import { TRANSFER_FORMAT, TRANSFER_VERSION, type TransferDocument } from '../../lambda/memory/transfer/transfer-file.js';
+import {
+  TRANSFER_FORMAT,
+  TRANSFER_VERSION,
+  type TransferDocument,
+  transferMemory,
+} from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
 import { fetchJson, fileProblem } from './failures.js';
 import { withContainer } from './open.js';
@@ -163,7 +168,7 @@ export async function exportCommand(
   file: string | undefined,
 ): Promise<void> {
   await withTarget(t, config, flags, async (target) => {
-    const memories = (await everyPage(target, 'memories')) as MemoryJson[];
+    const memories = ((await everyPage(target, 'memories')) as MemoryJson[]).map(transferMemory);
     const journal = (await everyPage(target, 'journal')) as JournalLineJson[];
     const doc: TransferDocument = {
       format: TRANSFER_FORMAT,

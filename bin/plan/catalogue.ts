@@ -326,6 +326,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     // REGION_BATCH of the seed's thousands): planned as they would be there, by index probes
     // under a LIMIT rather than one scan of the region (decision 0098).
     ['sweep expired', () => stores.maintenance.sweepExpired(rep.region, 'session', hour(24), REGION_BATCH, rep.now)],
+    ['sweep superseded', () => stores.maintenance.sweepSuperseded(rep.region, 'fact', hour(24 * 7), REGION_BATCH, rep.now)],
     ['trim journal', () => stores.maintenance.trimJournal(rep.region, hour(24 * 30), REGION_BATCH)],
     // Where the walk stopped, then one step of it that records where it stops next.
     ['mark a kind that gained a TTL', () => stores.maintenance.markExpiring(rep.region, 'session', REGION_BATCH), 2],

@@ -16,7 +16,7 @@ export interface Recalled {
 export interface Remembered {
   readonly id: string;
   readonly kind: string;
-  readonly outcome: 'stored' | 'merged' | 'conflict';
+  readonly outcome: 'stored' | 'merged' | 'superseded';
   readonly evicted: number;
 }
 

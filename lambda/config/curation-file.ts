@@ -13,6 +13,8 @@ const kindSchema = z.strictObject({
   ceiling: z.number().int().min(1).max(100_000),
   ttl: duration.nullable().optional(),
   dedup: z.boolean().optional(),
+  /** How long a superseded memory of the kind is kept (policy/supersession.ts); seven days when absent. */
+  superseded_grace: duration.optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -61,6 +63,7 @@ export function parseCuration(text: string, label: string): CurationRules {
             ceiling: rule.ceiling,
             ttlSeconds: rule.ttl ? (parseDuration(rule.ttl) ?? null) : null,
             ...(rule.dedup === false ? { dedup: false } : {}),
+            ...(rule.superseded_grace ? { supersededGraceSeconds: parseDuration(rule.superseded_grace) } : {}),
           },
         ]),
       )

@@ -30,6 +30,7 @@ export function curationFileOf(rules: CurationRules): Record<string, unknown> {
           ceiling: r.ceiling,
           ttl: r.ttlSeconds === null ? null : `${r.ttlSeconds}s`,
           ...(r.dedup === false ? { dedup: false } : {}),
+          ...(r.supersededGraceSeconds === undefined ? {} : { superseded_grace: `${r.supersededGraceSeconds}s` }),
         },
       ]),
     ),

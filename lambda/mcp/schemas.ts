@@ -34,13 +34,18 @@ export const recalledSchema = z.object({
   agent: z.string().describe('the key name that wrote it'),
   client: z.string().describe('the MCP client name/version that wrote it'),
   restated_by: z.array(sourceSchema).describe('latest restatements, newest first'),
-  conflicts: z.array(z.string()).describe('ids of memories the judge said contradict this one'),
+  conflicts: z.array(z.string()).describe('ids of memories the judge said contradict this one, either way of a supersession'),
+  superseded_by: z
+    .string()
+    .nullable()
+    .describe('the newer memory that replaced this one (only with include_superseded); null when current'),
+  supersedes: z.array(z.string()).describe('ids of earlier memories this one replaced'),
 });
 
 export const journalLineSchema = z.object({
   at: z.string(),
   kind: z.string(),
-  rule: z.enum(['ceiling', 'expiry', 'duplicate']),
+  rule: z.enum(['ceiling', 'expiry', 'duplicate', 'superseded']),
   age_s: z.number().int(),
   recall_count: z.number().int(),
 });

@@ -29,6 +29,8 @@ export interface MemoryJson {
   readonly origin: string | null;
   readonly restatedBy: readonly SourceJson[];
   readonly conflicts: readonly string[];
+  readonly supersededBy: string | null;
+  readonly supersedes: readonly string[];
 }
 
 /** A journal line: what was removed or merged, and why; never content. */
@@ -60,6 +62,8 @@ export function memoryJson(m: Memory): MemoryJson {
     origin: m.source.origin,
     restatedBy: m.restatedBy.map(sourceJson),
     conflicts: [...m.conflicts],
+    supersededBy: m.supersededBy,
+    supersedes: [...m.supersedes],
   };
 }
 

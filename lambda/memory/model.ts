@@ -33,6 +33,8 @@ export interface KindRule {
   readonly ttlSeconds: number | null;
   /** False turns duplicate merging off for the kind (append-only, e.g. for raw event logs); default true. */
   readonly dedup?: boolean;
+  /** Seconds a superseded memory is kept after it was replaced, then deleted; default SUPERSEDED_GRACE_SECONDS. */
+  readonly supersededGraceSeconds?: number;
 }
 
 /** The curation rules in force: the readable policy of what is kept and what is dropped. */
@@ -54,8 +56,12 @@ export interface Memory {
   readonly source: Source;
   /** The latest sources that restated this memory, newest first (bounded). */
   readonly restatedBy: readonly Source[];
-  /** Ids of memories the judge said contradict this one. */
+  /** Ids of memories the judge said contradict this one (either way of a supersession). */
   readonly conflicts: readonly string[];
+  /** The memory that replaced this one (policy/supersession.ts), while it exists; null when current. */
+  readonly supersededBy: string | null;
+  /** The memories this one replaced, sorted: what an update retired. */
+  readonly supersedes: readonly string[];
 }
 
 export interface RecalledMemory extends Memory {
@@ -65,7 +71,7 @@ export interface RecalledMemory extends Memory {
   readonly score: number;
 }
 
-export type JournalRule = 'ceiling' | 'expiry' | 'duplicate';
+export type JournalRule = 'ceiling' | 'expiry' | 'duplicate' | 'superseded';
 
 /** One automatic loss, explained without anything that could be joined back to content. */
 export interface JournalLine {

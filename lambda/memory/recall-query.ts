@@ -15,6 +15,8 @@ export interface RecallInput {
   readonly query: string;
   readonly kinds?: readonly string[];
   readonly limit?: number;
+  /** Also return memories a newer one superseded (policy/supersession.ts), after the current ones. */
+  readonly includeSuperseded?: boolean;
 }
 
 export interface RecallPlannerDeps {
@@ -58,6 +60,7 @@ export class RecallPlanner {
       kinds: searched,
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),
+      includeSuperseded: input.includeSuperseded ?? false,
       now,
     };
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../memory/errors.js';
 import { canonicalId } from '../memory/ids.js';
 import { journalLineJson, memoryJson } from '../memory/memory-json.js';
+import { transferMemory } from '../memory/transfer/transfer-file.js';
 import type { Principal, RecalledMemory } from '../memory/model.js';
 import { outcomeOf } from '../memory/outcome.js';
 import type { MemoryServices } from '../memory/services.js';
@@ -139,7 +140,8 @@ const ROUTES: Record<string, Route> = {
   },
   'GET export/memories': async (s, p, q) => {
     const page = await s.transfer.exportMemories(p, text(q, 'cursor'));
-    return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null };
+    // The file's format leaves supersession out (decision 0107).
+    return { memories: page.memories.map((m) => transferMemory(memoryJson(m))), nextCursor: page.nextCursor ?? null };
   },
   'GET export/journal': async (s, p, q) => {
     const page = await s.transfer.exportJournal(p, text(q, 'cursor'));

@@ -41,11 +41,23 @@ export interface NeighbourQuery {
   readonly expiredBefore: Date | null;
   /** Rows asked of the vector search so that expired ones cannot hide the nearest live one. */
   readonly candidates: number;
+  /** How many of the nearest current memories to return for the judge (policy/supersession.ts); 1 when absent. */
+  readonly judged?: number;
 }
 
-/** The nearest live neighbour and the exact restatement (same fingerprint) of a new memory, if any. */
+/** A memory the judge may be asked about: one of the nearest current ones of the kind. */
+export interface Neighbour {
+  readonly id: string;
+  readonly content: string;
+  readonly distance: number;
+}
+
+/** The nearest current (live, not superseded) neighbours and the exact restatement (same fingerprint) of a new memory, if any. */
 export interface Neighbours {
-  readonly nearest: { readonly id: string; readonly content: string; readonly distance: number } | undefined;
+  /** The nearest of `candidates`. */
+  readonly nearest: Neighbour | undefined;
+  /** Up to `judged` nearest current memories, nearest first. */
+  readonly candidates: readonly Neighbour[];
   /** `live` false: the restatement's memory has expired and awaits removal; it must not absorb anything. */
   readonly exact: { readonly id: string; readonly live: boolean } | undefined;
 }
@@ -63,7 +75,10 @@ export interface InsertPlan {
   readonly frequencies?: readonly number[];
   readonly pinned: boolean;
   readonly source: Source;
-  /** The memory the judge said this one contradicts: both get linked, and the ceiling spares it. */
+  /**
+   * The memory the judge said this one contradicts: this one supersedes it (policy/supersession.ts),
+   * both get linked, and this write's ceiling spares it.
+   */
   readonly conflictsWith: string | undefined;
   readonly ceiling: number;
   readonly pinLimit: number;
@@ -120,6 +135,8 @@ export interface RecallQuery {
   readonly limit: number;
   /** Rows asked of the vector search so that expiry checks on the returned rows cannot starve the result. */
   readonly candidates: number;
+  /** Also return superseded memories, each ranked after every current one (policy/supersession.ts). */
+  readonly includeSuperseded?: boolean;
   readonly now: Date;
 }
 

@@ -6,9 +6,21 @@ import type { Scope } from '../memory/model.js';
  * cells of large partitions kept (decision 0083; none on an engine whose vector index reads by
  * prefix).
  */
+/** One batch of the superseded sweep: memories deleted, and memories that only left the walk (pinned, or current again). */
+export interface SweptSuperseded {
+  readonly deleted: number;
+  readonly settled: number;
+}
+
 export interface MaintenanceStore {
   /** Deletes one bounded batch of a region's expired memories of one kind, journaling each (rule `expiry`). */
   sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number>;
+  /**
+   * Deletes one bounded batch of a region's superseded memories of one kind superseded before the
+   * cutoff (their grace period is over), journaling each (rule `superseded`); a picked memory that
+   * is pinned or current again only leaves the walk. Returns how many were deleted.
+   */
+  sweepSuperseded(region: string, kind: string, supersededBefore: Date, batch: number, now: Date): Promise<SweptSuperseded>;
   /** Deletes one bounded batch of a region's journal lines older than the cutoff. */
   trimJournal(region: string, olderThan: Date, batch: number): Promise<number>;
   /**

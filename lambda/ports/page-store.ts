@@ -103,4 +103,6 @@ export interface NextToGo {
   readonly content: string;
   readonly lastUsefulAt: Date;
   readonly recallCount: number;
+  /** Why it goes first: the memory that replaced it (policy/supersession.ts); null when it is current. */
+  readonly supersededBy: string | null;
 }

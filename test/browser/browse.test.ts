@@ -200,13 +200,15 @@ if (browser) {
   test('next to go says why each goes where it does, ties included; expiring ones say when', async () => {
     await view(page, 'Next to go', '#next [data-kind="fact"] .evict li');
     const reasons = await page.locator('#next [data-kind="fact"] .evict li .why').allTextContents();
-    expect(reasons[0]).toContain('First to go: the least recently useful unpinned fact memory.');
-    expect(reasons[1]).toContain('Last useful at the same instant as the one above: the tie goes by id.');
-    expect(reasons[2]).toContain('Goes after the one above: it was useful more recently.');
+    // The design review the later email superseded goes first (decision 0107), then the current ones.
+    expect(reasons[0]).toContain('Superseded by a newer memory');
+    expect(reasons[1]).toContain('First current memory in line: the least recently useful unpinned fact memory.');
+    expect(reasons[2]).toContain('Last useful at the same instant as the one above: the tie goes by id.');
+    expect(reasons[3]).toContain('Goes after the one above: it was useful more recently.');
     const ids = await page
       .locator('#next [data-kind="fact"] .evict li')
       .evaluateAll((items) => items.map((i) => i.getAttribute('data-id')));
-    expect([ids[0], ids[1]]).toEqual([ids[0], ids[1]].sort());
+    expect([ids[1], ids[2]]).toEqual([ids[1], ids[2]].sort());
     const expiring = await page.locator('#next [data-kind="session"] .expiring li').allTextContents();
     expect(expiring.length).toBe(2);
     for (const text of expiring) expect(text).toMatch(/expires in \d+ hours/);

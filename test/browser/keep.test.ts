@@ -106,12 +106,26 @@ if (browser) {
     expect((await row(FACTS[1]!))?.pinned).toBe(false);
   });
 
-  test('a pinned memory is kept by the same rules the tools follow: the ceiling takes an unpinned one instead', async () => {
+  test('a pinned memory is kept by the same rules the tools follow: the ceiling takes a superseded one first, then an unpinned one', async () => {
     const { structuredContent } = await call<{ outcome: string; evicted: number }>(client, 'remember', {
       content: 'The night market closes at eleven.',
       kind: 'fact',
     });
     expect([structuredContent.outcome, structuredContent.evicted]).toEqual(['stored', 1]);
+    expect(await row(FACTS[0]!)).toBeDefined();
+    // REVIEW_B superseded REVIEW_A (decision 0107): the superseded memory goes first.
+    expect(await row(REVIEW_A)).toBeUndefined();
+    // The review moves back: the new statement supersedes REVIEW_B, and the ceiling takes the least recently useful unpinned one.
+    const back = await call<{ id: string; outcome: string; supersedes: string; evicted: number }>(client, 'remember', {
+      content: REVIEW_A,
+      kind: 'fact',
+    });
+    expect([back.structuredContent.outcome, back.structuredContent.supersedes, back.structuredContent.evicted]).toEqual([
+      'superseded',
+      ids.get(REVIEW_B),
+      1,
+    ]);
+    ids.set(REVIEW_A, back.structuredContent.id);
     expect(await row(FACTS[0]!)).toBeDefined();
     expect(await row(FACTS[1]!)).toBeUndefined();
   });
@@ -124,7 +138,11 @@ if (browser) {
     await page.locator('#status', { hasText: 'Unpinned' }).waitFor();
     expect((await row(FACTS[0]!))?.pinned).toBe(false);
     await view(page, 'Next to go', '#next [data-kind="fact"] .evict li');
-    const first = page.locator('#next [data-kind="fact"] .evict li').first();
+    const line = page.locator('#next [data-kind="fact"] .evict li');
+    // The superseded memory is first in line and says why; then the least recently useful.
+    expect(await line.first().getAttribute('data-id')).toBe(ids.get(REVIEW_B));
+    expect(await line.first().locator('.why').textContent()).toContain('Superseded by a newer memory');
+    const first = line.nth(1);
     const id = await first.getAttribute('data-id');
     expect(id).toBe(ids.get(FACTS[0]!));
     await first.getByRole('button', { name: /^Pin:/ }).click();

@@ -12,6 +12,10 @@ import { type MemoryServices, memoryServices } from '../../lambda/memory/service
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import { ManualClock } from '../support/clock.js';
 import { CurationModel, type ModelLine } from './curation-model.js';
+import { storedVector } from '../../lambda/adapters/in-memory/state.js';
+import { fingerprint } from '../../lambda/memory/canonical.js';
+import type { JudgeOutcome } from '../../lambda/memory/model.js';
+import type { Judge } from '../../lambda/ports/judge.js';
 
 /**
  * The reference model against the real store: random sequences of remember, recall, forget, pin and unpin,
@@ -27,6 +31,8 @@ export const MODEL_RULES: CurationRules = {
     note: { ceiling: 3, ttlSeconds: null },
     session: { ceiling: 3, ttlSeconds: 5 },
     log: { ceiling: 4, ttlSeconds: 8, dedup: false },
+    // Only updates of one fact are remembered here, and the judge calls any two of them contradicting.
+    status: { ceiling: 3, ttlSeconds: null, supersededGraceSeconds: 6 },
   },
   pinLimit: 2,
   journalRetentionSeconds: 20,
@@ -43,6 +49,28 @@ const PHRASES = [
   'the meeting moved to Friday',
   'Ouagadougou is the capital',
 ];
+/** Versions of one fact: the test's judge says any two that differ contradict (the `status` kind holds only these). */
+const UPDATES = [
+  'the office is in Lyon',
+  'the office moved to Paris',
+  'the office is now in Nantes',
+  'the office is back in Lyon',
+];
+const UPDATE_PRINTS = new Set(UPDATES.map(fingerprint));
+const isUpdate = (text: string) => UPDATE_PRINTS.has(fingerprint(text));
+/** Two different versions of the fact contradict; anything else is as the offline judge says. */
+const contradicts = (existing: string, incoming: string) =>
+  isUpdate(existing) && isUpdate(incoming) && fingerprint(existing) !== fingerprint(incoming);
+
+/** The offline judge, except that it calls two different versions of the `status` fact contradicting. */
+class UpdateJudge implements Judge {
+  readonly name = 'model-updates';
+  private readonly offline = new ExactOnlyJudge();
+  async compare(existing: string, incoming: string): Promise<JudgeOutcome> {
+    return contradicts(existing, incoming) ? 'contradicts' : this.offline.compare();
+  }
+}
+
 const SPELLINGS: readonly ((s: string) => string)[] = [
   (s) => s,
   (s) => s.toUpperCase(),
@@ -51,6 +79,7 @@ const SPELLINGS: readonly ((s: string) => string)[] = [
 ];
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
+const QUERIES = [...PHRASES, ...UPDATES];
 
 interface Real {
   readonly service: MemoryServices;
@@ -99,6 +128,7 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
         useful: m.lastUsefulAt.getTime(),
         recalls: m.recallCount,
         restatements: m.restatements,
+        supersededBy: m.supersededBy,
       }))
       .sort((a, b) => a.id.localeCompare(b.id)),
     model
@@ -111,6 +141,7 @@ async function compare(world: World, real: Real, user: User): Promise<void> {
         useful: m.lastUsefulAt,
         recalls: m.recallCount,
         restatements: m.restatements,
+        supersededBy: model.isSuperseded(user, m) ? m.supersededBy : null,
       }))
       .sort((a, b) => a.id.localeCompare(b.id)),
   );
@@ -209,7 +240,8 @@ class Remember implements Command {
   ) {}
   check = () => true;
   private get content(): string {
-    return (SPELLINGS[this.spelling] ?? String)(PHRASES[this.phrase] ?? '');
+    const phrases = this.kind === 'status' ? UPDATES : PHRASES;
+    return (SPELLINGS[this.spelling] ?? String)(phrases[this.phrase % phrases.length] ?? '');
   }
   async run(world: World, real: Real): Promise<void> {
     const expected = world.model.remember(this.user, this.kind, this.content, this.pinned);
@@ -223,6 +255,13 @@ class Remember implements Command {
       id = result.id;
       if (expected.outcome === 'stored') {
         same('remember outcome', [result.outcome, result.evicted], ['stored', expected.evicted]);
+        world.ids[this.user].push(id);
+      } else if (expected.outcome === 'superseded') {
+        same(
+          'remember outcome',
+          [result.outcome, result.supersedes, result.evicted],
+          ['superseded', expected.supersedes, expected.evicted],
+        );
         world.ids[this.user].push(id);
       } else if (expected.outcome === 'merged') {
         same('remember outcome', [result.outcome, result.mergedInto], ['merged', expected.into]);
@@ -246,9 +285,10 @@ class Recall implements Command {
   ) {}
   check = () => true;
   async run(world: World, real: Real): Promise<void> {
-    const query = PHRASES[this.phrase] ?? '';
+    const query = QUERIES[this.phrase % QUERIES.length] ?? '';
     const got = await real.service.curation.recall(real.principals[this.user], { query, kinds: this.kinds, limit: 20 });
-    const live = world.model.live(this.user, this.kinds);
+    // Superseded memories are left out of recall: only current ones may come back.
+    const live = world.model.current(this.user, this.kinds);
     const ids = got.map((m) => m.id);
     const foreign = ids.filter((id) => !live.some((m) => m.id === id));
     if (foreign.length > 0)
@@ -261,7 +301,7 @@ class Recall implements Command {
     await compareAll(world, real);
   }
   toString = () =>
-    `recall(${this.user}, ${this.kinds ? `[${this.kinds.join(', ')}]` : 'all kinds'}, ${JSON.stringify(PHRASES[this.phrase])})`;
+    `recall(${this.user}, ${this.kinds ? `[${this.kinds.join(', ')}]` : 'all kinds'}, ${JSON.stringify(QUERIES[this.phrase % QUERIES.length])})`;
 }
 
 class ForgetIds implements Command {
@@ -354,7 +394,7 @@ const kind = fc.constantFrom(...KINDS);
 
 /** A quarter of remembers ask for a pin, so that the pin limit is met. */
 const remember = fc
-  .tuple(user, kind, fc.nat(PHRASES.length - 1), fc.nat(SPELLINGS.length - 1), fc.nat(3))
+  .tuple(user, kind, fc.nat(Math.max(PHRASES.length, UPDATES.length) - 1), fc.nat(SPELLINGS.length - 1), fc.nat(3))
   .map(([u, k, p, s, pin]) => new Remember(u, k, p, s, pin === 0));
 
 /** The operations, weighted so that partitions fill, expire and get swept within a short sequence. */
@@ -366,6 +406,9 @@ export const commands = fc.commands(
     remember,
     fc
       .tuple(user, fc.option(fc.subarray(KINDS, { minLength: 1 }), { nil: undefined }), fc.nat(PHRASES.length - 1))
+      .map(([u, ks, p]) => new Recall(u, ks, p)),
+    fc
+      .tuple(user, fc.option(fc.subarray(KINDS, { minLength: 1 }), { nil: undefined }), fc.nat(QUERIES.length - 1))
       .map(([u, ks, p]) => new Recall(u, ks, p)),
     fc.tuple(user, fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([u, p, s]) => new ForgetIds(u, p, s)),
     fc.tuple(user, fc.option(kind, { nil: undefined, freq: 2 })).map(([u, k]) => new ForgetAll(u, k)),
@@ -395,12 +438,15 @@ export interface ModelCheckOptions {
 export async function checkCurationModel(options: ModelCheckOptions): Promise<void> {
   const { stores } = options;
   const embedder = new LocalEmbedder(options.embeddingDimensions);
+  // Every text a remember can write, with its stored vector: the model finds the nearest memory a judge is asked about.
+  const texts = [...PHRASES, ...UPDATES].flatMap((p) => SPELLINGS.map((spell) => spell(p)));
+  const vectors = new Map(await Promise.all(texts.map(async (t) => [t, storedVector(await embedder.embed(t))] as const)));
   try {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         await options.reset();
         const clock = new ManualClock(T0);
-        const service = memoryServices({ stores, embedder, judge: new ExactOnlyJudge(), clock, rules: MODEL_RULES });
+        const service = memoryServices({ stores, embedder, judge: new UpdateJudge(), clock, rules: MODEL_RULES });
         const principals = Object.fromEntries(
           USERS.map((u) => [u, { userId: randomUUID(), region: options.region, agent: `${u}-agent`, keyId: randomUUID() }]),
         ) as Record<User, Principal>;
@@ -411,7 +457,7 @@ export async function checkCurationModel(options: ModelCheckOptions): Promise<vo
           principals,
           region: options.region,
         };
-        const world: World = { model: new CurationModel(MODEL_RULES, T0), ids: { alice: [], bob: [] } };
+        const world: World = { model: new CurationModel(MODEL_RULES, T0, vectors, contradicts), ids: { alice: [], bob: [] } };
         await fc.asyncModelRun(() => ({ model: world, real }), cmds);
         if (options.sql) await statisticsHold(options.sql);
       }),

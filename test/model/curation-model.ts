@@ -1,5 +1,7 @@
+import { cosineDistance } from '../../lambda/adapters/in-memory/state.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import type { CurationRules, JournalRule, KindRule } from '../../lambda/memory/model.js';
+import { SUPERSEDED_GRACE_SECONDS } from '../../lambda/memory/policy/supersession.js';
 
 /**
  * The curation rules of DESIGN §4 as a plain in-memory model, written from the rules and not from
@@ -17,6 +19,10 @@ export interface ModelMemory {
   lastUsefulAt: number;
   recallCount: number;
   restatements: number;
+  /** The memory that replaced it; it counts only while that memory is held. */
+  supersededBy: string | null;
+  supersededAt: number | null;
+  readonly vector: Float32Array;
 }
 
 export interface ModelLine {
@@ -30,6 +36,7 @@ export interface ModelLine {
 /** What a remember must come to, before the real system's id is known. */
 export type ModelOutcome =
   | { readonly outcome: 'stored'; readonly evicted: number }
+  | { readonly outcome: 'superseded'; readonly supersedes: string; readonly evicted: number }
   | { readonly outcome: 'merged'; readonly into: string }
   | { readonly outcome: 'pin_limit' }
   | { readonly outcome: 'kind_full' };
@@ -45,9 +52,15 @@ const seconds = (ms: number) => Math.round(ms / 1000);
 export class CurationModel {
   private readonly users = new Map<string, UserState>();
 
+  /**
+   * `vectors` gives each text's stored vector (for the nearest memory a judge is asked about) and
+   * `contradicts` says whether the test's judge calls two texts contradicting.
+   */
   constructor(
     readonly rules: CurationRules,
     public now: number,
+    private readonly vectors: ReadonlyMap<string, Float32Array> = new Map(),
+    private readonly contradicts: (existing: string, incoming: string) => boolean = () => false,
   ) {}
 
   private user(name: string): UserState {
@@ -82,11 +95,36 @@ export class CurationModel {
     return [...this.user(name).rows.values()].filter((m) => this.isLive(m) && (!kinds || kinds.includes(m.kind)));
   }
 
-  /** Live unpinned memories of a kind in the order the ceiling takes them: least recently useful first, then id. */
+  /** Superseded: it names its replacement and the replacement is still held (live or not). */
+  isSuperseded(name: string, m: ModelMemory): boolean {
+    return m.supersededBy !== null && this.user(name).rows.has(m.supersededBy);
+  }
+
+  /** The user's live memories that no held memory superseded. */
+  current(name: string, kinds?: readonly string[]): ModelMemory[] {
+    return this.live(name, kinds).filter((m) => !this.isSuperseded(name, m));
+  }
+
+  /** Live unpinned memories of a kind in the order the ceiling takes them: superseded first, then least recently useful, then id. */
   evictionOrder(name: string, kind: string): ModelMemory[] {
+    const s = (m: ModelMemory) => (this.isSuperseded(name, m) ? 0 : 1);
     return this.live(name, [kind])
       .filter((m) => !m.pinned)
-      .sort((a, b) => a.lastUsefulAt - b.lastUsefulAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      .sort((a, b) => s(a) - s(b) || a.lastUsefulAt - b.lastUsefulAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  private vectorOf(text: string): Float32Array {
+    const v = this.vectors.get(text);
+    if (!v) throw new Error(`the model has no vector for ${JSON.stringify(text)}`);
+    return v;
+  }
+
+  /** The nearest current memory of the kind (the one the judge is asked about first), by distance then id. */
+  private nearestCurrent(name: string, kind: string, content: string): ModelMemory | undefined {
+    const v = this.vectorOf(content);
+    return this.current(name, [kind])
+      .map((m) => ({ m, d: cosineDistance(v, m.vector) }))
+      .sort((a, b) => a.d - b.d || (a.m.id < b.m.id ? -1 : a.m.id > b.m.id ? 1 : 0))[0]?.m;
   }
 
   /** The exact-restatement key of a text: equal for spellings that differ in case, accents, spacing, punctuation. */
@@ -142,9 +180,17 @@ export class CurationModel {
     if (twin) this.expire(name, kind);
     if (pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
     const excess = Math.max(0, this.live(name, [kind]).length + 1 - rule.ceiling);
-    if (this.evictionOrder(name, kind).length < excess) return { outcome: 'kind_full' };
-    return { outcome: 'stored', evicted: excess };
+    const nearest = rule.dedup === false ? undefined : this.nearestCurrent(name, kind, content);
+    const replaced = nearest && this.contradicts(this.texts.get(nearest.id) ?? '', content) ? nearest : undefined;
+    // The memory a new one supersedes is spared by that write's ceiling.
+    if (this.evictionOrder(name, kind).filter((m) => m !== replaced).length < excess) return { outcome: 'kind_full' };
+    return replaced
+      ? { outcome: 'superseded', supersedes: replaced.id, evicted: excess }
+      : { outcome: 'stored', evicted: excess };
   }
+
+  /** Each memory's text, for the judge. */
+  private readonly texts = new Map<string, string>();
 
   /** Applies an outcome `remember` predicted; `id` is the new memory's when stored. */
   applyRemember(name: string, kind: string, content: string, pinned: boolean, outcome: ModelOutcome, id: string): void {
@@ -157,9 +203,11 @@ export class CurationModel {
       this.line(name, target, 'duplicate', this.now);
       return;
     }
-    if (outcome.outcome !== 'stored') return;
+    if (outcome.outcome !== 'stored' && outcome.outcome !== 'superseded') return;
     const rule = this.rule(kind);
-    for (const victim of this.evictionOrder(name, kind).slice(0, outcome.evicted)) this.remove(name, victim, 'ceiling');
+    const spared = outcome.outcome === 'superseded' ? outcome.supersedes : undefined;
+    const victims = this.evictionOrder(name, kind).filter((m) => m.id !== spared);
+    for (const victim of victims.slice(0, outcome.evicted)) this.remove(name, victim, 'ceiling');
     this.expire(name, kind);
     this.user(name).rows.set(id, {
       id,
@@ -170,7 +218,16 @@ export class CurationModel {
       lastUsefulAt: this.now,
       recallCount: 0,
       restatements: 1,
+      supersededBy: null,
+      supersededAt: null,
+      vector: this.vectors.get(content) ?? new Float32Array(),
     });
+    this.texts.set(id, content);
+    const old = spared === undefined ? undefined : this.user(name).rows.get(spared);
+    if (old) {
+      old.supersededBy = id;
+      old.supersededAt = this.now;
+    }
   }
 
   /**
@@ -214,9 +271,24 @@ export class CurationModel {
     return { count, journalLinesRemoved };
   }
 
-  /** The sweeper: every expired memory goes (journaled), then journal lines past retention. */
+  /**
+   * The sweeper: every expired memory goes (journaled); every superseded one past its kind's grace
+   * period goes (journaled as superseded) unless pinned, when it only leaves the walk; then journal
+   * lines past retention.
+   */
   sweep(): void {
     this.expire(undefined, undefined);
+    for (const [user, state] of this.users) {
+      for (const m of [...state.rows.values()]) {
+        const grace = (this.rule(m.kind).supersededGraceSeconds ?? SUPERSEDED_GRACE_SECONDS) * 1000;
+        if (m.supersededAt === null || m.supersededAt >= this.now - grace) continue;
+        if (!this.isSuperseded(user, m)) {
+          m.supersededBy = null;
+          m.supersededAt = null;
+        } else if (m.pinned) m.supersededAt = null;
+        else this.remove(user, m, 'superseded');
+      }
+    }
     const cutoff = this.now - this.rules.journalRetentionSeconds * 1000;
     for (const state of this.users.values()) state.journal = state.journal.filter((l) => l.at >= cutoff);
   }

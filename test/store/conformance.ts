@@ -12,6 +12,7 @@ import { axis, lean } from '../support/vectors.js';
 import { cellsStoreTests } from './cells-suite.js';
 import type { InspectedTable, StoreHarness } from './harness.js';
 import { pageStoreTests } from './page-suite.js';
+import { supersessionStoreTests } from './supersession-suite.js';
 
 /**
  * The store conformance suite: every engine the stores run on must pass it unchanged — the
@@ -131,7 +132,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(near.exact).toBeDefined();
       expect(
         await curation.neighbours({ scope: bob, kind: 'event', embedding: axis(2), fingerprint: 'x', ...NO_EXPIRY }),
-      ).toEqual({ nearest: undefined, exact: undefined });
+      ).toEqual({ nearest: undefined, candidates: [], exact: undefined });
     });
 
     test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {
@@ -255,7 +256,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(await count('memories')).toBe(1);
     });
 
-    test('a conflict links both memories; recall shows the link on both; forgetting one removes it', async () => {
+    test('a superseding memory links both; recall with superseded ones shows the link on both; forgetting one removes it', async () => {
       const a = await curation.insert(plan({ content: 'morning', embedding: axis(0) }), T0);
       if (a.status !== 'inserted') throw new Error('setup');
       const b = await curation.insert(plan({ content: 'evening', embedding: lean(0, 1, 0.3), conflictsWith: a.id }), at(1));
@@ -266,11 +267,12 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         kinds: [{ kind: 'fact', expiredBefore: null }],
         limit: 5,
         candidates: 5,
+        includeSuperseded: true,
         now: at(2),
       });
       expect(both.map((m) => [m.content, m.conflicts])).toEqual([
-        ['morning', [b.id]],
         ['evening', [a.id]],
+        ['morning', [b.id]],
       ]);
       expect(await curation.forgetIds(alice, [a.id], [])).toEqual([a.id]);
       const left = await recall({
@@ -750,6 +752,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
           }),
         ).toEqual({
           nearest: undefined,
+          candidates: [],
           exact: { id: expect.any(String), live: false },
         });
         expect(await curation.expirePartition(alice, 'session', at(5), at(15))).toBe(1);
@@ -873,6 +876,8 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
     });
 
     describe('the memory page’s calls', () => pageStoreTests(() => ({ harness, alice, bob })));
+
+    describe('supersession (decision 0107)', () => supersessionStoreTests(() => ({ harness, alice })));
 
     if (kind === 'sql') describe('the vector arm’s cells', () => cellsStoreTests(() => ({ harness, alice })));
     else

@@ -273,6 +273,8 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
         source: { ...x.source, at: x.createdAt },
         restatedBy: x.restatedBy,
         conflicts: [y.id],
+        supersededBy: null,
+        supersedes: [],
       });
       expect((await curation.journal(alice, 10, undefined)).lines).toHaveLength(2);
       // The same file again (new ids, as every import gives): nothing new, and links go to what is there.

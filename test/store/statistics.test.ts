@@ -61,6 +61,7 @@ test(
         fingerprint: 'none',
         expiredBefore: null,
         candidates: 1,
+        judged: 1,
       },
       'postgres',
     );

@@ -26,18 +26,20 @@ test('same: the existing memory absorbs the restatement, and the reply names it'
   expect(await inspect.count()).toBe(1);
 });
 
-test('contradicts: both are kept and linked, and recall shows the link on both', async () => {
+test('contradicts: the newer supersedes the older; recall returns the newer, and both when asked, linked both ways', async () => {
   const judge = new ScriptedJudge(() => 'contradicts');
   const { service } = serviceOver('memory', { judge });
   const me = principal();
   const morning = await service.remember(me, CLIENT, { content: 'Call him in the morning.', kind: 'instruction' });
   const evening = await service.remember(me, CLIENT, { content: 'Call him at the end of the day.', kind: 'instruction' });
-  expect(evening).toMatchObject({ outcome: 'conflict', conflictsWith: morning.id, judge: 'contradicts' });
-  const recalled = await service.recall(me, { query: 'when to call him', kinds: ['instruction'] });
-  expect(Object.fromEntries(recalled.map((m) => [m.id, m.conflicts]))).toEqual({
-    [morning.id]: [evening.id],
-    [evening.id]: [morning.id],
-  });
+  expect(evening).toMatchObject({ outcome: 'superseded', supersedes: morning.id, judge: 'contradicts' });
+  const current = await service.recall(me, { query: 'when to call him', kinds: ['instruction'] });
+  expect(current.map((m) => [m.id, m.supersedes])).toEqual([[evening.id, [morning.id]]]);
+  const all = await service.recall(me, { query: 'when to call him', kinds: ['instruction'], includeSuperseded: true });
+  expect(all.map((m) => [m.id, m.conflicts, m.supersededBy])).toEqual([
+    [evening.id, [morning.id], null],
+    [morning.id, [evening.id], evening.id],
+  ]);
 });
 
 test('the seed’s distance trap: a judged conflict stays two memories; an accent-free restatement merges with no judge call', async () => {
@@ -46,7 +48,7 @@ test('the seed’s distance trap: a judged conflict stays two memories; an accen
   const me = principal();
   await service.remember(me, CLIENT, { content: 'Call him in the morning.', kind: 'fact' });
   const conflict = await service.remember(me, CLIENT, { content: 'Call him at the end of the day.', kind: 'fact' });
-  expect(conflict.outcome).toBe('conflict');
+  expect(conflict.outcome).toBe('superseded');
   expect(judge.calls).toHaveLength(1);
 
   const other = principal();

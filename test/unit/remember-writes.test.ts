@@ -24,6 +24,8 @@ function holds(where: string, row: Row): boolean {
     // A posting among its term's flagged best, and a term whose flagged postings need ranking (decision 0101).
     best: (r) => r.best ?? false,
     stale: (r) => r.stale ?? false,
+    // A memory a newer one superseded (decision 0107): a typical remember writes none; a superseding one updates the older row into it.
+    'superseded_at IS NOT NULL': (r) => r.superseded ?? false,
   };
   const rule = known[where];
   if (!rule) throw new Error(`a partial index on "${where}": say when a remember writes it`);

@@ -47,11 +47,13 @@ export class InMemoryCurationStore implements CurationStore {
       .map((m) => ({ m, distance: cosineDistance(vector, m.embedding) }))
       .sort((a, b) => a.distance - b.distance || byId(a.m, b.m))
       .slice(0, query.candidates)
-      .filter(({ m }) => isLive(m, query.expiredBefore));
-    const nearest = near[0];
+      .filter(({ m }) => isLive(m, query.expiredBefore) && !m.supersededBy)
+      .slice(0, query.judged ?? 1)
+      .map(({ m, distance }) => ({ id: m.id, content: m.content, distance }));
     const exact = rows.find((m) => m.fingerprint === query.fingerprint);
     return {
-      nearest: nearest ? { id: nearest.m.id, content: nearest.m.content, distance: nearest.distance } : undefined,
+      nearest: near[0],
+      candidates: near,
       exact: exact ? { id: exact.id, live: isLive(exact, query.expiredBefore) } : undefined,
     };
   }
@@ -134,9 +136,12 @@ export class InMemoryCurationStore implements CurationStore {
       const stale = rows.filter((m) => !isLive(m, plan.expiredBefore) && m.fingerprint !== plan.fingerprint);
       this.expire(stale, plan.expiredBefore, now);
     }
-    if (plan.conflictsWith && this.state.memories.has(plan.conflictsWith)) {
-      this.state.link(plan.id, plan.conflictsWith);
-      this.state.link(plan.conflictsWith, plan.id);
+    const replaced = plan.conflictsWith ? this.state.own(scope, plan.conflictsWith) : undefined;
+    if (replaced && replaced.kind === kind) {
+      this.state.link(plan.id, replaced.id);
+      this.state.link(replaced.id, plan.id);
+      replaced.supersededBy = plan.id;
+      replaced.supersededAt = now;
     }
     return { status: 'inserted', id: plan.id, evicted: eviction.victims.length };
   }

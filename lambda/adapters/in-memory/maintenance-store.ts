@@ -1,5 +1,5 @@
 import { isLive } from '../../memory/policy/expiry.js';
-import type { MaintenanceStore } from '../../ports/maintenance-store.js';
+import type { MaintenanceStore, SweptSuperseded } from '../../ports/maintenance-store.js';
 import { type MemoryState, secondsBetween } from './state.js';
 
 /**
@@ -22,6 +22,37 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
     }
     this.state.remove(gone.map((m) => m.id));
     return gone.length;
+  }
+
+  async sweepSuperseded(
+    region: string,
+    kind: string,
+    supersededBefore: Date,
+    batch: number,
+    now: Date,
+  ): Promise<SweptSuperseded> {
+    const picked = [...this.state.memories.values()]
+      .filter((m) => m.region === region && m.kind === kind && m.supersededAt && m.supersededAt < supersededBefore)
+      .sort((a, b) => (a.supersededAt?.getTime() ?? 0) - (b.supersededAt?.getTime() ?? 0))
+      .slice(0, batch);
+    // A replacement that left already cleared `supersededBy` (state.remove): only pinned ones stay superseded here.
+    const settled = picked.filter((m) => m.pinned);
+    for (const m of settled) m.supersededAt = null;
+    const gone = picked.filter((m) => !m.pinned);
+    for (const m of gone) {
+      const { userId, recallCount } = m;
+      this.state.addLine({
+        region,
+        userId,
+        at: now,
+        kind,
+        rule: 'superseded',
+        ageSeconds: secondsBetween(m.createdAt, now),
+        recallCount,
+      });
+    }
+    this.state.remove(gone.map((m) => m.id));
+    return { deleted: gone.length, settled: settled.length };
   }
 
   async trimJournal(region: string, olderThan: Date, batch: number): Promise<number> {

@@ -139,7 +139,14 @@ export class InMemoryPageStore implements PageStore {
         .filter((m) => m.kind === kind)
         .sort(byEvictionOrder)
         .slice(0, perKind)
-        .map(({ id, content, lastUsefulAt, recallCount }) => ({ id, kind, content, lastUsefulAt, recallCount })),
+        .map(({ id, content, lastUsefulAt, recallCount, supersededBy }) => ({
+          id,
+          kind,
+          content,
+          lastUsefulAt,
+          recallCount,
+          supersededBy: supersededBy ?? null,
+        })),
     );
   }
 }

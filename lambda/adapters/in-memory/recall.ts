@@ -1,5 +1,7 @@
 import type { Memory, RecalledMemory } from '../../memory/model.js';
+import { holds } from '../../memory/policy/condition.js';
 import { isLive } from '../../memory/policy/expiry.js';
+import { SUPERSEDED } from '../../memory/policy/supersession.js';
 import { isRelated } from '../../memory/policy/floor.js';
 import { lengthScaled } from '../../memory/policy/ranking.js';
 import type { RecallQuery } from '../../ports/curation-store.js';
@@ -16,7 +18,9 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
   const kinds = query.kinds.map((k) => k.kind);
   const rows = state.partition(query.scope, kinds);
   const cutoffOf = new Map(query.kinds.map((k) => [k.kind, k.expiredBefore]));
-  const live = (m: StoredMemory) => isLive(m, cutoffOf.get(m.kind) ?? null);
+  // Superseded memories take no place unless asked for; then they rank after every current one.
+  const live = (m: StoredMemory) =>
+    isLive(m, cutoffOf.get(m.kind) ?? null) && (query.includeSuperseded === true || !holds(SUPERSEDED, m, NO_INPUTS));
   const vector = storedVector(query.embedding);
   const f = query.fusion;
 
@@ -42,6 +46,8 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
       });
   }
   const byScore = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || byId(a, b);
+  const replacedLast = (a: { id: string; score: number }, b: { id: string; score: number }) =>
+    Number(isSuperseded(state, a.id)) - Number(isSuperseded(state, b.id)) || byScore(a, b);
   const ranked = [...parts.entries()]
     .filter(([, p]) => p.score > 0 && p.related)
     .map(([id, p]) => ({ id, score: p.score }))
@@ -72,6 +78,7 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
     .filter((h) => h.score > 0)
     .sort(byScore)
     .slice(0, query.limit)
+    .sort(replacedLast)
     .flatMap((h) => {
       const memory = state.memories.get(h.id);
       return memory ? [{ memory, score: h.score }] : [];
@@ -112,6 +119,13 @@ function lexicalArm(rows: readonly StoredMemory[], query: RecallQuery): StoredMe
     });
 }
 
+const NO_INPUTS = { cutoff: null, spared: null };
+
+const isSuperseded = (state: MemoryState, id: string): boolean => {
+  const m = state.memories.get(id);
+  return m !== undefined && holds(SUPERSEDED, m, NO_INPUTS);
+};
+
 /** A stored memory as the domain holds it. */
 export function toMemory(state: MemoryState, m: StoredMemory): Memory {
   return {
@@ -126,6 +140,8 @@ export function toMemory(state: MemoryState, m: StoredMemory): Memory {
     source: { agent: m.agent, client: m.client, origin: m.origin, at: m.createdAt },
     restatedBy: m.restatedBy.map((s) => ({ ...s })),
     conflicts: state.linksOf(m.id),
+    supersededBy: m.supersededBy ?? null,
+    supersedes: state.supersededBy(m.id),
   };
 }
 

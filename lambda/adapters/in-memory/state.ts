@@ -28,6 +28,10 @@ export interface StoredMemory {
   readonly agent: string;
   readonly client: string;
   restatedBy: Source[];
+  /** The memory that replaced this one; cleared when that memory leaves, as the SQL reads it only while it exists. */
+  supersededBy?: string | null;
+  /** When it was replaced; kept with `supersededBy`. */
+  supersededAt?: Date | null;
 }
 
 /** One journal line: an automatic deletion or merge, without content. */
@@ -92,13 +96,31 @@ export class MemoryState {
     return true;
   }
 
-  /** Removes memories and, as the foreign keys cascade, their links. */
+  /**
+   * Removes memories and, as the foreign keys cascade, their links; a memory one of them had
+   * superseded is current again (the statements find its replacement gone).
+   */
   remove(ids: Iterable<string>): void {
-    for (const id of ids) {
+    const gone = new Set(ids);
+    for (const id of gone) {
       this.memories.delete(id);
       for (const other of this.links.get(id) ?? []) this.links.get(other)?.delete(id);
       this.links.delete(id);
     }
+    for (const m of this.memories.values()) {
+      if (m.supersededBy && gone.has(m.supersededBy)) {
+        m.supersededBy = null;
+        m.supersededAt = null;
+      }
+    }
+  }
+
+  /** The ids of the memories `id` superseded, sorted. */
+  supersededBy(id: string): string[] {
+    return [...this.memories.values()]
+      .filter((m) => m.supersededBy === id)
+      .map((m) => m.id)
+      .sort();
   }
 
   addLine(line: Omit<StoredLine, 'id'>): void {

@@ -6,6 +6,15 @@ import type { CurationState } from '../../memory/curation/curation-service.js';
 import type { ToolContext } from '../context.js';
 import { journalLineSchema, LIMITS } from '../schemas.js';
 import { guarded, success } from '../tool-result.js';
+import { supersededGraceSeconds } from '../../memory/policy/supersession.js';
+
+/** The journal's rules, each as the journal names it. */
+const RULES_TEXT = [
+  'ceiling: at a kind’s ceiling a new memory evicts superseded memories first, then the least recently useful unpinned ones',
+  'expiry: an unpinned memory of a kind with a TTL leaves when it has not been useful for that long',
+  'duplicate: a restatement merged into the memory it restates',
+  'superseded: a memory a newer one replaced (the judge said they contradict) is deleted after its kind’s grace period, unless pinned; forgetting the newer one first makes it current again',
+];
 
 /** A journal line as `journalLineSchema` names it: the one JSON shape (memory-json.ts) in snake_case. */
 function lineOut(l: JournalLine) {
@@ -15,7 +24,20 @@ function lineOut(l: JournalLine) {
 
 const outputSchema = {
   rules: z.object({
-    kinds: z.record(z.string(), z.object({ ceiling: z.number().int(), ttl_s: z.number().int().nullable(), dedup: z.boolean() })),
+    kinds: z.record(
+      z.string(),
+      z.object({
+        ceiling: z.number().int(),
+        ttl_s: z.number().int().nullable(),
+        dedup: z.boolean(),
+        superseded_grace_s: z
+          .number()
+          .int()
+          .describe('a memory a newer one superseded is deleted this long after, journaled as superseded'),
+      }),
+    ),
+    /** The rules in force, in words: what each automatic loss in the journal means. */
+    rules_text: z.array(z.string()),
     pin_limit: z.number().int(),
     journal_retention_s: z.number().int(),
     judge: z.object({ provider: z.string(), last_call_ok: z.boolean().nullable(), last_call_at: z.string().nullable() }),
@@ -34,9 +56,15 @@ function structured(state: CurationState) {
       kinds: Object.fromEntries(
         Object.entries(state.rules.kinds).map(([kind, rule]) => [
           kind,
-          { ceiling: rule.ceiling, ttl_s: rule.ttlSeconds, dedup: rule.dedup !== false },
+          {
+            ceiling: rule.ceiling,
+            ttl_s: rule.ttlSeconds,
+            dedup: rule.dedup !== false,
+            superseded_grace_s: supersededGraceSeconds(rule),
+          },
         ]),
       ),
+      rules_text: RULES_TEXT,
       pin_limit: state.rules.pinLimit,
       journal_retention_s: state.rules.journalRetentionSeconds,
       judge: {
@@ -61,6 +89,10 @@ function render(s: ReturnType<typeof structured>): string {
   return [
     `memories: ${counts.join(', ')}; pinned ${s.counts.pinned}/${s.rules.pin_limit}`,
     `judge: ${s.rules.judge.provider}; embedder: ${s.rules.embedder}; rules from ${s.rules.source}`,
+    `superseded memories kept: ${Object.entries(s.rules.kinds)
+      .map(([k, r]) => `${k} ${r.superseded_grace_s}s`)
+      .join(', ')}`,
+    `rules: ${s.rules.rules_text.join('; ')}`,
     journal.length > 0 ? `journal (newest first):\n${journal.join('\n')}` : 'journal: empty',
   ].join('\n');
 }
@@ -71,7 +103,7 @@ export function registerCurationState(server: McpServer, context: ToolContext): 
     {
       title: 'Curation state',
       description:
-        'The curation rules in force (ceiling and expiry per kind, pin limit, journal retention, judge), the ' +
+        'The curation rules in force (ceiling, expiry and the grace period of superseded memories per kind, pin limit, journal retention, judge), the ' +
         "caller's memory counts per kind, and the journal of automatic deletions and merges, newest first. " +
         'The journal never holds content.',
       inputSchema: {

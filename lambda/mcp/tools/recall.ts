@@ -28,6 +28,8 @@ function recalledOut(m: RecalledMemory) {
     client: j.client,
     restated_by: j.restatedBy,
     conflicts: j.conflicts,
+    superseded_by: j.supersededBy,
+    supersedes: j.supersedes,
   };
 }
 
@@ -36,8 +38,9 @@ const clip = (s: string) => (s.length > 160 ? `${s.slice(0, 157)}...` : s);
 function render(memories: readonly RecalledMemory[]): string {
   if (memories.length === 0) return 'no memories matched';
   const lines = memories.map((m, i) => {
-    const conflict = m.conflicts.length > 0 ? ` [conflicts with ${m.conflicts.join(', ')}]` : '';
-    return `${i + 1}. (${m.kind}, score=${m.score.toFixed(4)}, d=${m.distance.toFixed(3)}, id ${m.id}) ${clip(m.content)}${conflict}`;
+    const replaced = m.supersedes.length > 0 ? ` [replaces ${m.supersedes.join(', ')}]` : '';
+    const old = m.supersededBy ? ` [superseded by ${m.supersededBy}]` : '';
+    return `${i + 1}. (${m.kind}, score=${m.score.toFixed(4)}, d=${m.distance.toFixed(3)}, id ${m.id}) ${clip(m.content)}${replaced}${old}`;
   });
   return `${memories.length} memor${memories.length === 1 ? 'y' : 'ies'}, best first:\n${lines.join('\n')}`;
 }
@@ -49,7 +52,8 @@ export function registerRecall(server: McpServer, context: ToolContext): void {
       title: 'Recall',
       description:
         "Search the calling user's memories, best first: meaning (embeddings) and words (names, numbers and rare terms, weighed by how rare they are among your own memories) ranked together. " +
-        'Each comes with its provenance and any conflict links. ' +
+        'Each comes with its provenance; a memory that replaced an earlier one (an update the judge found contradicting it) names it in `supersedes`. ' +
+        'Superseded memories are left out unless include_superseded is true; then they come after the current ones, each naming its replacement in `superseded_by`. ' +
         "A memory found also brings the next two remembered after it with the same origin and kind (the same conversation or document) that are still kept, from the next four, ranked below it: an answer often follows what shares the question's words. " +
         'Otherwise only related memories come back: one that shares no word with the query and whose meaning is far from it is left out, so a query nothing matches returns an empty list (there is no option to get the nearest ones anyway; rephrase with words the memory would contain). ' +
         'Recalling a memory marks it useful (recall count and last-useful time), which protects it from eviction and expiry.',
@@ -63,13 +67,18 @@ export function registerRecall(server: McpServer, context: ToolContext): void {
           .max(LIMITS.recallMax)
           .optional()
           .describe(`at most this many (default ${LIMITS.recallDefault})`),
+        include_superseded: z
+          .boolean()
+          .optional()
+          .describe('also return memories a newer one replaced (default false): the history of an updated fact, newest first'),
       },
       outputSchema: { memories: z.array(recalledSchema) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (args) =>
       guarded(context, 'recall', async () => {
-        const memories = await context.memory.recall(context.principal, args);
+        const { include_superseded: includeSuperseded, ...rest } = args;
+        const memories = await context.memory.recall(context.principal, { ...rest, includeSuperseded });
         return success({ memories: memories.map(recalledOut) }, render(memories));
       }),
   );

@@ -9,9 +9,9 @@ import { guarded, success } from '../tool-result.js';
 const outputSchema = {
   id: z.string().describe('the stored memory, or the one this restatement merged into'),
   kind: z.string(),
-  outcome: z.enum(['stored', 'merged', 'conflict']),
+  outcome: z.enum(['stored', 'merged', 'superseded']),
   merged_into: z.string().optional(),
-  conflicts_with: z.string().optional(),
+  supersedes: z.string().optional().describe('on superseded: the earlier memory this one replaces'),
   evicted: z.number().int().describe('least-recently-useful memories evicted to keep the kind under its ceiling'),
   judge: z.enum(['exact', 'same', 'different', 'contradicts', 'unavailable', 'not_asked']),
 };
@@ -22,8 +22,8 @@ function render(r: RememberResult): string {
   switch (r.outcome) {
     case 'merged':
       return `merged into existing memory ${r.mergedInto} (${r.judge === 'exact' ? 'exact restatement' : 'judged the same claim'})`;
-    case 'conflict':
-      return `stored ${r.id} (${r.kind}); it contradicts ${r.conflictsWith}: both are kept and linked${evicted}`;
+    case 'superseded':
+      return `stored ${r.id} (${r.kind}); it contradicts and replaces ${r.supersedes}, which recall now leaves out (forget ${r.id} to bring it back)${evicted}`;
     case 'stored':
       return `stored ${r.id} (${r.kind})${evicted}`;
   }
@@ -35,9 +35,11 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
     {
       title: 'Remember',
       description:
-        'Store one memory for the calling user. A restatement of an existing memory is merged into it; ' +
-        'a contradiction is stored and linked to what it contradicts. Each kind has a ceiling: at the ' +
-        'ceiling the least-recently-useful unpinned memory of that kind is evicted.',
+        'Store one memory for the calling user. A restatement of an existing memory is merged into it. ' +
+        'When the judge says the new memory contradicts an existing one of the same kind (an update: the meeting moved, the number changed), ' +
+        'the new one supersedes it: recall returns the new one and says which id it replaced, and leaves the old one out unless asked for superseded memories; ' +
+        'the old one is deleted after a grace period (journaled as superseded), and forgetting the new one makes the old one current again. ' +
+        'Each kind has a ceiling: at the ceiling superseded memories go first, then the least-recently-useful unpinned memory of that kind.',
       inputSchema: {
         content: text('the memory, one claim in plain text', LIMITS.contentBytes),
         kind: kindEnum(context.memory.rules).describe('what sort of memory this is; decides ceiling and expiry'),
@@ -63,7 +65,7 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
             kind: result.kind,
             outcome: result.outcome,
             ...(result.mergedInto ? { merged_into: result.mergedInto } : {}),
-            ...(result.conflictsWith ? { conflicts_with: result.conflictsWith } : {}),
+            ...(result.supersedes ? { supersedes: result.supersedes } : {}),
             evicted: result.evicted,
             judge: result.judge,
           },

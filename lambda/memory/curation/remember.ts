@@ -13,6 +13,7 @@ import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, Scop
 import { expiredBefore, recallCandidates } from '../policy/expiry.js';
 import { kindRule } from '../policy/kinds.js';
 import { exactRestatement, judged, type MergeDecision, notAsked } from '../policy/merge.js';
+import { JUDGED_CANDIDATES, judgedCandidates } from '../policy/supersession.js';
 
 /** What a remember asks: the content, its kind, whether to pin it, where it came from. */
 export interface RememberInput {
@@ -25,11 +26,11 @@ export interface RememberInput {
 export interface RememberResult {
   readonly id: string;
   readonly kind: string;
-  readonly outcome: 'stored' | 'merged' | 'conflict';
+  readonly outcome: 'stored' | 'merged' | 'superseded';
   /** On `merged`: the existing memory that absorbed this restatement. */
   readonly mergedInto?: string;
-  /** On `conflict`: the memory the judge said this one contradicts. */
-  readonly conflictsWith?: string;
+  /** On `superseded`: the memory the judge said this one contradicts, which this one now replaces. */
+  readonly supersedes?: string;
   /** Memories evicted to keep the kind under its ceiling. */
   readonly evicted: number;
   /** How the duplicate check decided: exact restatement, the judge's answer, or no neighbour to ask about. */
@@ -105,7 +106,12 @@ export class Remember {
     return { scope, input, rule, embedding, terms, source, fingerprint: fingerprint(input.content) };
   }
 
-  /** The merge rule over the nearest live memory of the kind and any exact restatement. */
+  /**
+   * The merge rule over the nearest current memories of the kind and any exact restatement: the
+   * judge is asked about each candidate, nearest first, until it answers `same` (merge) or
+   * `contradicts` (supersede that one, and only that one); an unavailable judge ends the asking and
+   * the memory is stored as it is (policy/supersession.ts).
+   */
   private async decide(draft: Draft): Promise<Decision> {
     const near = await this.deps.store.neighbours({
       scope: draft.scope,
@@ -113,12 +119,19 @@ export class Remember {
       embedding: draft.embedding,
       fingerprint: draft.fingerprint,
       expiredBefore: expiredBefore(draft.rule, this.deps.clock.now()),
-      candidates: recallCandidates(this.deps.rules, [draft.input.kind], 1),
+      // Superseded memories (at most the ceiling's worth) must not hide the current ones either.
+      candidates: recallCandidates(this.deps.rules, [draft.input.kind], JUDGED_CANDIDATES) + draft.rule.ceiling,
+      judged: JUDGED_CANDIDATES,
     });
     if (near.exact?.live) return { ...exactRestatement(near.exact.id), expiredTwin: false };
     const expiredTwin = near.exact !== undefined;
-    if (!near.nearest) return { ...notAsked, expiredTwin };
-    return { ...judged(await this.ask(near.nearest.content, draft.input.content), near.nearest.id), expiredTwin };
+    const candidates = judgedCandidates(near.candidates, this.deps.embedder.unrelatedBeyond);
+    let decision: MergeDecision = notAsked;
+    for (const candidate of candidates) {
+      decision = judged(await this.ask(candidate.content, draft.input.content), candidate.id);
+      if (decision.verdict !== 'different') break;
+    }
+    return { ...decision, expiredTwin };
   }
 
   /** Resolves undefined when the target vanished since it was read, so the caller decides again. */
@@ -159,7 +172,7 @@ export class Remember {
         frequencies: [...draft.terms.values()],
         pinned: draft.input.pinned ?? false,
         source: draft.source,
-        conflictsWith: decision.conflictsWith,
+        conflictsWith: decision.supersedes,
         ceiling: draft.rule.ceiling,
         pinLimit: this.deps.rules.pinLimit,
         sourcesKept: LIMITS.sourcesKept,
@@ -178,8 +191,8 @@ export class Remember {
       case 'expired_twin':
         return undefined;
       case 'inserted': {
-        const outcome = decision.conflictsWith ? 'conflict' : 'stored';
-        return { id, kind, outcome, conflictsWith: decision.conflictsWith, evicted: inserted.evicted, judge: decision.verdict };
+        const outcome = decision.supersedes ? 'superseded' : 'stored';
+        return { id, kind, outcome, supersedes: decision.supersedes, evicted: inserted.evicted, judge: decision.verdict };
       }
     }
   }

@@ -2,6 +2,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { CellPartition, MaintenanceStore } from '../../ports/maintenance-store.js';
 import type { CurationRules } from '../model.js';
 import { expiredBefore } from '../policy/expiry.js';
+import { supersededBefore } from '../policy/supersession.js';
 import { VECTOR_CELLS } from '../policy/ranking.js';
 
 export interface SweepOptions {
@@ -10,7 +11,7 @@ export interface SweepOptions {
   /** Statements per kind and per journal trim in one run: bounds the run's duration. */
   readonly maxBatches: number;
   /** Called after each batch, for progress output; for `cells`, the count is of memories put in cells. */
-  readonly onBatch?: (step: { phase: 'expiry' | 'journal' | 'cells'; kind?: string; count: number }) => void;
+  readonly onBatch?: (step: { phase: 'expiry' | 'superseded' | 'journal' | 'cells'; kind?: string; count: number }) => void;
   /** When partitions get cells, and how they are refined: {@link VECTOR_CELLS} unless a test says otherwise. */
   readonly cells?: { readonly from: number; readonly rounds: number; readonly rowsPerStep?: number };
 }
@@ -28,6 +29,8 @@ export interface CellsReport {
 export interface SweepReport {
   readonly region: string;
   readonly expired: Record<string, number>;
+  /** Superseded memories deleted after their grace period, per kind (policy/supersession.ts). */
+  readonly superseded: Record<string, number>;
   readonly trimmed: number;
   readonly cells: CellsReport;
   /** True when a bound stopped the run before everything due was deleted; the next run continues. */
@@ -35,7 +38,8 @@ export interface SweepReport {
 }
 
 /**
- * Deletes a region's expired memories (journaling each) and trims journal lines past retention,
+ * Deletes a region's expired memories and its superseded memories past their grace period
+ * (journaling each, as `expiry` and `superseded`) and trims journal lines past retention,
  * in bounded batches, then keeps the vector arm's cells of large partitions (on the engines that
  * use them). Safe to run twice at once: every batch deletes and journals a row at most once, and a
  * partition's cells change only where they are as the run found them.
@@ -61,6 +65,23 @@ export class Sweeper {
       expired[kind] = swept.total;
       incomplete ||= swept.incomplete;
     }
+    const superseded: Record<string, number> = {};
+    for (const [kind, rule] of Object.entries(this.rules.kinds)) {
+      const cutoff = supersededBefore(rule, now);
+      let deletedOfKind = 0;
+      const swept = await this.drain(
+        options,
+        async (batch) => {
+          const { deleted, settled } = await this.store.sweepSuperseded(region, kind, cutoff, batch, now);
+          deletedOfKind += deleted;
+          // Settled rows (pinned, or current again) left the walk too: a full batch of them means more may be due.
+          return deleted + settled;
+        },
+        { phase: 'superseded', kind },
+      );
+      superseded[kind] = deletedOfKind;
+      incomplete ||= swept.incomplete;
+    }
     const retentionCutoff = new Date(now.getTime() - this.rules.journalRetentionSeconds * 1000);
     const trimmed = await this.drain(options, (batch) => this.store.trimJournal(region, retentionCutoff, batch), {
       phase: 'journal',
@@ -76,6 +97,7 @@ export class Sweeper {
     return {
       region,
       expired,
+      superseded,
       trimmed: trimmed.total,
       cells: cells.report,
       incomplete: incomplete || trimmed.incomplete || cleared.incomplete || ranked.incomplete || cells.incomplete,
@@ -151,7 +173,7 @@ export class Sweeper {
   private async drain(
     options: SweepOptions,
     step: (batch: number) => Promise<number>,
-    label: { phase: 'expiry' | 'journal' | 'cells'; kind?: string },
+    label: { phase: 'expiry' | 'superseded' | 'journal' | 'cells'; kind?: string },
   ): Promise<{ total: number; incomplete: boolean }> {
     let total = 0;
     for (let i = 0; i < options.maxBatches; i += 1) {

@@ -167,7 +167,13 @@ export class PageService {
         kind,
         ceiling: rule.ceiling,
         count: counts.perKind[kind] ?? 0,
-        evictNext: own.map(({ id, content, lastUsefulAt, recallCount }) => ({ id, content, lastUsefulAt, recallCount })),
+        evictNext: own.map(({ id, content, lastUsefulAt, recallCount, supersededBy }) => ({
+          id,
+          content,
+          lastUsefulAt,
+          recallCount,
+          supersededBy,
+        })),
         expiringNext:
           rule.ttlSeconds === null
             ? []

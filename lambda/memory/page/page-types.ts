@@ -47,6 +47,13 @@ export interface KindOutlook {
   readonly kind: string;
   readonly ceiling: number;
   readonly count: number;
-  readonly evictNext: readonly { id: string; content: string; lastUsefulAt: Date; recallCount: number }[];
+  /** `supersededBy` names the memory that replaced one: why it goes first. */
+  readonly evictNext: readonly {
+    id: string;
+    content: string;
+    lastUsefulAt: Date;
+    recallCount: number;
+    supersededBy: string | null;
+  }[];
   readonly expiringNext: readonly { id: string; content: string; expiresAt: Date }[];
 }

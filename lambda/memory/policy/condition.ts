@@ -10,6 +10,8 @@ export interface MemoryFacts {
   readonly id: string;
   readonly pinned: boolean;
   readonly lastUsefulAt: Date;
+  /** The memory that replaced this one, while it exists (policy/supersession.ts); absent or null when current. */
+  readonly supersededBy?: string | null;
 }
 
 /**
@@ -28,6 +30,8 @@ export type Condition =
   | { readonly test: 'useful since cutoff' }
   /** It is the memory the new one contradicts. */
   | { readonly test: 'spared' }
+  /** A newer memory replaced it, and that memory still exists. */
+  | { readonly test: 'superseded' }
   | { readonly test: 'not'; readonly of: Condition }
   | { readonly test: 'any'; readonly of: readonly Condition[] }
   | { readonly test: 'all'; readonly of: readonly Condition[] };
@@ -35,6 +39,7 @@ export type Condition =
 export const pinned: Condition = { test: 'pinned' };
 export const usefulSinceCutoff: Condition = { test: 'useful since cutoff' };
 export const spared: Condition = { test: 'spared' };
+export const superseded: Condition = { test: 'superseded' };
 export const not = (of: Condition): Condition => ({ test: 'not', of });
 export const any = (...of: Condition[]): Condition => ({ test: 'any', of });
 export const all = (...of: Condition[]): Condition => ({ test: 'all', of });
@@ -48,6 +53,8 @@ export function holds(condition: Condition, memory: MemoryFacts, inputs: RuleInp
       return inputs.cutoff === null || memory.lastUsefulAt.getTime() >= inputs.cutoff.getTime();
     case 'spared':
       return inputs.spared !== null && memory.id === inputs.spared;
+    case 'superseded':
+      return isSuperseded(memory);
     case 'not':
       return !holds(condition.of, memory, inputs);
     case 'any':
@@ -57,14 +64,27 @@ export function holds(condition: Condition, memory: MemoryFacts, inputs: RuleInp
   }
 }
 
-/** A field an order sorts by, ascending. */
-export type OrderField = 'lastUsefulAt' | 'id';
+const isSuperseded = (memory: MemoryFacts): boolean => memory.supersededBy !== undefined && memory.supersededBy !== null;
+
+/** A field an order sorts by, ascending; `supersededFirst` puts the superseded memories before the current ones. */
+export type OrderField = 'supersededFirst' | 'lastUsefulAt' | 'id';
+
+function compareField(field: OrderField, a: MemoryFacts, b: MemoryFacts): number {
+  switch (field) {
+    case 'supersededFirst':
+      return Number(isSuperseded(b)) - Number(isSuperseded(a));
+    case 'lastUsefulAt':
+      return a.lastUsefulAt.getTime() - b.lastUsefulAt.getTime();
+    case 'id':
+      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  }
+}
 
 /** Sorts by the fields in turn, each ascending: the comparison an order of the rules makes. */
 export function compareBy(order: readonly OrderField[]): (a: MemoryFacts, b: MemoryFacts) => number {
   return (a, b) => {
     for (const field of order) {
-      const d = field === 'id' ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.lastUsefulAt.getTime() - b.lastUsefulAt.getTime();
+      const d = compareField(field, a, b);
       if (d !== 0) return d;
     }
     return 0;

@@ -8,11 +8,12 @@ import { isLive } from './expiry.js';
 export const EVICTABLE: Condition = all(not(pinned), not(spared));
 
 /**
- * The order a ceiling evicts in, first to go first: the least recently useful (usefulness is the
- * latest of creation, recall and restatement), then the lowest id, so the order is total. "Next to
- * go" on the memory page reads the same order; for a kind with a TTL it is also the order of expiry.
+ * The order a ceiling evicts in, first to go first: superseded memories (policy/supersession.ts)
+ * before current ones, then the least recently useful (usefulness is the latest of creation,
+ * recall and restatement), then the lowest id, so the order is total. "Next to go" on the memory
+ * page reads the same order.
  */
-export const EVICTION_ORDER: readonly OrderField[] = ['lastUsefulAt', 'id'];
+export const EVICTION_ORDER: readonly OrderField[] = ['supersededFirst', 'lastUsefulAt', 'id'];
 
 export const byEvictionOrder = compareBy(EVICTION_ORDER);
 

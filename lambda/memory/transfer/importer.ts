@@ -9,7 +9,7 @@ import { expiredBefore, isLive } from '../policy/expiry.js';
 import { fitsWithoutEviction } from '../policy/eviction.js';
 import { kindRule } from '../policy/kinds.js';
 import { pinsFit } from '../policy/pins.js';
-import type { MemoryJson } from '../memory-json.js';
+import type { TransferMemoryJson } from './transfer-file.js';
 import { parseTransfer, type TransferDocument } from './transfer-file.js';
 
 /**
@@ -130,7 +130,7 @@ export class Importer {
   constructor(private readonly deps: ImporterDeps) {}
 
   /** Whether a memory of the file is still live now, by the liveness rule (policy/expiry.ts). */
-  private live(m: MemoryJson, now: Date): boolean {
+  private live(m: TransferMemoryJson, now: Date): boolean {
     const cutoff = expiredBefore(kindRule(this.deps.rules, m.kind), now);
     return isLive({ id: m.id, pinned: m.pinned, lastUsefulAt: new Date(m.lastUsefulAt) }, cutoff);
   }
@@ -139,7 +139,7 @@ export class Importer {
    * Each memory's exact-restatement key. A kind without dedup keys each memory by its file id, so
    * importing the same file twice still finds what the first import wrote.
    */
-  private fingerprints(kept: readonly MemoryJson[]): string[] {
+  private fingerprints(kept: readonly TransferMemoryJson[]): string[] {
     const seen = new Map<string, string>();
     return kept.map((m) => {
       if (kindRule(this.deps.rules, m.kind).dedup === false) return `${fingerprint(m.content)}#${m.id}`;

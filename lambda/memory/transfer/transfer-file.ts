@@ -19,11 +19,19 @@ export interface TransferDocument {
   readonly format: typeof TRANSFER_FORMAT;
   readonly version: typeof TRANSFER_VERSION;
   readonly exportedAt: string;
-  readonly memories: readonly MemoryJson[];
+  readonly memories: readonly TransferMemoryJson[];
   readonly journal: readonly JournalLineJson[];
 }
 
 const iso = (d: Date) => d.toISOString();
+
+/**
+ * A memory as the file holds it: the memory's JSON without supersession (decision 0107), which the
+ * file format does not carry yet; an imported memory is current.
+ */
+export type TransferMemoryJson = Omit<MemoryJson, 'supersededBy' | 'supersedes'>;
+
+export const transferMemory = ({ supersededBy: _by, supersedes: _replaced, ...m }: MemoryJson): TransferMemoryJson => m;
 
 /** The whole file, from every memory and journal line read. */
 export function transferDocument(memories: readonly Memory[], journal: readonly JournalLine[], now: Date): TransferDocument {
@@ -31,7 +39,7 @@ export function transferDocument(memories: readonly Memory[], journal: readonly 
     format: TRANSFER_FORMAT,
     version: TRANSFER_VERSION,
     exportedAt: iso(now),
-    memories: memories.map(memoryJson),
+    memories: memories.map((m) => transferMemory(memoryJson(m))),
     journal: journal.map(journalLineJson),
   };
 }
@@ -57,7 +65,7 @@ function calendarTime(v: unknown): v is string {
   const t = Date.parse(v);
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === v.slice(0, 19);
 }
-const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate'];
+const RULES: readonly JournalRule[] = ['ceiling', 'expiry', 'duplicate', 'superseded'];
 
 /** Reads one field of an object of the file, naming where it is when it is wrong. */
 class Reader {
@@ -141,7 +149,7 @@ function sourceIn(at: string, value: unknown, latest: number): SourceJson {
   };
 }
 
-function memoryIn(at: string, value: unknown, rules: CurationRules, latest: number): MemoryJson {
+function memoryIn(at: string, value: unknown, rules: CurationRules, latest: number): TransferMemoryJson {
   const r = Reader.of(at, value, latest);
   const id = canonicalId(r.string('id', { chars: 36 })) ?? r.fail('id', 'must be a UUID');
   const createdAt = r.instant('createdAt');

@@ -95,6 +95,8 @@ const EXPANSIONS: readonly RegExp[] = [
   /^SELECT\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ADD COLUMN\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ALTER COLUMN \S+ (DROP NOT NULL|SET DEFAULT)\b/,
+  // A dropped check accepts every row older code writes, as a relaxed NOT NULL does.
+  /^ALTER TABLE (IF EXISTS )?JOURNAL DROP CONSTRAINT (IF EXISTS )?(JOURNAL_RULE_CHECK|CHECK_RULE);?$/,
   // CockroachDB's online key change: same columns, same rows, every statement of older code still works.
   /^ALTER TABLE (IF EXISTS )?\S+ ALTER PRIMARY KEY USING COLUMNS\b/,
 ];

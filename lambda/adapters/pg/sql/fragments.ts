@@ -52,6 +52,10 @@ export interface MemoryRow {
   readonly client: string;
   readonly restated_by: unknown;
   readonly conflicts: string[] | null;
+  /** The memory's replacement while it exists (`supersessionOf`); absent where a statement does not read it. */
+  readonly superseded_by?: string | null;
+  /** The memories it replaced (`supersessionOf`). */
+  readonly supersedes?: string[] | null;
 }
 
 /** The same columns with the id as text, as answers carry it. */
@@ -61,6 +65,17 @@ export const memoryAnswerColumns = (alias: string): SqlFragment =>
 /** The ids a memory is linked to by a conflict, sorted. */
 export const conflictsOf = (alias: string, region: Param<string>): SqlFragment =>
   sql`ARRAY(SELECT l.linked_id::text FROM memory_links AS l WHERE l.region = ${region} AND l.memory_id = ${verbatim(alias)}.id ORDER BY 1)`;
+
+/**
+ * The two sides of a supersession for the memory read as `alias` (a row with `superseded_by`):
+ * its replacement while that exists, and the memories it replaced, sorted, found through its links.
+ */
+export const supersessionOf = (alias: string, region: Param<string>): SqlFragment => {
+  const m = verbatim(alias);
+  return sql`(SELECT newer.id::text FROM memories AS newer WHERE newer.region = ${region} AND newer.id = ${m}.superseded_by) AS superseded_by,
+       ARRAY(SELECT older.id::text FROM memory_links AS l JOIN memories AS older ON older.region = l.region AND older.id = l.linked_id
+              WHERE l.region = ${region} AND l.memory_id = ${m}.id AND older.superseded_by = ${m}.id ORDER BY 1) AS supersedes`;
+};
 
 /** Kinds read at once, each a parameter, with their expiry cutoffs as the liveness rule takes them. */
 export interface KindsParams {

@@ -22,10 +22,13 @@ export type CutoffSql =
 export interface ConditionSql {
   readonly cutoff?: CutoffSql;
   readonly spared?: Param<string | null | undefined>;
+  /** The statement's region: a superseded memory's replacement is looked up in it. */
+  readonly region?: Param<string>;
 }
 
-const COLUMNS: Record<OrderField | 'pinned' | 'kind', string> = {
+const COLUMNS: Record<Exclude<OrderField, 'supersededFirst'> | 'pinned' | 'kind' | 'supersededBy', string> = {
   id: 'id',
+  supersededBy: 'superseded_by',
   lastUsefulAt: 'last_useful_at',
   pinned: 'pinned',
   kind: 'kind',
@@ -74,6 +77,10 @@ function render(condition: Condition, alias: string | undefined, inputs: Conditi
       const id = column(alias, 'id');
       return negated ? sql`(${s}::uuid IS NULL OR ${id} <> ${s}::uuid)` : sql`(${s}::uuid IS NOT NULL AND ${id} = ${s}::uuid)`;
     }
+    case 'superseded': {
+      const held = supersededSql(alias, inputs);
+      return negated ? sql`NOT ${held}` : held;
+    }
     case 'not':
       return render(condition.of, alias, inputs, !negated);
     case 'any':
@@ -91,6 +98,21 @@ export function predicate(condition: Condition, alias: string | undefined, input
   return typeof rendered === 'boolean' ? verbatim(rendered ? 'true' : 'false') : rendered;
 }
 
+/**
+ * Superseded: the memory names its replacement and the replacement exists (a point read of the
+ * primary key), so a forgotten newer memory leaves the older current without a write.
+ */
+function supersededSql(alias: string | undefined, inputs: ConditionSql): SqlFragment {
+  // The replacement is read in a subquery over memories: an unqualified column would name its row.
+  if (!inputs.region || !alias) throw new Error('the superseded test needs the statement region and an alias');
+  const by = column(alias, 'supersededBy');
+  return sql`(${by} IS NOT NULL AND EXISTS (SELECT 1 FROM memories AS newer WHERE newer.region = ${inputs.region} AND newer.id = ${by}))`;
+}
+
 /** The order as an ORDER BY list (each ascending) of the memory read as `alias` (or unqualified). */
-export const orderBy = (order: readonly OrderField[], alias?: string): SqlFragment =>
-  join(order.map((field) => column(alias, field)));
+export const orderBy = (order: readonly OrderField[], alias?: string, inputs: ConditionSql = {}): SqlFragment =>
+  join(
+    order.map((field) =>
+      field === 'supersededFirst' ? sql`CASE WHEN ${supersededSql(alias, inputs)} THEN 0 ELSE 1 END` : column(alias, field),
+    ),
+  );

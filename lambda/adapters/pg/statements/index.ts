@@ -45,6 +45,7 @@ import { REEMBED_REWRITE } from './maintenance/reembed-rewrite.js';
 import { REEMBED_TOTAL } from './maintenance/reembed-total.js';
 import { STALE_TERMS } from './maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from './maintenance/sweep-expired.js';
+import { SWEEP_SUPERSEDED } from './maintenance/sweep-superseded.js';
 import { TRIM_JOURNAL } from './maintenance/trim-journal.js';
 import { CONSUME_CODE } from './oauth/consume-code.js';
 import { COUNT_REQUEST } from './oauth/count-request.js';
@@ -142,6 +143,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   REEMBED_TOTAL,
   STALE_TERMS,
   SWEEP_EXPIRED,
+  SWEEP_SUPERSEDED,
   TRIM_JOURNAL,
   CONSUME_CODE,
   COUNT_REQUEST,

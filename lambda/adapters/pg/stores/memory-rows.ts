@@ -29,6 +29,8 @@ export function toMemory(row: MemoryRow): Memory {
     source: { agent: row.agent, client: row.client, origin: row.origin, at: new Date(row.created_at) },
     restatedBy: restatedBy.map((s) => ({ agent: s.agent, client: s.client, origin: s.origin, at: new Date(s.at) })),
     conflicts: row.conflicts ?? [],
+    supersededBy: row.superseded_by ?? null,
+    supersedes: row.supersedes ?? [],
   };
 }
 

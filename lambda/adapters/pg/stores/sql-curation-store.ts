@@ -53,6 +53,7 @@ export function recallInputs(query: RecallQuery, touch: boolean): RecallInputs {
     },
     lexical: query.lexical,
     touch,
+    includeSuperseded: query.includeSuperseded ?? false,
   };
 }
 
@@ -61,11 +62,19 @@ export class SqlCurationStore implements CurationStore {
   constructor(private readonly sql: StatementRunner) {}
 
   async neighbours(query: NeighbourQuery): Promise<Neighbours> {
-    const rows = await this.sql.read(NEIGHBOURS, { ...query, embedding: toVectorLiteral(query.embedding) });
-    const nearest = rows.find((r) => r.role === 'nearest');
+    const rows = await this.sql.read(NEIGHBOURS, {
+      ...query,
+      embedding: toVectorLiteral(query.embedding),
+      judged: query.judged ?? 1,
+    });
+    const candidates = rows
+      .filter((r) => r.role === 'nearest')
+      .map((r) => ({ id: r.id, content: r.content ?? '', distance: Number(r.distance) }))
+      .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const exact = rows.find((r) => r.role === 'exact');
     return {
-      nearest: nearest ? { id: nearest.id, content: nearest.content ?? '', distance: Number(nearest.distance) } : undefined,
+      nearest: candidates[0],
+      candidates,
       exact: exact ? { id: exact.id, live: exact.live } : undefined,
     };
   }

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../memory/model.js';
 import { POSTING_CUT } from '../../../memory/policy/ranking.js';
-import type { CellBuild, CellPartition, CellStep, MaintenanceStore } from '../../../ports/maintenance-store.js';
+import type { CellBuild, CellPartition, CellStep, MaintenanceStore, SweptSuperseded } from '../../../ports/maintenance-store.js';
 import { ASSIGN_CELLS } from '../statements/maintenance/cells-assign.js';
 import { CELLS_BUILT } from '../statements/maintenance/cells-built.js';
 import { DROP_CELLS } from '../statements/maintenance/cells-drop.js';
@@ -17,6 +17,7 @@ import { RANK_POSTINGS } from '../statements/maintenance/rank-postings.js';
 import { RECORD_EXPIRING_KINDS } from '../statements/maintenance/record-expiring-kinds.js';
 import { STALE_TERMS } from '../statements/maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from '../statements/maintenance/sweep-expired.js';
+import { SWEEP_SUPERSEDED } from '../statements/maintenance/sweep-superseded.js';
 import { TRIM_JOURNAL } from '../statements/maintenance/trim-journal.js';
 import type { StatementRunner } from './statement-runner.js';
 
@@ -43,6 +44,17 @@ export class SqlMaintenanceStore implements MaintenanceStore {
   async sweepExpired(region: string, kind: string, expiredBefore: Date, batch: number, now: Date): Promise<number> {
     const [row] = await this.sql.read(SWEEP_EXPIRED, { region, kind, expiredBefore, batch, now });
     return row?.expired ?? 0;
+  }
+
+  async sweepSuperseded(
+    region: string,
+    kind: string,
+    supersededBefore: Date,
+    batch: number,
+    now: Date,
+  ): Promise<SweptSuperseded> {
+    const [row] = await this.sql.read(SWEEP_SUPERSEDED, { region, kind, supersededBefore, batch, now });
+    return { deleted: row?.superseded ?? 0, settled: row?.settled ?? 0 };
   }
 
   async trimJournal(region: string, olderThan: Date, batch: number): Promise<number> {

@@ -109,6 +109,7 @@ export class SqlPageStore implements PageStore {
       content: r.content,
       lastUsefulAt: new Date(r.last_useful_at),
       recallCount: r.recall_count,
+      supersededBy: r.superseded_by,
     }));
   }
 }

@@ -45,7 +45,8 @@ export interface InsertMemoryRow {
 
 /**
  * One memory in, with its postings; the partition's expired memories out; the ceiling's excess
- * evicted; each removal journaled; a conflict linked; the partition's counts, document
+ * evicted (superseded memories first); each removal journaled; the memory the new one contradicts
+ * linked both ways and marked superseded by it (policy/supersession.ts); the partition's counts, document
  * frequencies and flagged postings (decision 0101) kept: one statement, so a remember is atomic
  * and costs one round trip.
  *
@@ -72,18 +73,18 @@ export const INSERT_MEMORY = statement<InsertMemoryInputs, InsertMemoryRow>({
     const cutoff = { one: p.expiredBefore };
     return sql`
 WITH kind_rows AS (
-  SELECT id, pinned, last_useful_at, fingerprint FROM memories
+  SELECT id, pinned, last_useful_at, fingerprint, superseded_by FROM memories
    WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind}
 ), live_rows AS (
-  SELECT id, pinned, last_useful_at FROM kind_rows AS k WHERE ${predicate(LIVE, 'k', { cutoff })}
+  SELECT id, pinned, last_useful_at, superseded_by FROM kind_rows AS k WHERE ${predicate(LIVE, 'k', { cutoff })}
 ), stale AS (
   SELECT id FROM kind_rows AS k WHERE ${predicate(EXPIRED, 'k', { cutoff })} AND k.fingerprint <> ${p.fingerprint}
 ), excess AS (
   SELECT GREATEST(0, (SELECT count(*) FROM live_rows) + 1 - ${p.ceiling}::int4) AS n
 ), victims AS (
   SELECT id FROM (
-    SELECT id, row_number() OVER (ORDER BY ${orderBy(EVICTION_ORDER)}) AS rank
-      FROM live_rows WHERE ${predicate(EVICTABLE, undefined, { spared: p.conflictsWith })}
+    SELECT l.id, row_number() OVER (ORDER BY ${orderBy(EVICTION_ORDER, 'l', { region })}) AS rank
+      FROM live_rows AS l WHERE ${predicate(EVICTABLE, 'l', { spared: p.conflictsWith })}
   ) AS ranked WHERE rank <= (SELECT n FROM excess)
 ), allowed AS (
   SELECT (NOT ${p.pinned}::bool OR (SELECT count(*) FROM memories
@@ -133,6 +134,10 @@ WITH kind_rows AS (
     FROM fresh, (SELECT ${p.id}::uuid AS a, ${p.conflictsWith}::uuid AS b UNION ALL SELECT ${p.conflictsWith}::uuid, ${p.id}::uuid) AS pair
    WHERE ${p.conflictsWith}::uuid IS NOT NULL
   RETURNING 1
+), replaced AS (
+  UPDATE memories SET superseded_by = ${p.id}::uuid, superseded_at = ${p.now}::timestamptz
+   WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind} AND id = ${p.conflictsWith}::uuid AND EXISTS (SELECT 1 FROM fresh)
+  RETURNING 1
 ), new_postings AS (
   SELECT ${p.kind}::text AS kind, t.term, ${p.id}::uuid AS memory_id, t.tf, ${p.length}::int4 AS dl
     FROM fresh, unnest(${p.terms}::text[], ${p.frequencies}::int4[]) AS t(term, tf)
@@ -171,6 +176,7 @@ SELECT (SELECT id::text FROM written) AS id,
        (SELECT count(*) FROM expired)::int4 AS expired,
        (SELECT count(*) FROM journaled)::int4 AS journaled,
        (SELECT count(*) FROM linked)::int4 AS linked,
+       (SELECT count(*) FROM replaced)::int4 AS replaced,
        (SELECT count(*) FROM posted)::int4 AS posted,
        (SELECT count(*) FROM unposted)::int4 AS unposted,
        (SELECT count(*) FROM rarity)::int4 AS rarity,

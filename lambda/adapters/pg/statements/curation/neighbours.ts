@@ -1,5 +1,7 @@
 import type { Scope } from '../../../../memory/model.js';
+import { not } from '../../../../memory/policy/condition.js';
 import { LIVE } from '../../../../memory/policy/expiry.js';
+import { SUPERSEDED } from '../../../../memory/policy/supersession.js';
 import { predicate } from '../../sql/policy.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
@@ -14,6 +16,8 @@ export interface NeighboursInputs {
   readonly expiredBefore: Date | null;
   /** Vector candidates: 1, plus the kind's ceiling when it has a TTL, so that expired rows cannot hide the nearest live one. */
   readonly candidates: number;
+  /** How many of the nearest current memories to return, nearest first. */
+  readonly judged: number;
 }
 
 export interface NeighbourRow {
@@ -25,7 +29,8 @@ export interface NeighbourRow {
 }
 
 /**
- * The nearest live memory of the same (region, user, kind), and any exact restatement (same
+ * The nearest current memories of the same (region, user, kind) — live, not superseded, at most
+ * `judged` of them, nearest first — and any exact restatement (same
  * fingerprint) with whether it is live. The vector read carries only the partition's prefix, so
  * CockroachDB's vector index serves it; liveness is checked on the rows it returns.
  */
@@ -34,17 +39,18 @@ export const NEIGHBOURS = statement<NeighboursInputs, NeighbourRow>({
   expects: { vectorSearch: true, postgresIndex: 'memories_user_kind' },
   render: (p) => {
     const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
+    const current = predicate(not(SUPERSEDED), 'n', { region: p.scope.region });
     return sql`
 SELECT * FROM (
   SELECT 'nearest' AS role, n.id::text AS id, n.content, n.distance, true AS live
-    FROM (SELECT id, content, pinned, last_useful_at, embedding <=> ${p.embedding}::vector AS distance
+    FROM (SELECT id, content, pinned, last_useful_at, superseded_by, embedding <=> ${p.embedding}::vector AS distance
             FROM memories
            WHERE region = ${p.scope.region} AND user_id = ${p.scope.userId}::uuid AND kind = ${p.kind}
            ORDER BY embedding <=> ${p.embedding}::vector
            LIMIT ${p.candidates}::int4) AS n
-   WHERE ${live('n')}
+   WHERE ${live('n')} AND ${current}
    ORDER BY n.distance, n.id
-   LIMIT 1
+   LIMIT ${p.judged}::int4
 ) AS nearest
 UNION ALL
 SELECT 'exact' AS role, x.id::text AS id, NULL AS content, NULL AS distance, ${live('x')} AS live

@@ -8,6 +8,7 @@ import {
   memoryAnswerColumns,
   memoryColumns,
   partitionList,
+  supersessionOf,
 } from '../../sql/fragments.js';
 import { statement } from '../../sql/statement.js';
 import { sql, verbatim } from '../../sql/template.js';
@@ -53,7 +54,7 @@ export const BROWSE = statement<BrowseInputs, MemoryRow & { total: number }>({
     const by = verbatim(`p.${column}`);
     return sql`
 WITH matching AS (
-  SELECT ${memoryColumns('m')}
+  SELECT ${memoryColumns('m')}, m.superseded_by
     FROM memories AS m
    WHERE (m.region, m.user_id, m.kind) IN (${partitionList(p.scope, kinds.names)})
      AND ${liveIn('m', kinds)}
@@ -63,7 +64,7 @@ WITH matching AS (
      AND (${p.pinned}::bool IS NULL OR m.pinned = ${p.pinned}::bool)
      AND (${p.conflicting}::bool IS NULL OR ((SELECT count(*) FROM memory_links AS l WHERE l.region = ${p.scope.region} AND l.memory_id = m.id) > 0) = ${p.conflicting}::bool)
 )
-SELECT ${memoryAnswerColumns('p')}, ${conflictsOf('p', p.scope.region)} AS conflicts,
+SELECT ${memoryAnswerColumns('p')}, ${conflictsOf('p', p.scope.region)} AS conflicts, ${supersessionOf('p', p.scope.region)},
        (SELECT count(*) FROM matching)::int4 AS total
   FROM matching AS p
  WHERE (${p.afterValue}::text IS NULL OR (${by}, p.id) < (CAST(${p.afterValue}::text AS ${verbatim(type)}), ${p.afterId}::uuid))

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../../memory/model.js';
 import type { KindCutoff } from '../../../../memory/policy/expiry.js';
-import { conflictsOf, kindsParams, liveIn, type MemoryRow, memoryAnswerColumns } from '../../sql/fragments.js';
+import { conflictsOf, kindsParams, liveIn, type MemoryRow, memoryAnswerColumns, supersessionOf } from '../../sql/fragments.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -16,7 +16,7 @@ export const MEMORY_BY_ID = statement<MemoryByIdInputs, MemoryRow>({
   name: 'page/memory-by-id',
   expects: { postgresIndex: 'memories_pkey' },
   render: (p, inputs) => sql`
-SELECT ${memoryAnswerColumns('m')}, ${conflictsOf('m', p.scope.region)} AS conflicts
+SELECT ${memoryAnswerColumns('m')}, ${conflictsOf('m', p.scope.region)} AS conflicts, ${supersessionOf('m', p.scope.region)}
   FROM memories AS m
  WHERE m.region = ${p.scope.region} AND m.user_id = ${p.scope.userId}::uuid AND m.id = ${p.id}::uuid AND ${liveIn('m', kindsParams(inputs.expiry))}`,
 });

@@ -29,7 +29,7 @@ const liveRanked = (p: Params<RecallInputs>, live: SqlFragment) => sql`vector_ar
 
 /** The vector arm on CockroachDB: nearest first over the vector index, whose prefix is (region, user, kind). */
 export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: SqlFragment) => sql`vector_rows AS (
-  SELECT id, kind, pinned, last_useful_at, embedding <=> ${p.embedding}::vector AS distance
+  SELECT id, kind, pinned, last_useful_at, superseded_by, embedding <=> ${p.embedding}::vector AS distance
     FROM memories
    WHERE (region, user_id, kind) IN (${prefixes})
    ORDER BY embedding <=> ${p.embedding}::vector
@@ -83,14 +83,14 @@ export const cellsVectorArm = (
            WHERE (c.region, c.user_id, c.kind) IN (${prefixes}) AND c.ready) AS c
    WHERE COALESCE(c.before, 0) < ${p.fusion.cellRows}::int8
 ), vector_rows AS (
-  SELECT v.id, v.kind, v.pinned, v.last_useful_at, v.distance
-    FROM (SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.embedding <=> ${p.embedding}::vector AS distance
+  SELECT v.id, v.kind, v.pinned, v.last_useful_at, v.superseded_by, v.distance
+    FROM (SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.superseded_by, m.embedding <=> ${p.embedding}::vector AS distance
             FROM memories AS m
            WHERE (m.region, m.user_id, m.kind) IN (${prefixes}) AND m.cell IS NULL
           UNION ALL
-          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.distance
+          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.superseded_by, m.distance
             FROM near_cells AS n,
-                 LATERAL (SELECT c.id, c.kind, c.pinned, c.last_useful_at, c.embedding <=> ${p.embedding}::vector AS distance
+                 LATERAL (SELECT c.id, c.kind, c.pinned, c.last_useful_at, c.superseded_by, c.embedding <=> ${p.embedding}::vector AS distance
                             FROM memories AS c
                            WHERE c.region = ${p.scope.region} AND c.user_id = ${p.scope.userId}::uuid AND c.kind = n.kind AND c.cell = n.cell
                           OFFSET 0) AS m${lexical ? lexicalNear(p) : sql``}) AS v

@@ -32,4 +32,6 @@ export interface RecallInputs {
   readonly lexical: LexicalScoring;
   /** Whether the returned memories become useful (recall) or not (the page's search: looking is not recalling). */
   readonly touch: boolean;
+  /** Also rank superseded memories, each after every current one; absent: leave them out. */
+  readonly includeSuperseded?: boolean;
 }

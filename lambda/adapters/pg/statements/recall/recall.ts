@@ -1,6 +1,18 @@
-import { conflictsOf, kindsParams, liveIn, type MemoryRow, memoryColumns, partitionList } from '../../sql/fragments.js';
+import { not } from '../../../../memory/policy/condition.js';
+import { SUPERSEDED } from '../../../../memory/policy/supersession.js';
+import {
+  conflictsOf,
+  type KindsParams,
+  kindsParams,
+  liveIn,
+  type MemoryRow,
+  memoryColumns,
+  partitionList,
+  supersessionOf,
+} from '../../sql/fragments.js';
+import { predicate } from '../../sql/policy.js';
 import { type PlanExpectations, statement } from '../../sql/statement.js';
-import { join, sql } from '../../sql/template.js';
+import { join, type Param, type SqlFragment, sql, verbatim } from '../../sql/template.js';
 import { cellsVectorArm, followingHits, fusedPart, lexicalArm, vectorArm } from './recall-arms.js';
 import type { RecallInputs } from './recall-inputs.js';
 
@@ -27,6 +39,15 @@ function recallPlan(inputs: RecallInputs, engine: string): PlanExpectations {
 }
 
 /**
+ * Who takes a place in recall: a live memory that no existing newer memory superseded, or any live
+ * one when the caller asks for superseded memories too (policy/supersession.ts).
+ */
+function placeable(alias: string, kinds: KindsParams, region: Param<string>, includeSuperseded: boolean): SqlFragment {
+  const live = liveIn(alias, kinds);
+  return includeSuperseded ? live : sql`${live} AND ${predicate(not(SUPERSEDED), alias, { region })}`;
+}
+
+/**
  * The best live memories first, one statement: the vector arm and, with terms, the lexical arm over
  * the caller's (region, user, kind) partitions; expiry checked on the rows each returns; the ranks
  * fused (score = Σ weight / (k + rank)); the relevance floor (what only the vector arm found counts
@@ -44,6 +65,7 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
   expects: recallPlan,
   render: (p, inputs, engine) => {
     const kinds = kindsParams(inputs.kinds);
+    const include = inputs.includeSuperseded === true;
     const prefixes = partitionList(p.scope, kinds.names);
     const lexical = inputs.terms.length > 0;
     // The lexical arm first: on PostgreSQL and PGlite the vector arm measures its candidates too.
@@ -52,14 +74,14 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
           lexicalArm(
             p,
             kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind })),
-            liveIn('m', kinds),
+            placeable('m', kinds, p.scope.region, include),
           ),
         ]
       : [];
     ctes.push(
       engine === 'cockroach'
-        ? vectorArm(p, prefixes, liveIn('v', kinds))
-        : cellsVectorArm(p, prefixes, liveIn('v', kinds), lexical),
+        ? vectorArm(p, prefixes, placeable('v', kinds, p.scope.region, include))
+        : cellsVectorArm(p, prefixes, placeable('v', kinds, p.scope.region, include), lexical),
     );
     const parts = [
       sql`SELECT id, ${fusedPart(p, sql`${p.fusion.vectorWeight}`)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
@@ -74,8 +96,8 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
          last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz)
     FROM hits
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = hits.id
-  RETURNING ${memoryColumns('m')}, hits.score, m.embedding <=> ${p.embedding}::vector AS distance`
-      : sql`SELECT ${memoryColumns('m')}, hits.score, m.embedding <=> ${p.embedding}::vector AS distance,
+  RETURNING ${memoryColumns('m')}, m.superseded_by, hits.score, m.embedding <=> ${p.embedding}::vector AS distance`
+      : sql`SELECT ${memoryColumns('m')}, m.superseded_by, hits.score, m.embedding <=> ${p.embedding}::vector AS distance,
          ${p.now}::timestamptz AS read_at
     FROM memories AS m JOIN hits ON hits.id = m.id
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid`;
@@ -87,7 +109,7 @@ WITH ${join(ctes)}, ranked AS (
   HAVING sum(arms.part) > 0 AND bool_or(arms.related)
    ORDER BY score DESC, arms.id
    LIMIT ${p.limit}::int4
-), ${followingHits(p, liveIn('m', kinds))}, hits AS (
+), ${followingHits(p, placeable('m', kinds, p.scope.region, include))}, hits AS (
   -- A memory both ranked and following another keeps its better score.
   SELECT c.id, max(c.score) AS score
     FROM (SELECT id, score FROM ranked UNION ALL SELECT id, score FROM following) AS c
@@ -100,9 +122,9 @@ WITH ${join(ctes)}, ranked AS (
 )
 SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
        t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score,
-       ${conflictsOf('t', region)} AS conflicts
+       ${conflictsOf('t', region)} AS conflicts, ${supersessionOf('t', region)}
   FROM found AS t
- ORDER BY t.score DESC, t.id`;
+ ORDER BY ${include ? sql`${predicate(SUPERSEDED, 't', { region })}, ` : verbatim('')}t.score DESC, t.id`;
   },
 });
 
