@@ -47,10 +47,15 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
     const prefixes = partitionList(p.scope, kinds.names);
     const arm = engine === 'cockroach' ? vectorArm : cellsVectorArm;
     const ctes = [arm(p, prefixes, liveIn('v', kinds))];
+    const lexical = inputs.terms.length > 0;
+    // With terms, the vector arm's weight follows the partitions' average length (lex_stats).
+    const vectorWeight = lexical
+      ? sql`${p.fusion.vectorWeight}::float8 * (SELECT s.vector_scale FROM lex_stats AS s)`
+      : sql`${p.fusion.vectorWeight}`;
     const parts = [
-      sql`SELECT id, ${fusedPart(p, sql`${p.fusion.vectorWeight}`)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
+      sql`SELECT id, ${fusedPart(p, vectorWeight)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
     ];
-    if (inputs.terms.length > 0) {
+    if (lexical) {
       const partitions = kinds.names.map((kind) => ({ prefix: partitionList(p.scope, [kind]), kind }));
       ctes.push(lexicalArm(p, partitions, liveIn('m', kinds)));
       parts.push(sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, TRUE AS related FROM lexical_arm`);
