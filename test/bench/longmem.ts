@@ -219,6 +219,9 @@ async function openEngine(): Promise<{ sql: SqlClient; stop: () => Promise<void>
   };
 }
 
+/** Set once the run is stopped by hand: the calls then in flight fail, and that is not worth a report. */
+let stopping = false;
+
 async function main(): Promise<void> {
   const questions = loadLongMemEval(options.get('data') ?? `${DEFAULT_DATA_DIR}/longmemeval-s-dev`)
     .filter((q) => q.evidence.length > 0)
@@ -228,6 +231,13 @@ async function main(): Promise<void> {
     `bench:longmem  LongMemEval-S dev  questions=${questions.length}  memories=${pieces}  k=${k}  embedder=local  store=${engine}`,
   );
   const { sql, stop } = await openEngine();
+  // Stopped by hand (a quick run cut short): the throwaway cluster goes too.
+  const interrupted = () => {
+    stopping = true;
+    void stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const stores = sqlMemoryStores(sql);
   const service = (ranking: RecallRanking) =>
     memoryServices({ stores, embedder, judge: new ExactOnlyJudge(), clock: systemClock, rules: RULES, ranking });
@@ -364,6 +374,7 @@ function report(questions: readonly LongQuestion[], scores: Map<Method, Scored[]
 }
 
 main().catch((error) => {
+  if (stopping) return;
   console.error(error instanceof EvalUsageError ? `bench:longmem: ${error.message}` : error);
   process.exitCode = 1;
 });
