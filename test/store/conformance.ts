@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Scope, Source } from '../../lambda/memory/model.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
-import { FUSION, LEXICAL, type RecallRanking, rankingParts } from '../../lambda/memory/policy/ranking.js';
+import { FUSION, LEXICAL, lengthScaled, type RecallRanking, rankingParts } from '../../lambda/memory/policy/ranking.js';
 import type { CurationStore, InsertPlan, RecallQuery } from '../../lambda/ports/curation-store.js';
 import type { KeyStore } from '../../lambda/ports/key-store.js';
 import type { MaintenanceStore } from '../../lambda/ports/maintenance-store.js';
@@ -552,7 +552,8 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
     });
 
     test('lexical arm: in long memories a term’s frequency counts and a short memory beats a long one', async () => {
-      // Memories of about 300 terms: k1 and b approach plain BM25's (ranking.ts, lengthScaled).
+      // Memories of about 300 terms: k1 and b approach their full values (ranking.ts, lengthScaled),
+      // b near 1, so one occurrence in 10 terms beats three in 300, which beat one in 300.
       const filler = (n: number) => Array.from({ length: n }, (_, i) => `a${i}`).join(' ');
       const long = (content: string, id: string) =>
         plan({ id, content, embedding: axis(0), frequencies: [...analyzer.frequencies(content).values()] });
@@ -571,7 +572,31 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         candidates: 50,
         now: at(1),
       });
-      expect(found.map((m) => m.id.slice(-1))).toEqual(['3', '2', '1']);
+      expect(found.map((m) => m.id.slice(-1))).toEqual(['2', '3', '1']);
+    });
+
+    test('hybrid: in long memories the vector arm weighs less, by the same length share (decision 0109)', async () => {
+      const filler = (n: number) => Array.from({ length: n }, (_, i) => `a${i}`).join(' ');
+      const long = (content: string, embedding: number[]) =>
+        plan({ content, embedding, frequencies: [...analyzer.frequencies(content).values()] });
+      for (let i = 0; i < 4; i += 1) await curation.insert(long(`${filler(299)} f${i}`, axis(2 + i)), T0);
+      await curation.insert(long(`zebra ${filler(299)}`, axis(1)), T0);
+      await curation.insert(long(`${filler(299)} near`, axis(0)), T0);
+      const found = await recall({
+        scope: alice,
+        embedding: axis(0),
+        terms: analyzer.queryTerms('zebra'),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 10,
+        candidates: 50,
+        now: at(1),
+      });
+      // Every memory holds 300 terms: the vector arm's first rank scores its weight times the scale.
+      const { vectorScale } = lengthScaled(LEXICAL, 300);
+      expect(vectorScale).toBeLessThan(0.2);
+      const near = found.find((m) => m.content.endsWith('near'));
+      expect(near?.score).toBeCloseTo((FUSION.vectorWeight * vectorScale) / (FUSION.k + 1), 9);
+      expect(found[0]?.content.startsWith('zebra')).toBe(true);
     });
 
     test('relevance floor: what only the vector arm found is kept within the farthest distance; a lexical match always', async () => {

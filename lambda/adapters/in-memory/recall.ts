@@ -34,8 +34,11 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
     const was = parts.get(id) ?? { score: 0, related: false };
     parts.set(id, { score: was.score + part, related: was.related || related });
   };
+  // With terms, the vector arm's weight follows the partitions' average length, as lex_stats scales it.
+  const average = Math.max(rows.reduce((sum, m) => sum + m.length, 0) / Math.max(rows.length, 1), 1);
+  const vectorWeight = f.vectorWeight * (query.terms.length > 0 ? lengthScaled(query.lexical, average).vectorScale : 1);
   vectorArm.forEach((m, i) => {
-    add(m.id, f.vectorWeight / (f.k + i + 1), isRelated({ foundByWords: false, distance: distance(m) }, query.farthest));
+    add(m.id, vectorWeight / (f.k + i + 1), isRelated({ foundByWords: false, distance: distance(m) }, query.farthest));
   });
   if (query.terms.length > 0) {
     lexicalArm(rows, query)

@@ -56,16 +56,20 @@ export const VECTOR_CELLS = {
  * `commonDf` and `commonShare` of the partition; very common terms are not scored (decision 0056).
  * Of every other term, at most `postingsPerTerm` postings per partition are read, those with the
  * most occurrences in the shortest memories first: the arm's cost stays bounded as a partition
- * grows (decision 0078). Up to that document frequency, the arm is exact BM25.
+ * grows (decision 0078). Up to that document frequency, the arm is exact BM25. With terms in the
+ * query, the vector arm's weight is scaled by 1 − `vectorFade` × the same length share: the offline
+ * embedder hashes a long text's hundreds of words into few dimensions, so on long memories its
+ * ranks say less than the lexical arm's (decision 0109).
  */
 export const LEXICAL = {
   k1: 1.2,
-  b: 0.75,
+  b: 1,
   shortLength: 50,
-  halfLength: 100,
+  halfLength: 25,
   commonDf: 100,
   commonShare: 0.2,
   postingsPerTerm: 150,
+  vectorFade: 1,
 } as const;
 
 export type LexicalScoring = { readonly [K in keyof typeof LEXICAL]: number };
@@ -84,11 +88,11 @@ export const POSTING_CUT = {
   flagged: 200,
 } as const;
 
-/** The saturation and length normalisation in force for partitions whose memories average `average` terms (as recall-sql.ts). */
-export function lengthScaled(scoring: LexicalScoring, average: number): { k1: number; b: number } {
+/** The saturation, length normalisation and vector arm's scale in force for partitions whose memories average `average` terms (as recall-arms.ts). */
+export function lengthScaled(scoring: LexicalScoring, average: number): { k1: number; b: number; vectorScale: number } {
   const excess = Math.max(average - scoring.shortLength, 0);
   const share = excess / Math.max(excess + scoring.halfLength, 1);
-  return { k1: scoring.k1 * share, b: scoring.b * share };
+  return { k1: scoring.k1 * share, b: scoring.b * share, vectorScale: 1 - scoring.vectorFade * share };
 }
 
 /**

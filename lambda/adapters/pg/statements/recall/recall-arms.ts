@@ -152,8 +152,9 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
   const n = sql`CAST(COALESCE(sum(p.memories), 0) AS FLOAT8)`;
   const excess = sql`GREATEST(a.average - ${l.shortLength}::float8, 0)`;
   return sql`lex_stats AS (
-  -- k1 and b scaled by the share of the average length past the short length (lengthScaled in policy/ranking.ts).
-  SELECT l.n, l.average, ${l.k1}::float8 * l.share AS k1, ${l.b}::float8 * l.share AS b
+  -- k1, b and the vector arm's weight scaled by the share of the average length past the short length (lengthScaled in policy/ranking.ts).
+  SELECT l.n, l.average, ${l.k1}::float8 * l.share AS k1, ${l.b}::float8 * l.share AS b,
+         1 - ${l.vectorFade}::float8 * l.share AS vector_scale
     FROM (SELECT a.n, a.average,
                  ${excess} / GREATEST(${excess} + ${l.halfLength}::float8, 1) AS share
             FROM (SELECT ${n} AS n, GREATEST(CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) / GREATEST(${n}, 1), 1) AS average

@@ -83,8 +83,12 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
         ? vectorArm(p, prefixes, placeable('v', kinds, p.scope.region, include))
         : cellsVectorArm(p, prefixes, placeable('v', kinds, p.scope.region, include), lexical),
     );
+    // With terms, the vector arm's weight follows the partitions' average length (lex_stats).
+    const vectorWeight = lexical
+      ? sql`${p.fusion.vectorWeight}::float8 * (SELECT s.vector_scale FROM lex_stats AS s)`
+      : sql`${p.fusion.vectorWeight}`;
     const parts = [
-      sql`SELECT id, ${fusedPart(p, sql`${p.fusion.vectorWeight}`)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
+      sql`SELECT id, ${fusedPart(p, vectorWeight)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
     ];
     if (lexical) {
       parts.push(sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, TRUE AS related FROM lexical_arm`);
