@@ -44,9 +44,9 @@ export const vectorArm = (p: Params<RecallInputs>, prefixes: SqlFragment, live: 
  */
 const lexicalNear = (p: Params<RecallInputs>) => sql`
           UNION ALL
-          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.distance
+          SELECT m.id, m.kind, m.pinned, m.last_useful_at, m.superseded_by, m.distance
             FROM lex_top AS l,
-                 LATERAL (SELECT c.id, c.user_id, c.kind, c.cell, c.pinned, c.last_useful_at,
+                 LATERAL (SELECT c.id, c.user_id, c.kind, c.cell, c.pinned, c.last_useful_at, c.superseded_by,
                                  c.embedding <=> ${p.embedding}::vector AS distance
                             FROM memories AS c
                            WHERE c.region = ${p.scope.region} AND c.id = l.id
