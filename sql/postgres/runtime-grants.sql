@@ -36,7 +36,7 @@ GRANT SELECT, INSERT, UPDATE ON TABLE memory_partitions TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_terms TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_partition_terms TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_cells TO {{mcp_role}};
-GRANT SELECT, INSERT, DELETE ON TABLE oauth_clients TO {{mcp_role}};
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_clients TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_codes TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_tokens TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_rate_limits TO {{mcp_role}};

@@ -54,13 +54,14 @@ export class CurationModel {
 
   /**
    * `vectors` gives each text's stored vector (for the nearest memory a judge is asked about) and
-   * `contradicts` says whether the test's judge calls two texts contradicting.
+   * `contradicts` says whether the test's judge calls two texts contradicting; without it (a judge
+   * that never does), no nearest memory is looked for and texts need no vectors.
    */
   constructor(
     readonly rules: CurationRules,
     public now: number,
     private readonly vectors: ReadonlyMap<string, Float32Array> = new Map(),
-    private readonly contradicts: (existing: string, incoming: string) => boolean = () => false,
+    private readonly contradicts?: (existing: string, incoming: string) => boolean,
   ) {}
 
   private user(name: string): UserState {
@@ -180,8 +181,8 @@ export class CurationModel {
     if (twin) this.expire(name, kind);
     if (pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
     const excess = Math.max(0, this.live(name, [kind]).length + 1 - rule.ceiling);
-    const nearest = rule.dedup === false ? undefined : this.nearestCurrent(name, kind, content);
-    const replaced = nearest && this.contradicts(this.texts.get(nearest.id) ?? '', content) ? nearest : undefined;
+    const nearest = rule.dedup === false || !this.contradicts ? undefined : this.nearestCurrent(name, kind, content);
+    const replaced = nearest && this.contradicts?.(this.texts.get(nearest.id) ?? '', content) ? nearest : undefined;
     // The memory a new one supersedes is spared by that write's ceiling.
     if (this.evictionOrder(name, kind).filter((m) => m !== replaced).length < excess) return { outcome: 'kind_full' };
     return replaced
