@@ -18,7 +18,9 @@ import { NAABA_BIN, runCli } from '../support/cli.js';
 const root = mkdtempSync(join(tmpdir(), 'naaba-import-resume-'));
 const data = join(root, 'data');
 const file = join(root, 'memories.json');
-const TOTAL = 40;
+// Two memories a step: killed after two steps, the import still has tens of steps to go, so the kill
+// lands in the middle even on a busy machine (a local import on a folder it holds does not rest).
+const TOTAL = 80;
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function exportFile(): unknown {
@@ -54,7 +56,7 @@ function importKilledAfter(steps: number, key: string): Promise<{ reported: numb
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
-      reported = [...stderr.matchAll(/(\d+) of 40 memories/g)].length;
+      reported = [...stderr.matchAll(new RegExp(`(\\d+) of ${TOTAL} memories`, 'g'))].length;
       if (reported >= steps) child.kill('SIGKILL');
     });
     child.on('error', reject);
