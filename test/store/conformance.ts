@@ -10,6 +10,7 @@ import type { OAuthStore } from '../../lambda/ports/oauth-store.js';
 import type { PageStore } from '../../lambda/ports/page-store.js';
 import { axis, lean } from '../support/vectors.js';
 import { cellsStoreTests } from './cells-suite.js';
+import { insertPlan } from './insert-plan.js';
 import type { InspectedTable, StoreHarness } from './harness.js';
 import { pageStoreTests } from './page-suite.js';
 import { supersessionStoreTests } from './supersession-suite.js';
@@ -41,21 +42,8 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
     let alice: Scope;
     let bob: Scope;
 
-    const plan = (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>): InsertPlan => ({
-      scope: alice,
-      id: randomUUID(),
-      kind: 'fact',
-      fingerprint: over.content,
-      pinned: false,
-      source: source(),
-      conflictsWith: undefined,
-      ceiling: 100,
-      pinLimit: 10,
-      sourcesKept: 3,
-      terms: analyzer.terms(over.content),
-      expiredBefore: null,
-      ...over,
-    });
+    const plan = (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>): InsertPlan =>
+      insertPlan(alice, source(), over);
 
     /**
      * A recall by vector alone unless terms are given (then both arms, fused); `ranking` as the

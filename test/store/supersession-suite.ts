@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Scope, Source } from '../../lambda/memory/model.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
 import { FUSION, LEXICAL } from '../../lambda/memory/policy/ranking.js';
 import type { InsertPlan, RecallQuery } from '../../lambda/ports/curation-store.js';
 import { axis, lean } from '../support/vectors.js';
 import type { StoreHarness } from './harness.js';
+import { insertPlan } from './insert-plan.js';
 
 /**
  * Supersession on every engine the conformance suite runs on (policy/supersession.ts, decision
@@ -19,33 +18,15 @@ export interface SupersessionSuiteContext {
 
 const T0 = new Date('2026-03-01T00:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
-const analyzer = new LexicalAnalyzer();
 const FACT = [{ kind: 'fact', expiredBefore: null }];
 const source: Source = { agent: 'agent-a', client: 'tests/1', origin: null, at: T0 };
 
 export function supersessionStoreTests(context: () => SupersessionSuiteContext): void {
   const insert = async (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>, when: Date) => {
-    const id = randomUUID();
-    const result = await context().harness.stores.curation.insert(
-      {
-        scope: context().alice,
-        id,
-        kind: 'fact',
-        fingerprint: over.content,
-        pinned: false,
-        source,
-        conflictsWith: undefined,
-        ceiling: 100,
-        pinLimit: 10,
-        sourcesKept: 3,
-        terms: analyzer.terms(over.content),
-        expiredBefore: null,
-        ...over,
-      },
-      when,
-    );
+    const plan = insertPlan(context().alice, source, over);
+    const result = await context().harness.stores.curation.insert(plan, when);
     if (result.status !== 'inserted') throw new Error(`setup: ${result.status}`);
-    return id;
+    return plan.id;
   };
   const recall = (now: Date, over: Partial<RecallQuery> = {}) =>
     context().harness.stores.curation.recall({
