@@ -8,6 +8,7 @@ import type { InsertPlan } from '../../lambda/ports/curation-store.js';
 import type { ImportedMemory, ImportPlan } from '../../lambda/ports/transfer-store.js';
 import { axis, lean } from '../support/vectors.js';
 import type { StoreHarness } from './harness.js';
+import { insertPlan } from './insert-plan.js';
 
 /**
  * The memory page's store calls on every engine the conformance suite runs on: pin and unpin,
@@ -32,21 +33,8 @@ const source = (agent = 'agent-a', client = 'tests/1', origin: string | null = n
 });
 
 export function pageStoreTests(context: () => PageSuiteContext): void {
-  const plan = (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>): InsertPlan => ({
-    scope: context().alice,
-    id: randomUUID(),
-    kind: 'fact',
-    fingerprint: over.content,
-    pinned: false,
-    source: source(),
-    conflictsWith: undefined,
-    ceiling: 100,
-    pinLimit: 10,
-    sourcesKept: 3,
-    terms: analyzer.terms(over.content),
-    expiredBefore: null,
-    ...over,
-  });
+  const plan = (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>): InsertPlan =>
+    insertPlan(context().alice, source(), over);
   const insert = async (over: Partial<InsertPlan> & Pick<InsertPlan, 'content' | 'embedding'>, when = T0) => {
     const p = plan(over);
     await context().harness.stores.curation.insert(p, when);
