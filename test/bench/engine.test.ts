@@ -72,30 +72,18 @@ if (server) {
       expect(rows[0]?.n).toBe(0);
       // A table that is not naaba's: the next run refuses before writing anything.
       await client.query('CREATE TABLE someone_elses (x int)');
-      await expect(
-        runEngineBench({
-          url: server.url,
-          sizes: [5],
-          queries: 1,
-          overlapQueries: 1,
-          rounds: 1,
-          writers: 1,
-          force: false,
-          print: () => {},
-        }),
-      ).rejects.toThrow(NotScratchError);
-      await expect(
-        runEngineBench({
-          url: server.url,
-          sizes: [5],
-          queries: 1,
-          overlapQueries: 1,
-          rounds: 1,
-          writers: 1,
-          force: false,
-          print: () => {},
-        }),
-      ).rejects.toThrow(/someone_elses.*--force yes/);
+      const refused = runEngineBench({
+        url: server.url,
+        sizes: [5],
+        queries: 1,
+        overlapQueries: 1,
+        rounds: 1,
+        writers: 1,
+        force: false,
+        print: () => {},
+      });
+      await expect(refused).rejects.toThrow(NotScratchError);
+      await expect(refused).rejects.toThrow(/someone_elses.*--force yes/);
     } finally {
       await client.end();
     }
