@@ -14,16 +14,18 @@ export const REGIONS = Object.keys(CDK_CONTEXT['naaba:regions'] as Record<string
 
 /**
  * cdk.json's feature flag that checks every synthesized template against CloudFormation's rules.
- * Its engine (WebAssembly) costs about 6 s of CPU to start in each test file, so the tests that
- * read templates leave it off; nag.test.ts synthesizes every shape of the app with it on, and
- * deploy-config.test.ts synthesizes bin/app.ts with cdk.json as committed.
+ * Its engine (WebAssembly) costs about 6 s of CPU to start in each test file, and runs at every
+ * synthesis even with the flag off (its findings then become warnings) unless the app is built
+ * without it. So the tests that read templates build the app without the engine; nag.test.ts
+ * synthesizes every shape of the app with the flag on, and deploy-config.test.ts synthesizes
+ * bin/app.ts with cdk.json as committed.
  */
 export const RULE_VALIDATION = '@aws-cdk/core:validateAgainstDefaultRules';
 
 /** The app as `cdk synth` builds it, with bundling off (a real bundle is built once, in CI) and, unless asked, no rule validation. */
 export function buildApp(overrides: Record<string, unknown> = {}): { app: App; stacks: RegionStack[] } {
   const context = { ...CDK_CONTEXT, [RULE_VALIDATION]: false, ...overrides, 'aws:cdk:bundling-stacks': [] };
-  const app = new App({ context });
+  const app = new App({ context, builtinCloudFormationValidation: context[RULE_VALIDATION] === true });
   return { app, stacks: addRegionStacks(app) };
 }
 
