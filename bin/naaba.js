@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The naaba command line. Installed from the package (npm pack, npx), it runs the JavaScript that
-// `npm run build` compiled into dist/. In a clone the TypeScript sources are here: they run through
-// tsx (a devDependency), so the CLI works right after `npm ci` and never runs a stale build.
+// `npm run build` bundled into dist/ (bin/build-package.js). In a clone the TypeScript sources are
+// here: they run through tsx (a devDependency), so the CLI works right after `npm ci` and never runs
+// a stale build.
 import { existsSync } from 'node:fs';
 
 const sources = new URL('./cli/main.ts', import.meta.url);
@@ -11,7 +12,7 @@ if (existsSync(sources)) {
   register();
   cli = await import(sources.href);
 } else {
-  cli = await import(new URL('../dist/bin/cli/main.js', import.meta.url).href);
+  cli = await import(new URL('../dist/cli.js', import.meta.url).href);
 }
 // The commands write to this process's streams and stop on its signals (bin/cli/terminal.ts).
 process.exitCode = await cli.main(process.argv.slice(2), cli.processTerminal());
