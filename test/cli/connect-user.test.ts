@@ -79,7 +79,7 @@ test('VS Code keeps the key out of its file, so a key --issue made for it is sho
   expect(readFileSync(join(root, '.vscode', 'mcp.json'), 'utf8')).not.toContain(token);
 });
 
-test('serve’s banner names the page, embedder, configuration and data folder, and a connect line that works as printed', async () => {
+test('serve’s banner names the page, embedder, configuration and data folder, and a connect line that works as printed; a key connect cannot take back is shown', async () => {
   const server = await startServe(['--port', '0', '--data', data], { HOME: home, NAABA_KEY: '' }, root);
   try {
     const output = await pollUntil(server.output, (text) => text.includes('connect a client'));
@@ -99,9 +99,24 @@ test('serve’s banner names the page, embedder, configuration and data folder, 
       0,
       expect.stringContaining(`to Claude Code (user scope): ${server.url}/mcp`),
     ]);
+    // A Claude Code that fails after spoiling the server's admin secret: the key cannot be revoked, so its token is shown.
+    writeFileSync(
+      join(bin, 'claude'),
+      `#!/bin/sh\nsed -i 's/"adminSecret":"[^"]*"/"adminSecret":"spoilt"/' '${join(data, 'server.json')}'\nexit 1\n`,
+    );
+    const stuck = await runCli(
+      ['connect', 'claude-code', '--issue', 'kept', '--user', owner, '--data', data, '--write'],
+      { HOME: home, NAABA_KEY: '', PATH: `${bin}:/usr/bin:/bin` },
+      root,
+    );
+    expect([stuck.code, stuck.stderr]).toEqual([1, expect.stringContaining('could not be revoked: admin secret required')]);
+    expect(stuck.stdout).toMatch(
+      /Key "kept" \(id [0-9a-f-]{36}\) is active; use it, or revoke it with npx naaba revoke-key [0-9a-f-]{36}\n {2}token: {3}nb_[A-Za-z0-9_-]{43}\n/,
+    );
   } finally {
     await server.stop();
   }
+  expect((await keys()).filter((k) => k.name === 'kept').map((k) => k.revoked_at)).toEqual([null]);
   // Every key the tests made, the banner's line included, is of the one user.
   expect(new Set((await keys()).map((k) => k.user_id))).toEqual(new Set([owner]));
 });
