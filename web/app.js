@@ -360,10 +360,8 @@ function showConnect() {
       ? `${chosen.name}: run this in ${chosen.where}`
       : `${chosen.name}: put this in ${chosen.where}${chosen.holdsToken ? '' : ' (it asks for the key itself)'}`;
   $('connect-key').disabled = !chosen.holdsToken;
-  // The one line that makes a key for the client (when its file holds one) and writes its configuration.
-  const issue = chosen.holdsToken ? ` --issue ${chosen.client === 'json' ? 'my-agent' : chosen.client}` : '';
-  const write = chosen.client === 'json' ? '' : ' --write';
-  $('connect-cli').textContent = `npx naaba connect ${chosen.client}${issue}${write}`;
+  // The server's line: a key of the signed-in user for the client, and its configuration written.
+  $('connect-cli').textContent = chosen.command;
 }
 
 async function copyConnect() {

@@ -139,8 +139,10 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       ),
   },
   connect: {
-    usage: ['naaba connect claude-code|cursor|vscode|json [--write [--file PATH]] [--issue NAME] [--endpoint URL]'],
-    values: [...DATABASE, 'endpoint', 'port', 'host', 'file', 'issue'],
+    usage: [
+      'naaba connect claude-code|cursor|vscode|json [--write [--file PATH]] [--issue NAME [--user USER_ID]] [--endpoint URL]',
+    ],
+    values: [...DATABASE, 'endpoint', 'port', 'host', 'file', 'issue', 'user'],
     switches: ['write'],
     run: (c) =>
       done(
@@ -148,6 +150,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
           write: c.on('write'),
           file: c.value('file'),
           issue: c.value('issue'),
+          user: c.value('user'),
         }),
       ),
   },

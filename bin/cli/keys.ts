@@ -63,10 +63,15 @@ or let naaba write a client's configuration: NAABA_KEY=${key.token} npx naaba co
   return key;
 }
 
-export async function revokeKey(t: Terminal, config: RuntimeConfig, keyId: string): Promise<void> {
+/** Revokes a key without a word: `revoke-key`, and `connect` taking back a key whose client it could not connect. */
+export async function withdrawKey(t: Terminal, config: RuntimeConfig, keyId: string): Promise<void> {
   const note = localServer(config);
   if (note) await viaServer(note, 'DELETE', `/admin/keys/${encodeURIComponent(keyId)}`);
   else await withContainer(t, config, async (c) => (await c.keys()).revoke(keyId));
+}
+
+export async function revokeKey(t: Terminal, config: RuntimeConfig, keyId: string): Promise<void> {
+  await withdrawKey(t, config, keyId);
   t.print(`key ${keyId} revoked`);
 }
 

@@ -1,13 +1,68 @@
+import { resolve } from 'node:path';
 import { Container } from '../../lambda/composition.js';
+import { DEFAULT_DATA_DIR, DEFAULT_REGION } from '../../lambda/config/defaults.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
 import { writeFolderRules } from '../../lambda/dev/folder-rules.js';
 import { startLocalServer } from '../../lambda/dev/server.js';
+import { connectLine, shellWord } from '../../lambda/http/client-config.js';
 import { startSweepTimer } from '../../lambda/dev/sweep-timer.js';
 import { sweepSummary } from './db.js';
 import { serveFolderRules } from './folder-config.js';
 import { openDataDir } from './open.js';
 import type { Terminal } from './terminal.js';
+
+/** What the banner says besides the configuration: where it listens, the embedder in force, whose keys there are. */
+interface Served {
+  readonly url: string;
+  readonly embedder: string;
+  /** The users with an active key in the region. */
+  readonly users: readonly string[];
+}
+
+/** The folder and region flags a command run beside this server needs: none for the defaults. */
+function sameServerFlags(config: RuntimeConfig): string[] {
+  const data = config.database.kind === 'pglite' && config.dataDir !== DEFAULT_DATA_DIR ? ['--data', config.dataDir] : [];
+  return [...data, ...(config.region === DEFAULT_REGION ? [] : ['--region', config.region])];
+}
+
+/**
+ * The start-up banner: the page, the MCP URL, the embedder and configuration in force, and the
+ * next step (a `naaba connect` line) for this server's own port, data folder and region.
+ */
+function banner(config: RuntimeConfig, served: Served): string[] {
+  const { url, embedder, users } = served;
+  const flags = sameServerFlags(config).map(shellWord).join(' ');
+  const beside = (command: string) => `npx naaba ${command}${flags ? ` ${flags}` : ''}`;
+  const lines = [
+    `naaba: listening on ${url} (region ${config.region}); MCP endpoint for your client: ${url}/mcp`,
+    `  page: ${url}/  (sign in with a key to see, search, pin and forget what is remembered)`,
+    `  curation rules: ${config.rulesSource === 'defaults' ? 'defaults, no configuration file' : config.rulesSource}; embedder: ${embedder}  (--config FILE and --embedder local|sentence choose them)`,
+    ...(config.database.kind === 'pglite' ? [`  data folder: ${resolve(config.dataDir)}`] : []),
+    `  health: ${url}/healthz   keys: ${beside('list-keys')}`,
+    config.sweep.everySeconds > 0
+      ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`
+      : '  the sweep timer is off (NAABA_SWEEP_EVERY_SECONDS=0): expired memories leave on writes or `npx naaba sweep`',
+  ];
+  if (config.database.kind !== 'pglite') return lines;
+  const target = { ...(config.dataDir === DEFAULT_DATA_DIR ? {} : { dataDir: config.dataDir }), region: config.region };
+  const [only] = users;
+  const user = users.length > 1 ? 'USER_ID' : only;
+  lines.push(`  connect a client, in another terminal:  ${connectLine('claude-code', user, target)}`);
+  if (users.length === 0) {
+    lines.push('  no key yet for this region: that line makes the first, for a new user; or make one with');
+    lines.push(
+      `  ${beside('issue-key my-agent')}  and give your MCP client the URL above and the header  Authorization: Bearer <token>`,
+    );
+  } else if (users.length === 1) {
+    lines.push(`  (a new key of user ${only}, the one that holds this region's keys: one memory for the client and the page)`);
+  } else {
+    lines.push(
+      `  USER_ID: whose memories the client joins (${beside('list-keys')} shows each key's user; the page gives the line for yours)`,
+    );
+  }
+  return lines;
+}
 
 /** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
 export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
@@ -43,18 +98,9 @@ export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
     });
     if (local) writeServerNote(config.dataDir, server.url, adminSecret);
     const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
-    t.print(`naaba: listening on ${server.url} (region ${config.region}); MCP endpoint for your client: ${server.url}/mcp`);
-    t.print(`  health: ${server.url}/healthz   keys: npx naaba list-keys`);
-    t.print(`  curation rules: ${config.rulesSource}; embedder: ${(await container.embedder()).name}`);
-    t.print(
-      config.sweep.everySeconds > 0
-        ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`
-        : '  the sweep timer is off (NAABA_SWEEP_EVERY_SECONDS=0): expired memories leave on writes or `npx naaba sweep`',
-    );
-    if (keys.length === 0) {
-      t.print('  no key yet for this region. In another terminal:  npx naaba issue-key my-agent');
-      t.print('  then give your MCP client the URL above and the header  Authorization: Bearer <token>');
-    }
+    const embedder = (await container.embedder()).name;
+    const users = [...new Set(keys.map((k) => k.userId))];
+    for (const line of banner(config, { url: server.url, embedder, users })) t.print(line);
     await stopped;
     t.print('naaba: shutting down');
     await server.close();

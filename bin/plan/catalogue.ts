@@ -19,6 +19,7 @@ import { SqlOAuthStore } from '../../lambda/adapters/pg/stores/sql-oauth-store.j
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Scope } from '../../lambda/memory/model.js';
 import { FUSION, LEXICAL, POSTING_CUT } from '../../lambda/memory/policy/ranking.js';
+import type { PinChange } from '../../lambda/memory/policy/pins.js';
 import type { RecallQuery } from '../../lambda/ports/curation-store.js';
 
 export type { PlanExpectations } from '../../lambda/adapters/pg/sql/statement.js';
@@ -176,7 +177,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
       },
       rep.now,
     );
-  const merge = (pin: boolean) =>
+  const merge = (pin: PinChange) =>
     stores.curation.merge(
       { scope, targetId: OTHER_ID, kind: 'fact', pin, source, pinLimit: 50, sourcesKept: 5, expiredBefore: null },
       rep.now,
@@ -314,8 +315,9 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     ['remember', () => insert(undefined)],
     ['remember: conflict link', () => insert(OTHER_ID)],
     ['remember: a pinned memory', () => insert(undefined, true)],
-    ['merge, pinning', () => merge(true)],
-    ['merge', () => merge(false)],
+    ['merge, pinning', () => merge('pin')],
+    ['merge, unpinning', () => merge('unpin')],
+    ['merge', () => merge('keep')],
     ['forget ids', () => stores.curation.forgetIds(scope, [SOME_ID, OTHER_ID], expiring)],
     ['forget all', () => stores.curation.forgetAll(scope, undefined, expiring)],
     ['forget all of a kind', () => stores.curation.forgetAll(scope, 'fact', expiring)],

@@ -12,6 +12,7 @@ import { parseCuration, readCurationFile } from './curation-file.js';
 import { formatRateLimits, parseRateLimits } from './oauth-limits.js';
 import { DEFAULT_OAUTH_RATE_LIMITS } from '../auth/oauth-limits.js';
 import { type EmbedderConfig, type JudgeConfig, readProviders } from './providers.js';
+import { DEFAULT_DATA_DIR, DEFAULT_REGION } from './defaults.js';
 import { ConfigError } from './errors.js';
 import { type SettingReport, Settings } from './settings.js';
 
@@ -198,8 +199,8 @@ export function describeConfig(
   flags: Source = {},
 ): { config: RuntimeConfig; report: SettingReport[]; problems: string[] } {
   const s = new Settings(env, flags);
-  const dataDir = s.string('NAABA_DATA_DIR', '.naaba');
-  const region = s.string('NAABA_REGION', 'local');
+  const dataDir = s.string('NAABA_DATA_DIR', DEFAULT_DATA_DIR);
+  const region = s.string('NAABA_REGION', DEFAULT_REGION);
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(region))
     s.problems.push(`NAABA_REGION="${region}": lowercase letters, digits and dashes`);
   const listen = { host: s.string('NAABA_HOST', '127.0.0.1'), port: s.integer('NAABA_PORT', 8000, 0, 65535) };

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { type Container, watchingOutages } from '../composition.js';
 import {
   isRequestMethod,
@@ -91,6 +92,7 @@ export async function route(
     memory: reachable(memory),
     log: logger,
     origins: runtime.config.origins,
+    ...(runtime.config.database.kind === 'pglite' ? { dataDir: resolve(runtime.config.dataDir) } : {}),
     importCallMs: runtime.config.importCallSeconds * 1_000,
   };
   const { value: answered, outage } = await watchingOutages(() =>

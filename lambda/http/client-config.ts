@@ -4,6 +4,8 @@
  * source, so the page and the CLI never drift apart (docs/clients.md).
  */
 
+import { DEFAULT_REGION } from '../config/defaults.js';
+
 export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'json'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
@@ -48,7 +50,7 @@ export function claudeArgs(url: string, token: string): string[] {
 }
 
 /** A word quoted for a POSIX shell when it needs it. */
-const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** One client's configuration for the MCP endpoint at `url`; `token` defaults to the placeholder. */
 export function clientConfig(client: ClientName, url: string, token = TOKEN_PLACEHOLDER): ClientConfig {
@@ -93,6 +95,28 @@ export function clientConfig(client: ClientName, url: string, token = TOKEN_PLAC
 }
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** Where a `naaba connect` line reaches the signed-in user's naaba: the local server's data folder, or a region's endpoint. */
+export type ConnectTarget =
+  /** No `dataDir`: the command line's default folder. */
+  { readonly dataDir?: string; readonly region: string } | { readonly endpoint: string; readonly region: string };
+
+/**
+ * The one `naaba connect` line for a signed-in user: a new key of that same user (`--user`), so the
+ * agent's memories are the ones the page shows (decision 0111); without a user, the first key of a
+ * new one. VS Code asks for the key itself, so its line makes none; the generic JSON needs the
+ * client's own file, so its line prints instead of writing.
+ */
+export function connectLine(client: ClientName, userId: string | undefined, target: ConnectTarget): string {
+  const user = userId === undefined ? [] : ['--user', userId];
+  const key = clientConfig(client, '').holdsToken ? ['--issue', client === 'json' ? 'my-agent' : client, ...user] : [];
+  const where =
+    'endpoint' in target ? ['--endpoint', target.endpoint] : target.dataDir === undefined ? [] : ['--data', target.dataDir];
+  // The command line's own default region needs no flag.
+  const region = target.region === DEFAULT_REGION ? [] : ['--region', target.region];
+  const write = client === 'json' ? [] : ['--write'];
+  return ['npx', 'naaba', 'connect', client, ...key, ...where, ...region, ...write].map(shellWord).join(' ');
+}
 
 /** True for a name `naaba connect` and the page know. */
 export const isClientName = (name: string): name is ClientName => (CLIENTS as readonly string[]).includes(name);

@@ -8,7 +8,7 @@ import { outcomeOf } from '../memory/outcome.js';
 import type { MemoryServices } from '../memory/services.js';
 import type { MemoryFilters, MemoryOrder } from '../ports/page-store.js';
 import { loggable, type RequestLog } from '../observability.js';
-import { CLIENTS, clientConfig } from '../http/client-config.js';
+import { CLIENTS, clientConfig, connectLine } from '../http/client-config.js';
 import { type OriginPolicy, originProblem } from '../http/origin.js';
 import { boundedBody, MAX_BODY_BYTES } from '../http/request-body.js';
 import { StoreUnavailableError } from '../http/unavailable.js';
@@ -23,6 +23,8 @@ export interface PageApiDeps {
   readonly memory: () => Promise<MemoryServices>;
   readonly log: RequestLog;
   readonly origins: OriginPolicy;
+  /** The local server's data folder, absolute, which its `naaba connect` line names; absent on a deployed endpoint. */
+  readonly dataDir?: string;
   /** How long one import call writes before it answers (`NAABA_IMPORT_CALL_SECONDS`); 15 s when absent. */
   readonly importCallMs?: number;
 }
@@ -131,12 +133,14 @@ const ROUTES: Record<string, Route> = {
   },
   'GET writers': async (s, p) => ({ writers: await s.page.writers(p) }),
   // How to connect each client to the MCP URL the page names (its own): never with the key, which the page adds itself.
-  'GET connect': async (_s, _p, q) => {
+  // `command` is the `naaba connect` line that joins the signed-in user (decision 0111).
+  'GET connect': async (_s, p, q, _id, _request, deps) => {
     const url = q.get('url') ?? '';
     const parsed = URL.canParse(url) && url.length <= 2000 ? new URL(url) : undefined;
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.search || parsed.hash)
       throw new InvalidInputError('url must be the http(s) address of the MCP endpoint');
-    return { clients: CLIENTS.map((c) => clientConfig(c, parsed.href)) };
+    const target = deps.dataDir ? { dataDir: deps.dataDir, region: p.region } : { endpoint: parsed.href, region: p.region };
+    return { clients: CLIENTS.map((c) => ({ ...clientConfig(c, parsed.href), command: connectLine(c, p.userId, target) })) };
   },
   'GET export/memories': async (s, p, q) => {
     const page = await s.transfer.exportMemories(p, text(q, 'cursor'));

@@ -1,5 +1,6 @@
 import type { JournalLine, RecalledMemory, Scope, Source } from '../memory/model.js';
 import type { ExpiryCutoff, KindCutoff } from '../memory/policy/expiry.js';
+import type { PinChange } from '../memory/policy/pins.js';
 import type { Fusion, LexicalScoring } from '../memory/policy/ranking.js';
 
 export type { Scope } from '../memory/model.js';
@@ -101,7 +102,7 @@ export interface MergePlan {
   readonly scope: Scope;
   readonly targetId: string;
   readonly kind: string;
-  readonly pin: boolean;
+  readonly pin: PinChange;
   readonly source: Source;
   readonly pinLimit: number;
   readonly sourcesKept: number;

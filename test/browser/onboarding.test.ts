@@ -72,7 +72,9 @@ if (browser) {
       url: mcp,
       headers: { Authorization: 'Bearer nb_…' },
     });
-    expect(await opened.page.locator('#connect-cli').textContent()).toBe('npx naaba connect json --issue my-agent');
+    expect(await opened.page.locator('#connect-cli').textContent()).toBe(
+      `npx naaba connect json --issue my-agent --user ${fresh.userId} --data ${join(process.cwd(), '.naaba')}`,
+    );
     await snippet('cursor');
     await opened.page.getByLabel('Put my key in it').check();
     expect(JSON.parse(await snippet('cursor')).mcpServers.naaba.headers.Authorization).toBe(`Bearer ${fresh.token}`);

@@ -87,3 +87,27 @@ test.each<[string, boolean]>([
   // Shared words find the memory; with nothing shared and nothing near, nothing (the relevance floor).
   expect(result.structuredContent.memories.length > 0).toBe(found);
 });
+
+test('remember pins, and a restatement with pinned: false unpins; one without pinned leaves the pin alone', async () => {
+  const content = 'The spare key hangs behind the boiler.';
+  const pinnedNow = async () => {
+    const found = await call<{ memories: { content: string; pinned: boolean }[] }>(client, 'recall', {
+      query: 'spare key boiler',
+      kinds: ['fact'],
+    });
+    return found.structuredContent.memories.find((m) => m.content === content)?.pinned;
+  };
+  const pins = async () =>
+    (await call<{ counts: { pinned: number } }>(client, 'curation_state', {})).structuredContent.counts.pinned;
+  const before = await pins();
+  const stored = await call<{ id: string }>(client, 'remember', { content, kind: 'fact', pinned: true });
+  expect([await pinnedNow(), await pins()]).toEqual([true, before + 1]);
+
+  const kept = await call<{ id: string; outcome: string }>(client, 'remember', { content, kind: 'fact' });
+  expect(kept.structuredContent).toMatchObject({ id: stored.structuredContent.id, outcome: 'merged' });
+  expect(await pinnedNow()).toBe(true);
+
+  const unpinned = await call<{ id: string; outcome: string }>(client, 'remember', { content, kind: 'fact', pinned: false });
+  expect(unpinned.structuredContent).toMatchObject({ id: stored.structuredContent.id, outcome: 'merged' });
+  expect([await pinnedNow(), await pins()]).toEqual([false, before]);
+});

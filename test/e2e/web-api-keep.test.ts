@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
@@ -12,6 +13,7 @@ import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/
 let endpoint: TestEndpoint;
 let mcp: Client;
 let token: string;
+let owner: string;
 let stranger: string;
 
 const api = async (path: string, init: RequestInit & { token?: string } = {}) => {
@@ -29,7 +31,7 @@ beforeAll(async () => {
   endpoint = await startTestEndpoint({
     env: { NAABA_CURATION: JSON.stringify({ kinds: { fact: { ceiling: 10 } }, pin_limit: 1 }) },
   });
-  token = (await endpoint.issueKey('page-owner')).token;
+  ({ token, userId: owner } = await endpoint.issueKey('page-owner'));
   stranger = (await endpoint.issueKey('stranger')).token;
   mcp = await connect(endpoint.mcpUrl, token, { name: 'tests', version: '1' });
   for (const [content, origin] of [
@@ -169,11 +171,20 @@ test.each([
 test('connect lines name the URL the page gives, and never a key; a URL that is not http(s) is refused', async () => {
   const url = `${endpoint.url}/mcp`;
   const { body } = await api(`/api/connect?url=${encodeURIComponent(url)}`);
-  const clients = body.clients as { client: string; text: string }[];
+  const clients = body.clients as { client: string; text: string; command: string }[];
   expect(clients.map((c) => c.client)).toEqual(['claude-code', 'cursor', 'vscode', 'json']);
   for (const c of clients) {
     expect(c.text).toContain(url);
     expect(c.text).not.toContain(token);
+    expect(c.command).not.toContain(token);
   }
+  // The terminal line joins the signed-in user, in this server's data folder (decision 0111).
+  const folder = resolve('.naaba');
+  expect(Object.fromEntries(clients.map((c) => [c.client, c.command]))).toEqual({
+    'claude-code': `npx naaba connect claude-code --issue claude-code --user ${owner} --data ${folder} --write`,
+    cursor: `npx naaba connect cursor --issue cursor --user ${owner} --data ${folder} --write`,
+    vscode: `npx naaba connect vscode --data ${folder} --write`,
+    json: `npx naaba connect json --issue my-agent --user ${owner} --data ${folder}`,
+  });
   expect((await api('/api/connect?url=javascript:alert(1)')).status).toBe(400);
 });

@@ -166,7 +166,7 @@ export class CurationModel {
   }
 
   /** What `remember` must answer; `apply` then makes it so, with the id the real system chose. */
-  remember(name: string, kind: string, content: string, pinned: boolean): ModelOutcome {
+  remember(name: string, kind: string, content: string, pinned: boolean | undefined): ModelOutcome {
     const rule = this.rule(kind);
     const print = fingerprint(content);
     const twin =
@@ -194,13 +194,21 @@ export class CurationModel {
   private readonly texts = new Map<string, string>();
 
   /** Applies an outcome `remember` predicted; `id` is the new memory's when stored. */
-  applyRemember(name: string, kind: string, content: string, pinned: boolean, outcome: ModelOutcome, id: string): void {
+  applyRemember(
+    name: string,
+    kind: string,
+    content: string,
+    pinned: boolean | undefined,
+    outcome: ModelOutcome,
+    id: string,
+  ): void {
     if (outcome.outcome === 'merged') {
       const target = this.user(name).rows.get(outcome.into);
       if (!target) throw new Error('the model lost the merge target');
       target.restatements += 1;
       target.lastUsefulAt = Math.max(target.lastUsefulAt, this.now);
-      target.pinned ||= pinned;
+      // `pinned: false` unpins the memory it restates; without `pinned` the pin stays as it was.
+      target.pinned = pinned ?? target.pinned;
       this.line(name, target, 'duplicate', this.now);
       return;
     }
@@ -214,7 +222,7 @@ export class CurationModel {
       id,
       kind,
       fingerprint: rule.dedup === false ? `${fingerprint(content)}#${id}` : fingerprint(content),
-      pinned,
+      pinned: pinned ?? false,
       createdAt: this.now,
       lastUsefulAt: this.now,
       recallCount: 0,

@@ -175,7 +175,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         scope: alice,
         targetId: loose.id,
         kind: 'fact',
-        pin: true,
+        pin: 'pin' as const,
         source: source('x'),
         pinLimit: 1,
         sourcesKept: 3,
@@ -196,7 +196,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
             scope: alice,
             targetId: first.id,
             kind: 'fact',
-            pin: i === 4,
+            pin: i === 4 ? 'pin' : 'keep',
             source: source(`o${i}`, at(i)),
             pinLimit: 10,
             sourcesKept: 3,
@@ -224,7 +224,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
             scope: bob,
             targetId: first.id,
             kind: 'fact',
-            pin: false,
+            pin: 'keep',
             source: source(),
             pinLimit: 10,
             sourcesKept: 3,
@@ -663,7 +663,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
             scope: alice,
             targetId: first.id,
             kind: 'fact',
-            pin: false,
+            pin: 'keep',
             source: source(),
             pinLimit: 10,
             sourcesKept: 3,
@@ -773,10 +773,29 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         expect((await lines()).map((l) => [l.rule, l.at.getTime()])).toEqual([['expiry', at(10).getTime()]]);
       });
 
+      test('a merge that unpins: the memory can expire again; one that keeps the pin leaves it pinned', async () => {
+        const held = await curation.insert(session('held', { pinned: true }), at(0));
+        if (held.status !== 'inserted') throw new Error('setup');
+        const merge = { scope: alice, targetId: held.id, kind: 'session', source: source(), pinLimit: 1, sourcesKept: 3 };
+        const flags = async () => (await harness.inspect.memories()).map(({ pinned, expires }) => ({ pinned, expires }));
+        expect(await curation.merge({ ...merge, pin: 'keep', expiredBefore: at(-9) }, at(1))).toEqual({
+          status: 'merged',
+          id: held.id,
+        });
+        expect(await flags()).toEqual([{ pinned: true, expires: false }]);
+        expect(await curation.merge({ ...merge, pin: 'unpin', expiredBefore: at(-8) }, at(2))).toEqual({
+          status: 'merged',
+          id: held.id,
+        });
+        expect(await flags()).toEqual([{ pinned: false, expires: true }]);
+        // Last useful at 2 s with a 10 s TTL: gone by 13 s.
+        expect(await curation.merge({ ...merge, pin: 'keep', expiredBefore: at(3) }, at(13))).toEqual({ status: 'gone' });
+      });
+
       test('a merge into an expired memory finds it gone', async () => {
         const old = await curation.insert(session('old'), at(0));
         if (old.status !== 'inserted') throw new Error('setup');
-        const merge = { scope: alice, targetId: old.id, kind: 'session', pin: false, source: source(), pinLimit: 10 };
+        const merge = { scope: alice, targetId: old.id, kind: 'session', pin: 'keep' as const, source: source(), pinLimit: 10 };
         expect(await curation.merge({ ...merge, sourcesKept: 3, expiredBefore: at(5) }, at(15))).toEqual({ status: 'gone' });
         expect(await count('journal')).toBe(0);
       });

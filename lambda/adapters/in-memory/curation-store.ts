@@ -155,13 +155,19 @@ export class InMemoryCurationStore implements CurationStore {
   async merge(plan: MergePlan, now: Date): Promise<MergeResult> {
     const target = this.state.own(plan.scope, plan.targetId);
     if (!target || !isLive(target, plan.expiredBefore)) return { status: 'gone' };
-    if (!pinAllowed({ pin: plan.pin, alreadyPinned: target.pinned }, this.state.pinnedCount(plan.scope), plan.pinLimit)) {
+    const pin = plan.pin === 'pin';
+    if (!pinAllowed({ pin, alreadyPinned: target.pinned }, this.state.pinnedCount(plan.scope), plan.pinLimit)) {
       return { status: 'pin_limit' };
     }
     target.restatements += 1;
     if (now > target.lastUsefulAt) target.lastUsefulAt = now;
-    target.pinned ||= plan.pin;
-    target.expires &&= !plan.pin;
+    if (plan.pin === 'unpin') {
+      target.pinned = false;
+      target.expires = plan.expiredBefore !== null;
+    } else {
+      target.pinned ||= pin;
+      target.expires &&= !pin;
+    }
     target.restatedBy = restated(target.restatedBy, plan.source, plan.sourcesKept);
     this.line(target, 'duplicate', now);
     return { status: 'merged', id: target.id };

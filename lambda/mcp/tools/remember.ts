@@ -43,7 +43,12 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
       inputSchema: {
         content: text('the memory, one claim in plain text', LIMITS.contentBytes),
         kind: kindEnum(context.memory.rules).describe('what sort of memory this is; decides ceiling and expiry'),
-        pinned: z.boolean().optional().describe('pinned memories never expire and are never evicted (capped per user)'),
+        pinned: z
+          .boolean()
+          .optional()
+          .describe(
+            'true pins: pinned memories never expire and are never evicted (capped per user). false on a restatement of an existing memory unpins it (it can expire and be evicted again); omit to leave its pin as it is',
+          ),
         origin: z
           .string()
           .max(LIMITS.originChars)

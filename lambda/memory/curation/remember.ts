@@ -12,6 +12,7 @@ import { checkText, LIMITS } from '../limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, Scope, Source } from '../model.js';
 import { expiredBefore, recallCandidates } from '../policy/expiry.js';
 import { kindRule } from '../policy/kinds.js';
+import { pinChangeOf } from '../policy/pins.js';
 import { exactRestatement, judged, type MergeDecision, notAsked } from '../policy/merge.js';
 import { JUDGED_CANDIDATES, judgedCandidates } from '../policy/supersession.js';
 
@@ -142,7 +143,7 @@ export class Remember {
         scope: draft.scope,
         targetId: target,
         kind: draft.input.kind,
-        pin: draft.input.pinned ?? false,
+        pin: pinChangeOf(draft.input.pinned),
         source: draft.source,
         pinLimit: this.deps.rules.pinLimit,
         sourcesKept: LIMITS.sourcesKept,

@@ -120,7 +120,8 @@ export class SqlCurationStore implements CurationStore {
     const inputs = {
       scope: plan.scope,
       targetId: plan.targetId,
-      pin: plan.pin,
+      pin: plan.pin === 'pin',
+      unpin: plan.pin === 'unpin',
       now,
       source: sourceJson(plan.source),
       sourcesKept: plan.sourcesKept,
@@ -128,7 +129,7 @@ export class SqlCurationStore implements CurationStore {
       expiredBefore: plan.expiredBefore,
     };
     // Only a pin is something a limit depends on; a plain merge adds commutatively.
-    const [row] = plan.pin
+    const [row] = inputs.pin
       ? await this.sql.ceilingWrite({ scope: plan.scope, kinds: [], pins: true }, MERGE_MEMORY, inputs)
       : await this.sql.read(MERGE_MEMORY, inputs);
     if (!row || row.found === 0) return { status: 'gone' };

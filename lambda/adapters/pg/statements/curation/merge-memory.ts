@@ -10,6 +10,8 @@ export interface MergeMemoryInputs {
   readonly targetId: string;
   /** Whether the restatement pins the memory. */
   readonly pin: boolean;
+  /** Whether it unpins it (`remember` with `pinned: false`); neither keeps the pin as it was. */
+  readonly unpin: boolean;
   readonly now: Date;
   /** The restatement's source as a restatement list's entry (JSON). */
   readonly source: string;
@@ -28,7 +30,8 @@ export interface MergeMemoryRow {
 /**
  * A restatement absorbed into an existing live memory (restatement count, bounded newest-first
  * sources, usefulness now) and the merge journaled as `duplicate`: one statement. A merge that pins
- * writes the user's partition row, so that pin counts hold under concurrency.
+ * writes the user's partition row, so that pin counts hold under concurrency; one that unpins
+ * needs no count.
  */
 export const MERGE_MEMORY = statement<MergeMemoryInputs, MergeMemoryRow>({
   name: 'curation/merge-memory',
@@ -48,8 +51,10 @@ WITH target AS (
   UPDATE memories AS m
      SET restatements = m.restatements + 1,
          last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz),
-         pinned = m.pinned OR ${p.pin}::bool,
-         expires = m.expires AND NOT ${p.pin}::bool,
+         pinned = (m.pinned OR ${p.pin}::bool) AND NOT ${p.unpin}::bool,
+         -- Unpinned, a memory of a kind with a TTL (a cutoff) can expire again.
+         expires = CASE WHEN ${p.unpin}::bool THEN ${p.expiredBefore}::timestamptz IS NOT NULL
+                        ELSE m.expires AND NOT ${p.pin}::bool END,
          restated_by = ${restatedByPush('m', p.source, p.sourcesKept)}
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = ${p.targetId}::uuid AND (SELECT pin_ok FROM allowed)
      AND ${live('m')}
