@@ -40,3 +40,51 @@ test('a failure between the insert and the eviction leaves the database as befor
   expect(await snapshot(db)).not.toEqual(before);
   await db.close();
 });
+
+describe('pinning several memories at once from the page is all or none', () => {
+  const threeNotes = async () => {
+    const harness = serviceOver('memory', { rules: { pinLimit: 3 } });
+    const me = principal();
+    const ids: string[] = [];
+    for (const content of ['the ferry leaves at nine', 'tea without sugar', 'review on Thursdays']) {
+      ids.push((await harness.service.remember(me, CLIENT, { content, kind: 'fact' })).id);
+      harness.clock.advance(1);
+    }
+    return { ...harness, me, ids };
+  };
+
+  test('a failure part way undoes the pins already made', async () => {
+    const { page, stores, me, ids } = await threeNotes();
+    const setPinned = stores.page.setPinned.bind(stores.page);
+    let calls = 0;
+    stores.page.setPinned = async (plan) => {
+      calls += 1;
+      if (calls === 3) throw new Error('injected failure on the third pin');
+      return setPinned(plan);
+    };
+    await expect(page.setPinnedMany(me, ids, true)).rejects.toThrow('injected failure');
+    // Two pins made, one failed, two undone.
+    expect(calls).toBe(5);
+    expect((await page.overview(me)).pinned).toBe(0);
+    stores.page.setPinned = setPinned;
+    expect(await page.setPinnedMany(me, ids, true)).toEqual({ changed: 3 });
+    expect((await page.overview(me)).pinned).toBe(3);
+  });
+
+  test('past the pin limit nothing is pinned; with one gone, nothing changes', async () => {
+    const { page, service, me, ids } = await threeNotes();
+    await page.setPinned(me, ids[0] ?? '', true);
+    await page.setPinned(me, ids[1] ?? '', true);
+    await service.forget(me, { ids: [ids[1] ?? ''] });
+    const more = await service.remember(me, CLIENT, { content: 'the night market closes at eleven', kind: 'fact' });
+    // One pinned, two free: three more pass the limit.
+    await expect(page.setPinnedMany(me, [ids[2] ?? '', more.id, ids[0] ?? ''], true)).resolves.toEqual({ changed: 2 });
+    await page.setPinned(me, more.id, false);
+    await page.setPinned(me, ids[2] ?? '', false);
+    const fourth = await service.remember(me, CLIENT, { content: 'standup at ten', kind: 'fact' });
+    await expect(page.setPinnedMany(me, [ids[2] ?? '', more.id, fourth.id], true)).rejects.toThrow('pin limit reached');
+    expect((await page.overview(me)).pinned).toBe(1);
+    expect(await page.setPinnedMany(me, [ids[0] ?? '', ids[1] ?? ''], false)).toBeUndefined();
+    expect((await page.overview(me)).pinned).toBe(1);
+  });
+});

@@ -121,9 +121,45 @@ export class PageService {
     return result.status === 'gone' ? undefined : { pinned, changed: result.status === 'changed' };
   }
 
-  /** The journal, newest first, paged as curation_state pages it. */
-  async journal(principal: Principal, cursor: string | undefined): Promise<JournalPage> {
-    return this.deps.curation.journal(scopeOf(principal), LIMITS.journalPageDefault, cursor);
+  /**
+   * Pins or unpins several memories as one change: all of them or none. The pin limit is checked
+   * for the whole set first; a pin refused or failing part way undoes the ones this call changed,
+   * so a person never finds half a selection pinned. Undefined when one of them is gone.
+   */
+  async setPinnedMany(principal: Principal, ids: readonly string[], pinned: boolean): Promise<{ changed: number } | undefined> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0 || unique.length > LIMITS.forgetIdsMax)
+      throw new InvalidInputError(`give from 1 to ${LIMITS.forgetIdsMax} ids`);
+    const scope = scopeOf(principal);
+    const found = await Promise.all(unique.map((id) => this.deps.page.memory(scope, id, this.cutoffs())));
+    if (found.some((m) => m === undefined)) return undefined;
+    const toChange = unique.filter((_, i) => found[i]?.pinned !== pinned);
+    const pinLimit = this.deps.rules.pinLimit;
+    if (pinned) {
+      const counts = await this.deps.curation.counts(scope, this.cutoffs());
+      if (counts.pinned + toChange.length > pinLimit) throw new PinLimitError(pinLimit);
+    }
+    const done: string[] = [];
+    try {
+      for (const id of toChange) {
+        const result = await this.deps.page.setPinned({ scope, id, pinned, pinLimit, expiry: this.cutoffs() });
+        if (result.status === 'pin_limit') throw new PinLimitError(pinLimit);
+        if (result.status === 'gone')
+          throw new InvalidInputError('a selected memory went while it was being changed. Nothing was changed.');
+        if (result.status === 'changed') done.push(id);
+      }
+    } catch (error) {
+      for (const id of done.reverse())
+        await this.deps.page.setPinned({ scope, id, pinned: !pinned, pinLimit, expiry: this.cutoffs() });
+      throw error;
+    }
+    return { changed: done.length };
+  }
+
+  /** The journal, newest first, paged as curation_state pages it (`pageSize` up to the tools' maximum). */
+  async journal(principal: Principal, cursor: string | undefined, pageSize?: number): Promise<JournalPage> {
+    const size = boundedInteger('limit', pageSize, { default: LIMITS.journalPageDefault, max: LIMITS.journalPageMax });
+    return this.deps.curation.journal(scopeOf(principal), size, cursor);
   }
 
   /** Automatic deletions per UTC day and rule over the last `days` days (today included), oldest first. */
@@ -135,7 +171,7 @@ export class PageService {
     return Array.from({ length: span }, (_, i) => {
       const day = dayOf(i);
       const of = (rule: string) => counted.find((c) => c.day === day && c.rule === rule)?.lines ?? 0;
-      return { day, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
+      return { day, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate'), superseded: of('superseded') };
     });
   }
 
@@ -148,7 +184,7 @@ export class PageService {
     return Array.from({ length: span }, (_, i) => {
       const of = (rule: string) => counted.find((c) => c.hour === first + i && c.rule === rule)?.lines ?? 0;
       const hour = new Date((first + i) * HOUR_MS).toISOString();
-      return { hour, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
+      return { hour, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate'), superseded: of('superseded') };
     });
   }
 
