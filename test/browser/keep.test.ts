@@ -320,6 +320,7 @@ if (browser) {
     expect(gone.status).toBe(404);
     const full = await post('api/pins', { ids: [ids.get(REVIEW_B)], pinned: true });
     expect([full.status, full.body.error]).toEqual([400, expect.stringContaining('pin limit reached')]);
+    expect(await post('api/pins', { ids: [ids.get(REVIEW_B), 'not-an-id'], pinned: true })).toMatchObject({ status: 400 });
     expect(await post('api/forget', { ids: [ids.get(REVIEW_B), 'not-an-id'] })).toMatchObject({ status: 400 });
     expect(await pinnedNow()).toEqual(before);
     expect(await row(REVIEW_B)).toBeDefined();

@@ -41,9 +41,17 @@ test('a failure between the insert and the eviction leaves the database as befor
   await db.close();
 });
 
+/** A failure injected once every row of a pin has been updated: the third memory's update fails at the statement's end. */
+const failOnPinOf = (id: string) => `
+CREATE FUNCTION fail_pin() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'injected failure on the third pin';
+END $$;
+CREATE TRIGGER fail_pin AFTER UPDATE ON memories FOR EACH ROW WHEN (NEW.pinned AND NEW.id = '${id}'::uuid) EXECUTE FUNCTION fail_pin();`;
+
 describe('pinning several memories at once from the page is all or none', () => {
-  const threeNotes = async () => {
-    const harness = serviceOver('memory', { rules: { pinLimit: 3 } });
+  const threeNotes = async (over: PgliteSqlClient | 'memory') => {
+    const harness = serviceOver(over, { rules: { pinLimit: 3 } });
     const me = principal();
     const ids: string[] = [];
     for (const content of ['the ferry leaves at nine', 'tea without sugar', 'review on Thursdays']) {
@@ -53,26 +61,25 @@ describe('pinning several memories at once from the page is all or none', () => 
     return { ...harness, me, ids };
   };
 
-  test('a failure part way undoes the pins already made', async () => {
-    const { page, stores, me, ids } = await threeNotes();
-    const setPinned = stores.page.setPinned.bind(stores.page);
-    let calls = 0;
-    stores.page.setPinned = async (plan) => {
-      calls += 1;
-      if (calls === 3) throw new Error('injected failure on the third pin');
-      return setPinned(plan);
-    };
+  test('a failure on the third pin leaves none pinned: the set is one statement, undone whole by the database', async () => {
+    const db = await freshDatabase();
+    const { page, me, ids } = await threeNotes(db);
+    const partitions = () => db.query(sql`SELECT kind, writes FROM memory_partitions ORDER BY kind`);
+    const before = await partitions();
+    await db.exec(failOnPinOf(ids[2] ?? ''));
+
     await expect(page.setPinnedMany(me, ids, true)).rejects.toThrow('injected failure');
-    // Two pins made, one failed, two undone.
-    expect(calls).toBe(5);
     expect((await page.overview(me)).pinned).toBe(0);
-    stores.page.setPinned = setPinned;
+    expect(await partitions()).toEqual(before);
+
+    await db.exec('DROP TRIGGER fail_pin ON memories');
     expect(await page.setPinnedMany(me, ids, true)).toEqual({ changed: 3 });
     expect((await page.overview(me)).pinned).toBe(3);
+    await db.close();
   });
 
   test('past the pin limit nothing is pinned; with one gone, nothing changes', async () => {
-    const { page, service, me, ids } = await threeNotes();
+    const { page, service, me, ids } = await threeNotes('memory');
     await page.setPinned(me, ids[0] ?? '', true);
     await page.setPinned(me, ids[1] ?? '', true);
     await service.forget(me, { ids: [ids[1] ?? ''] });

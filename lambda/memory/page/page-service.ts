@@ -122,38 +122,24 @@ export class PageService {
   }
 
   /**
-   * Pins or unpins several memories as one change: all of them or none. The pin limit is checked
-   * for the whole set first; a pin refused or failing part way undoes the ones this call changed,
-   * so a person never finds half a selection pinned. Undefined when one of them is gone.
+   * Pins or unpins several memories as one change: all of them or none, in one store call that is
+   * one statement on SQL, so that no failure, not even a server stopped half way, leaves part of a
+   * selection changed (decision 0112). Undefined when one of them is gone.
    */
   async setPinnedMany(principal: Principal, ids: readonly string[], pinned: boolean): Promise<{ changed: number } | undefined> {
     const unique = [...new Set(ids)];
     if (unique.length === 0 || unique.length > LIMITS.forgetIdsMax)
       throw new InvalidInputError(`give from 1 to ${LIMITS.forgetIdsMax} ids`);
-    const scope = scopeOf(principal);
-    const found = await Promise.all(unique.map((id) => this.deps.page.memory(scope, id, this.cutoffs())));
-    if (found.some((m) => m === undefined)) return undefined;
-    const toChange = unique.filter((_, i) => found[i]?.pinned !== pinned);
     const pinLimit = this.deps.rules.pinLimit;
-    if (pinned) {
-      const counts = await this.deps.curation.counts(scope, this.cutoffs());
-      if (counts.pinned + toChange.length > pinLimit) throw new PinLimitError(pinLimit);
-    }
-    const done: string[] = [];
-    try {
-      for (const id of toChange) {
-        const result = await this.deps.page.setPinned({ scope, id, pinned, pinLimit, expiry: this.cutoffs() });
-        if (result.status === 'pin_limit') throw new PinLimitError(pinLimit);
-        if (result.status === 'gone')
-          throw new InvalidInputError('a selected memory went while it was being changed. Nothing was changed.');
-        if (result.status === 'changed') done.push(id);
-      }
-    } catch (error) {
-      for (const id of done.reverse())
-        await this.deps.page.setPinned({ scope, id, pinned: !pinned, pinLimit, expiry: this.cutoffs() });
-      throw error;
-    }
-    return { changed: done.length };
+    const result = await this.deps.page.setPinnedMany({
+      scope: scopeOf(principal),
+      ids: unique,
+      pinned,
+      pinLimit,
+      expiry: this.cutoffs(),
+    });
+    if (result.status === 'pin_limit') throw new PinLimitError(pinLimit);
+    return result.status === 'gone' ? undefined : { changed: result.changed.length };
   }
 
   /** The journal, newest first, paged as curation_state pages it (`pageSize` up to the tools' maximum). */
