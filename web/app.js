@@ -3,11 +3,12 @@
 // stack serves exactly /, /app.js and /app.css (decision 0053); sections follow the views.
 
 const TOKEN_KEY = 'naaba.key';
-const RULES = ['ceiling', 'expiry', 'duplicate'];
+const RULES = ['ceiling', 'expiry', 'duplicate', 'superseded'];
 const RULE_WORDS = {
   ceiling: 'evicted at a kind’s ceiling',
   expiry: 'expired after its kind’s time to live',
   duplicate: 'merged into the memory it restated',
+  superseded: 'replaced by a newer memory, deleted after its grace period',
 };
 const SVG = 'http://www.w3.org/2000/svg';
 const TOKEN_PLACEHOLDER = 'nb_…';
@@ -28,6 +29,10 @@ const fresh = () => ({
   journalPage: 0,
   range: 'days',
   clients: [],
+  /** The memories ticked in the list, by id: only ones on screen. */
+  selected: new Map(),
+  /** The last journal series drawn, to draw again at another width. */
+  series: null,
 });
 let state = fresh();
 
@@ -546,18 +551,36 @@ function contentBlock(m) {
   return [content, toggle];
 }
 
-function pinButton(m) {
-  const label = m.pinned ? 'Unpin' : 'Pin';
+/** A pin or unpin button; at the pin limit a Pin button is off and says why in its own text (a phone shows no tooltip). */
+function pinButton(m, note = 'pin-note') {
+  const full = !m.pinned && pinsFull();
+  const label = m.pinned ? 'Unpin' : full ? 'Pin (limit reached)' : 'Pin';
   const b = button(label, () => setPinned(m, !m.pinned), 'small');
   b.setAttribute('aria-label', `${label}: ${m.content.slice(0, 60)}`);
-  if (!m.pinned && pinsFull()) {
+  if (full) {
     b.disabled = true;
-    b.title = `The pin limit is reached (${state.overview.pinLimit}): unpin one first`;
+    b.setAttribute('aria-describedby', note);
   }
   return b;
 }
 
-function memoryCard(m, { actions = true } = {}) {
+/** The tick that adds a memory to the selection. */
+function selectBox(m) {
+  const label = el('label', undefined, 'check select');
+  const box = el('input');
+  box.type = 'checkbox';
+  box.checked = state.selected.has(m.id);
+  box.setAttribute('aria-label', `Select: ${m.content.slice(0, 60)}`);
+  box.addEventListener('change', () => {
+    if (box.checked) state.selected.set(m.id, m);
+    else state.selected.delete(m.id);
+    selectionBar();
+  });
+  label.append(box, 'Select');
+  return label;
+}
+
+function memoryCard(m, { actions = true, select = false } = {}) {
   const item = el('li', undefined, 'card memory');
   item.dataset.id = m.id;
   item.append(...contentBlock(m));
@@ -596,6 +619,7 @@ function memoryCard(m, { actions = true } = {}) {
   }
   if (!actions) return item;
   const row = el('div', undefined, 'row actions');
+  if (select) row.append(selectBox(m));
   for (const id of m.conflicts ?? []) {
     // The card's tag says which side of a supersession it is ("replaced by a newer memory").
     const b = button('Compare', () => guarded(() => compare(m, id)), 'small');
@@ -659,17 +683,84 @@ function pinNote() {
       : `${o.pinned} of ${o.pinLimit} pinned. A pinned memory is never evicted and never expires.`;
 }
 
+/** Each listing or search asked, numbered: only the answer to the latest is drawn (typing asks often). */
+let lists = 0;
+
 function render(memories, append) {
   const list = $('memories');
   if (!append) list.replaceChildren();
   // How many times the list was drawn: lets a reader (or a test) tell a new answer from the last one.
   list.dataset.renders = String(Number(list.dataset.renders ?? 0) + 1);
   $('empty').hidden = true;
+  // A selection holds only what is on screen: a new list keeps the ticks of what it still shows, fresh.
+  const shown = new Map(memories.map((m) => [m.id, m]));
+  if (!append)
+    state.selected = new Map([...state.selected.keys()].filter((id) => shown.has(id)).map((id) => [id, shown.get(id)]));
   for (const m of memories) {
-    list.append(memoryCard(m));
+    list.append(memoryCard(m, { select: true }));
   }
   pinNote();
   dangerButtons();
+  selectionBar();
+}
+
+// ---- Several at once: pin, unpin or forget the selection, all or none
+
+/** What the selection bar offers, each control that is off saying why in text. */
+function selectionBar() {
+  const chosen = [...state.selected.values()];
+  $('selection').hidden = chosen.length === 0;
+  if (chosen.length === 0) return;
+  $('selection-count').textContent = `${memoriesOf(chosen.length)} selected`;
+  const toPin = chosen.filter((m) => !m.pinned).length;
+  const toUnpin = chosen.length - toPin;
+  const o = state.overview;
+  const free = o ? Math.max(o.pinLimit - o.pinned, 0) : 0;
+  const reasons = [];
+  $('pin-selected').textContent = toPin > 0 ? `Pin ${toPin}` : 'Pin selected';
+  $('pin-selected').disabled = toPin === 0 || toPin > free;
+  if (toPin === 0) reasons.push('Pin is off: every selected memory is pinned already.');
+  else if (toPin > free)
+    reasons.push(
+      `Pin is off: pinning ${toPin} would pass the pin limit (${o.pinned} of ${o.pinLimit} pinned, ${free} free). Select fewer, or unpin some first.`,
+    );
+  $('unpin-selected').textContent = toUnpin > 0 ? `Unpin ${toUnpin}` : 'Unpin selected';
+  $('unpin-selected').disabled = toUnpin === 0;
+  if (toUnpin === 0) reasons.push('Unpin is off: none of the selected memories is pinned.');
+  $('forget-selected').textContent = `Forget ${chosen.length}`;
+  $('selection-why').textContent = reasons.join(' ');
+  $('selection-why').hidden = reasons.length === 0;
+}
+
+function clearSelection() {
+  state.selected.clear();
+  for (const box of document.querySelectorAll('#memories .select input')) box.checked = false;
+  selectionBar();
+}
+
+async function pinSelected(pinned) {
+  const ids = [...state.selected.values()].filter((m) => m.pinned !== pinned).map((m) => m.id);
+  await guarded(async () => {
+    const changed = await api('api/pins', { method: 'POST', body: JSON.stringify({ ids, pinned }), missing: true });
+    if (!changed) say('One of the selected memories is gone (forgotten, evicted or expired). Nothing was changed.');
+    else if (pinned) say(`Pinned ${memoriesOf(changed.changed)}: never evicted, never expiring. Their usefulness is unchanged.`);
+    else say(`Unpinned ${memoriesOf(changed.changed)}: they can be evicted again.`);
+    clearSelection();
+    await refreshAfterChange();
+  });
+}
+
+async function forgetSelected() {
+  const chosen = [...state.selected.values()];
+  const kinds = [...new Set(chosen.map((m) => m.kind))].join(', ');
+  const ask = `Forget ${memoriesOf(chosen.length)} (${kinds})? This cannot be undone.`;
+  if (!(await confirmed(ask, `Forget ${chosen.length}`))) return;
+  await guarded(async () => {
+    const gone = await api('api/forget', { method: 'POST', body: JSON.stringify({ ids: chosen.map((m) => m.id) }) });
+    say(`Forgot ${memoriesOf(gone.count)}.`);
+    clearSelection();
+    await refreshAfterChange();
+  });
 }
 
 async function loadWriters() {
@@ -698,7 +789,9 @@ async function loadWriters() {
 async function loadMemories(append = false) {
   const params = listParams();
   if (append && state.cursor) params.set('cursor', state.cursor);
+  const asked = ++lists;
   const page = await api(`api/memories?${params}`);
+  if (asked !== lists) return;
   state.query = '';
   state.cursor = page.nextCursor ?? null;
   if (!append) state.total = page.total ?? 0;
@@ -725,10 +818,15 @@ function clearFilters() {
   guarded(() => loadMemories());
 }
 
+/** How many results a search shows at most. */
+const SEARCH_LIMIT = 20;
+
 async function search(query) {
-  const params = new URLSearchParams({ q: query, limit: '20' });
+  const params = new URLSearchParams({ q: query, limit: String(SEARCH_LIMIT) });
   if (state.kind) params.set('kinds', state.kind);
+  const asked = ++lists;
   const found = await api(`api/search?${params}`);
+  if (asked !== lists) return;
   state.query = query;
   state.cursor = null;
   $('more-memories').hidden = true;
@@ -743,7 +841,24 @@ async function search(query) {
     $('empty').hidden = false;
     return;
   }
-  caption.append(`${found.memories.length} found for “`, userText('bdi', query), '”, best first');
+  // "Best N of M": N shown, of the M memories searched (the kind chosen, or all).
+  const searched = state.kind ? (ruleOf(state.kind)?.count ?? 0) : totalOf(state.overview);
+  const what = state.kind ? `${state.kind} memories` : 'memories';
+  caption.append(`Best ${found.memories.length} of ${searched} ${what} for “`, userText('bdi', query), '”, best first');
+  if (found.memories.length < Math.min(SEARCH_LIMIT, searched)) caption.append('; the others relate too little');
+}
+
+/** Search as you type: a pause of `SEARCH_PAUSE_MS` after the last key asks; an empty box lists again. */
+const SEARCH_PAUSE_MS = 300;
+let typing;
+
+function searchAsYouType() {
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    const query = $('q').value.trim();
+    if (query === state.query) return;
+    guarded(() => (query ? search(query) : loadMemories()));
+  }, SEARCH_PAUSE_MS);
 }
 
 async function refreshAfterChange() {
@@ -842,9 +957,21 @@ const periodText = (p) =>
     ? `${p.long}: nothing forgotten`
     : `${p.long}: ${p.total} forgotten — ${RULES.map((r) => `${p.counts[r]} by ${r}`).join(', ')}`;
 
+/**
+ * A chart's width in CSS pixels: the width it is drawn in, so that its 12 px labels render at 12 px
+ * on a phone as on a desktop (a fixed viewBox scaled to 390 px made them about 6 px).
+ */
+const chartWidth = (box) => Math.max(280, Math.min(Math.round(box.clientWidth || 640), 1000));
+
+/** Draws the shown view's charts again at the window's new width. */
+function redraw() {
+  if (view === 'journal' && state.series) drawChart(periodsOf(state.series, state.range), state.range);
+  if (view === 'time' && lastPicture) drawPicture(lastPicture);
+}
+
 function drawChart(periods, range) {
-  const W = 640;
-  const H = 220;
+  const W = chartWidth($('chart'));
+  const H = W < 500 ? 200 : 220;
   const m = { left: 34, right: 8, top: 22, bottom: 26 };
   const plotW = W - m.left - m.right;
   const plotH = H - m.top - m.bottom;
@@ -863,11 +990,12 @@ function drawChart(periods, range) {
     chart.append(label);
   }
   chart.append(svg('line', { x1: m.left, x2: m.left, y1: m.top, y2: m.top + plotH, class: 'axis' }));
-  const unit = svg('text', { x: m.left - 28, y: 11, 'aria-hidden': 'true' });
+  const unit = svg('text', { x: m.left - 28, y: 12, 'aria-hidden': 'true' });
   unit.textContent = range === 'days' ? 'lines per day' : 'lines per hour';
   chart.append(unit);
   chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: m.top + plotH, y2: m.top + plotH, class: 'axis' }));
-  const every = range === 'days' ? 5 : 6;
+  // As many period labels as fit, about 64 px apart, always the latest one.
+  const every = Math.max(1, Math.ceil(periods.length / Math.max(2, Math.floor(plotW / 64))));
   const groups = periods.map((p, i) => {
     const x = m.left + i * step;
     const g = svg('g', { class: 'period', role: 'img', tabindex: '-1', 'aria-label': periodText(p) });
@@ -894,7 +1022,14 @@ function drawChart(periods, range) {
     title.textContent = periodText(p);
     g.append(title);
     if ((periods.length - 1 - i) % every === 0) {
-      const label = svg('text', { x: x + step / 2, y: H - 8, 'text-anchor': 'middle', 'aria-hidden': 'true' });
+      // The latest period's label ends at the chart's edge rather than running past it.
+      const last = i === periods.length - 1;
+      const label = svg('text', {
+        x: last ? W - m.right : x + step / 2,
+        y: H - 8,
+        'text-anchor': last ? 'end' : 'middle',
+        'aria-hidden': 'true',
+      });
       label.textContent = p.short;
       chart.append(label);
     }
@@ -959,6 +1094,7 @@ function cell(label, content, className) {
 async function loadJournal(pageIndex = 0) {
   const series =
     state.range === 'days' ? (await api('api/journal/daily?days=30')).days : (await api('api/journal/hourly?hours=24')).hours;
+  state.series = series;
   drawChart(periodsOf(series, state.range), state.range);
   const cursor = state.journal[pageIndex] ?? null;
   const page = await api(`api/journal${cursor ? `?${new URLSearchParams({ cursor })}` : ''}`);
@@ -998,6 +1134,181 @@ function setRange(range) {
   guarded(() => loadJournal(state.journalPage));
 }
 
+// ---- Memory over time: per kind, how many it held each day against its ceiling, and what went by which rule
+
+const PICTURE_DAYS = 30;
+const DAY_MS = 86_400_000;
+/** Pages of 100 read at most for the picture, per source: past that it says it is partial. */
+const PICTURE_PAGES = 20;
+let lastPicture = null;
+
+/** Pages of `path` newest first while `keep` holds for the last item read; whether it stopped short. */
+async function newestWhile(path, field, keep) {
+  const items = [];
+  let cursor = null;
+  for (let page = 0; page < PICTURE_PAGES; page += 1) {
+    const params = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
+    if (field === 'memories') params.set('order', 'created');
+    const answer = await api(`${path}?${params}`);
+    items.push(...answer[field]);
+    cursor = answer.nextCursor;
+    const last = answer[field].at(-1);
+    if (!cursor || !last || !keep(last)) return { items, partial: false };
+  }
+  return { items, partial: true };
+}
+
+/**
+ * What each kind held at the end of each day: what it holds now, less what was made since, plus what
+ * was forgotten since having been made by then (a journal line's age tells when its memory was made).
+ */
+function pictureOf(overview, memories, lines) {
+  const now = Date.now();
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const days = Array.from({ length: PICTURE_DAYS }, (_, i) => today - (PICTURE_DAYS - 1 - i) * DAY_MS);
+  return overview.kinds.map((k) => {
+    const made = memories.filter((m) => m.kind === k.kind).map((m) => Date.parse(m.createdAt));
+    const gone = lines
+      .filter((l) => l.kind === k.kind)
+      .map((l) => ({ at: Date.parse(l.at), made: Date.parse(l.at) - l.ageSeconds * 1000, rule: l.rule }));
+    const series = days.map((start) => {
+      const end = Math.min(start + DAY_MS, now);
+      const held = Math.max(
+        0,
+        k.count - made.filter((t) => t > end).length + gone.filter((g) => g.made <= end && g.at > end).length,
+      );
+      const forgotten = Object.fromEntries(RULES.map((r) => [r, 0]));
+      for (const g of gone) if (g.at >= start && g.at < start + DAY_MS) forgotten[g.rule] += 1;
+      return { day: new Date(start).toISOString().slice(0, 10), held, forgotten };
+    });
+    return { kind: k.kind, ceiling: k.ceiling, count: k.count, series };
+  });
+}
+
+function pictureText(k) {
+  const first = k.series[0];
+  const totals = RULES.map((r) => [r, k.series.reduce((n, d) => n + d.forgotten[r], 0)]).filter(([, n]) => n > 0);
+  const forgotten = totals.reduce((n, [, c]) => n + c, 0);
+  const went =
+    forgotten === 0 ? 'nothing forgotten' : `${forgotten} forgotten: ${totals.map(([r, n]) => `${n} by ${r}`).join(', ')}`;
+  const since = first
+    ? new Date(`${first.day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' })
+    : '';
+  return `${k.kind}: ${k.count} of ${k.ceiling} now, ${first?.held ?? 0} at the end of ${since}; ${went}`;
+}
+
+/** One kind's picture: the line of what it held, its ceiling dashed, and below, what went each day by rule. */
+function kindPicture(k, W, mostGone) {
+  const H = 186;
+  const gap = 22;
+  const m = { left: 34, right: 10, top: 16, band: 40, bottom: 22 };
+  const plotH = H - m.top - m.band - m.bottom - gap;
+  const step = (W - m.left - m.right) / k.series.length;
+  const top = niceMax(Math.max(k.ceiling, ...k.series.map((d) => d.held)));
+  const y = (v) => m.top + plotH - (v / top) * plotH;
+  const x = (i) => m.left + i * step + step / 2;
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart picture', role: 'img', 'aria-label': pictureText(k) });
+  for (const tick of [0, top]) {
+    chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: y(tick), y2: y(tick), class: 'grid-line' }));
+    const label = svg('text', { x: m.left - 6, y: y(tick) + 4, 'text-anchor': 'end' });
+    label.textContent = String(tick);
+    chart.append(label);
+  }
+  chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: y(k.ceiling), y2: y(k.ceiling), class: 'ceiling-line' }));
+  const ceiling = svg('text', { x: W - m.right, y: y(k.ceiling) - 4, 'text-anchor': 'end' });
+  ceiling.textContent = `ceiling ${k.ceiling}`;
+  chart.append(ceiling);
+  const points = k.series.map((d, i) => `${x(i).toFixed(1)},${y(d.held).toFixed(1)}`).join(' ');
+  chart.append(svg('polyline', { points, class: 'held' }));
+  const bandTop = m.top + plotH + gap;
+  const barY = (v) => bandTop + m.band - (v / mostGone) * m.band;
+  chart.append(svg('line', { x1: m.left, x2: W - m.right, y1: bandTop + m.band, y2: bandTop + m.band, class: 'axis' }));
+  const gone = svg('text', { x: m.left, y: bandTop - 2 });
+  gone.textContent = `forgotten per day (bars up to ${mostGone})`;
+  chart.append(gone);
+  k.series.forEach((d, i) => {
+    let base = 0;
+    for (const rule of RULES) {
+      const n = d.forgotten[rule];
+      if (n === 0) continue;
+      const bar = svg('rect', {
+        x: x(i) - step * 0.35,
+        y: barY(base + n),
+        width: Math.max(step * 0.7, 1),
+        height: barY(base) - barY(base + n),
+        class: `bar ${rule}`,
+      });
+      bar.dataset.rule = rule;
+      bar.dataset.count = String(n);
+      base += n;
+      chart.append(bar);
+    }
+  });
+  const every = Math.max(1, Math.ceil(k.series.length / Math.max(2, Math.floor((W - m.left - m.right) / 64))));
+  k.series.forEach((d, i) => {
+    if ((k.series.length - 1 - i) % every !== 0) return;
+    const last = i === k.series.length - 1;
+    const label = svg('text', { x: last ? W - m.right : x(i), y: H - 6, 'text-anchor': last ? 'end' : 'middle' });
+    label.textContent = new Date(`${d.day}T00:00:00Z`).toLocaleDateString(undefined, {
+      timeZone: 'UTC',
+      month: 'short',
+      day: 'numeric',
+    });
+    chart.append(label);
+  });
+  for (const t of chart.querySelectorAll('text')) t.setAttribute('aria-hidden', 'true');
+  return chart;
+}
+
+function drawPicture(picture) {
+  const box = $('time');
+  const W = chartWidth(box);
+  const mostGone = niceMax(
+    Math.max(1, ...picture.kinds.flatMap((k) => k.series.map((d) => RULES.reduce((n, r) => n + d.forgotten[r], 0)))),
+  );
+  box.replaceChildren(
+    ...picture.kinds.map((k) => {
+      const figure = el('figure', undefined, 'card kind-picture');
+      figure.dataset.kind = k.kind;
+      const caption = el('figcaption', pictureText(k));
+      figure.append(el('h3', `${k.kind}: ${k.count} of ${k.ceiling}`), kindPicture(k, W - 34, mostGone), caption);
+      return figure;
+    }),
+  );
+  if (picture.partial)
+    box.append(
+      el('p', 'Drawn from the latest 2,000 memories and journal lines: older days may show fewer than there were.', 'hint'),
+    );
+  $('time-legend').replaceChildren(
+    (() => {
+      const item = el('li');
+      item.append(el('span', '', 'swatch held'), 'memories held at the end of the day');
+      return item;
+    })(),
+    (() => {
+      const item = el('li');
+      item.append(el('span', '', 'swatch ceiling-mark'), 'the kind’s ceiling');
+      return item;
+    })(),
+    ...RULES.map((rule) => {
+      const item = el('li');
+      item.append(el('span', '', `swatch ${rule}`), `forgotten by ${rule}: ${RULE_WORDS[rule]}`);
+      return item;
+    }),
+  );
+}
+
+async function loadPicture() {
+  const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - (PICTURE_DAYS - 1) * DAY_MS;
+  const memories = await newestWhile('api/memories', 'memories', (m) => Date.parse(m.createdAt) >= start);
+  const lines = await newestWhile('api/journal', 'lines', (l) => Date.parse(l.at) >= start);
+  lastPicture = {
+    kinds: pictureOf(state.overview, memories.items, lines.items),
+    partial: memories.partial || lines.partial,
+  };
+  drawPicture(lastPicture);
+}
+
 // ---- Next to go
 
 /** Why this memory goes where it does in line. */
@@ -1011,6 +1322,32 @@ function why(list, i, kind) {
   return 'Goes after the one above: it was useful more recently.';
 }
 
+/** Whether Pin works here, in text above the lists: at the limit every Pin is off, and this says why and what to do. */
+function nextPins() {
+  const o = state.overview;
+  const box = $('next-pins');
+  if (!o) return box.replaceChildren();
+  if (o.pinned < o.pinLimit) {
+    box.className = 'notice';
+    return box.replaceChildren(el('p', `${o.pinned} of ${o.pinLimit} pinned: Pin keeps a memory here from going.`));
+  }
+  box.className = 'notice error';
+  const show = button('Show pinned memories', showPinned, 'small');
+  box.replaceChildren(
+    el(
+      'p',
+      `Pin is off: ${o.pinned} of ${o.pinLimit} memories are pinned, the pin limit. Unpin one to keep one of these instead.`,
+    ),
+    show,
+  );
+}
+
+/** The memories list, pinned ones only: where a person unpins. */
+function showPinned() {
+  $('pinned').value = 'true';
+  show('memories');
+}
+
 function nextItem(m, reason, when) {
   const item = el('li');
   item.dataset.id = m.id;
@@ -1019,13 +1356,14 @@ function nextItem(m, reason, when) {
   meta.append(...when, reason ? ` — ${reason}` : '');
   item.append(meta);
   const row = el('div', undefined, 'row actions');
-  row.append(pinButton({ ...m, pinned: false }));
+  row.append(pinButton({ ...m, pinned: false }, 'next-pins'));
   item.append(row);
   return item;
 }
 
 async function loadNext() {
   const next = await api('api/next?limit=5');
+  nextPins();
   if (next.kinds.every((k) => k.count === 0)) {
     $('next').replaceChildren(el('p', 'Nothing remembered yet, so nothing to lose.', 'empty'));
     return;
@@ -1069,8 +1407,10 @@ async function loadNext() {
 
 const VIEWS = {
   overview: () => loadOverview().then(loadConnect),
-  memories: () => loadWriters().then(() => loadMemories()),
+  // What the search box holds is what the list shows: a search typed before stays a search.
+  memories: () => loadWriters().then(() => ($('q').value.trim() ? search($('q').value.trim()) : loadMemories())),
   journal: () => loadJournal(0),
+  time: () => loadOverview().then(loadPicture),
   next: loadNext,
 };
 let view = 'overview';
@@ -1092,7 +1432,22 @@ async function show(name) {
 function signOut(message, asError = false) {
   sessionStorage.removeItem(TOKEN_KEY);
   state = fresh();
-  for (const id of ['kinds', 'engine', 'memories', 'chart', 'legend', 'next', 'compare-pair', 'connect-text', 'totals'])
+  lastPicture = null;
+  $('selection').hidden = true;
+  for (const id of [
+    'kinds',
+    'engine',
+    'memories',
+    'chart',
+    'legend',
+    'next',
+    'next-pins',
+    'time',
+    'time-legend',
+    'compare-pair',
+    'connect-text',
+    'totals',
+  ])
     $(id).replaceChildren();
   $('journal').tBodies[0].replaceChildren();
   Object.assign(importing, { name: '', text: null, stopping: true, written: 0, done: 0, total: 0 });
@@ -1154,12 +1509,24 @@ function wire() {
   });
   $('search').addEventListener('submit', (event) => {
     event.preventDefault();
+    clearTimeout(typing);
     const query = $('q').value.trim();
     guarded(() => (query ? search(query) : loadMemories()));
   });
+  $('q').addEventListener('input', searchAsYouType);
   $('clear-search').addEventListener('click', () => {
+    clearTimeout(typing);
     $('q').value = '';
     guarded(() => loadMemories());
+  });
+  $('pin-selected').addEventListener('click', () => pinSelected(true));
+  $('unpin-selected').addEventListener('click', () => pinSelected(false));
+  $('forget-selected').addEventListener('click', forgetSelected);
+  $('clear-selection').addEventListener('click', clearSelection);
+  let resizing;
+  addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(redraw, 200);
   });
   $('more-memories').addEventListener('click', () => guarded(() => loadMemories(true)));
   $('compare-close').addEventListener('click', () => {

@@ -258,6 +258,14 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     ['who wrote the memories', () => stores.page.writers(scope, pageKinds, 100)],
     ['pin a memory', () => stores.page.setPinned({ scope, id: SOME_ID, pinned: true, pinLimit: 50, expiry: expiring })],
     ['unpin a memory', () => stores.page.setPinned({ scope, id: SOME_ID, pinned: false, pinLimit: 50, expiry: expiring })],
+    [
+      'pin several',
+      () => stores.page.setPinnedMany({ scope, ids: [SOME_ID, OTHER_ID], pinned: true, pinLimit: 50, expiry: expiring }),
+    ],
+    [
+      'unpin several',
+      () => stores.page.setPinnedMany({ scope, ids: [SOME_ID, OTHER_ID], pinned: false, pinLimit: 50, expiry: expiring }),
+    ],
     ['next to go', () => stores.page.nextToGo(scope, pageKinds, 5)],
     [
       'import memories',

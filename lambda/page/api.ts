@@ -92,6 +92,15 @@ async function jsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/** A selection's body: `{ ids: [uuid…], pinned?: boolean }`, each id a UUID. */
+function selection(body: unknown): { ids: string[]; pinned: boolean | undefined } {
+  const { ids, pinned } = (body ?? {}) as { ids?: unknown; pinned?: unknown };
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || canonicalId(id) === undefined))
+    throw new InvalidInputError('ids must be a list of memory ids (UUIDs)');
+  if (pinned !== undefined && typeof pinned !== 'boolean') throw new InvalidInputError('pinned must be true or false');
+  return { ids: ids.map((id) => canonicalId(id as string) ?? ''), pinned };
+}
+
 const notFound = () => json(404, { error: 'no such memory: it was forgotten, evicted or expired, or it is not yours' });
 
 type Route = (
@@ -130,6 +139,16 @@ const ROUTES: Record<string, Route> = {
   'DELETE memories/{id}/pin': async (s, p, _q, id) => {
     const pinned = await s.page.setPinned(p, id ?? '', false);
     return pinned ? { id, ...pinned } : notFound();
+  },
+  // Several memories at once, all or none: the page's selection (decision 0112).
+  'POST pins': async (s, p, _q, _id, request) => {
+    const { ids, pinned } = selection(await jsonBody(request));
+    const changed = await s.page.setPinnedMany(p, ids, pinned ?? true);
+    return changed ?? notFound();
+  },
+  'POST forget': async (s, p, _q, _id, request) => {
+    const gone = await s.curation.forget(p, { ids: selection(await jsonBody(request)).ids });
+    return { deleted: gone.deleted, count: gone.count };
   },
   'GET writers': async (s, p) => ({ writers: await s.page.writers(p) }),
   // How to connect each client to the MCP URL the page names (its own): never with the key, which the page adds itself.
@@ -175,7 +194,7 @@ const ROUTES: Record<string, Route> = {
     return { count: gone.count, journalLinesRemoved: gone.journalLinesRemoved };
   },
   'GET journal': async (s, p, q) => {
-    const page = await s.page.journal(p, text(q, 'cursor'));
+    const page = await s.page.journal(p, text(q, 'cursor'), integer(q, 'limit'));
     return { lines: page.lines.map(journalLineJson), nextCursor: page.nextCursor ?? null };
   },
   'GET journal/daily': async (s, p, q) => ({ days: await s.page.journalByDay(p, integer(q, 'days')) }),

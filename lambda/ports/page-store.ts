@@ -22,6 +22,11 @@ export interface PageStore {
   journalByDay(scope: Scope, since: Date): Promise<JournalDayCount[]>;
   /** Pins or unpins one live memory, within the pin limit; its usefulness stays as it was. */
   setPinned(plan: PinPlan): Promise<PinResult>;
+  /**
+   * Pins or unpins a set of memories as one change: every one, or none when one of them is not a
+   * live memory of the caller or the pins would pass the limit; usefulness stays as it was.
+   */
+  setPinnedMany(plan: PinSetPlan): Promise<PinSetResult>;
   /** Per kind, the first `perKind` memories a ceiling would evict, in eviction order (policy/eviction.ts). */
   nextToGo(scope: Scope, kinds: readonly KindCutoff[], perKind: number): Promise<NextToGo[]>;
 }
@@ -94,6 +99,19 @@ export type PinResult =
   | { readonly status: 'changed' | 'unchanged' }
   | { readonly status: 'pin_limit' }
   /** No live memory of the caller has this id. */
+  | { readonly status: 'gone' };
+
+/** Pin or unpin a set of memories (ids in any case, repeats counted once): the limit bounds the pins the set adds. */
+export interface PinSetPlan extends Omit<PinPlan, 'id'> {
+  readonly ids: readonly string[];
+}
+
+export type PinSetResult =
+  /** Every id is now in the state asked; `changed` lists those that were not, in id order. */
+  | { readonly status: 'changed'; readonly changed: readonly string[] }
+  /** Nothing changed: the pins the set adds would pass the limit. */
+  | { readonly status: 'pin_limit' }
+  /** Nothing changed: one of the ids is not a live memory of the caller. */
   | { readonly status: 'gone' };
 
 /** A memory first in line to go: the least recently useful unpinned ones of its kind. */

@@ -57,9 +57,16 @@ if (browser) {
     [
       'search',
       async (p) => {
+        // Typed, not submitted: the search follows the typing.
         await p.getByLabel('Search', { exact: true }).fill('release notes');
-        await p.getByRole('button', { name: 'Search', exact: true }).click();
-        await p.locator('#list-caption:has-text("found for")').waitFor();
+        await p.locator('#list-caption:has-text("for “release notes”")').waitFor();
+      },
+    ],
+    [
+      'selection',
+      async (p) => {
+        for (const box of (await p.getByRole('checkbox', { name: /^Select:/ }).all()).slice(0, 3)) await box.check();
+        await p.getByRole('region', { name: '3 memories selected' }).waitFor();
       },
     ],
     ['journal', async (p) => view(p, 'Forgetting journal', '#journal tbody tr[data-rule]')],
@@ -70,13 +77,14 @@ if (browser) {
         await p.locator('#chart svg[aria-label*="per hour"]').waitFor();
       },
     ],
+    ['time', async (p) => view(p, 'Over time', '#time figure[data-kind] svg')],
     ['next', async (p) => view(p, 'Next to go', '#next [data-kind] .evict li')],
   ];
 
   for (const scheme of ['light', 'dark'] as const) {
     for (const [width, height] of [
       [1100, 900],
-      [375, 800],
+      [390, 844],
     ] as const) {
       test(`axe finds no violation on any view at ${width} px, ${scheme}`, async () => {
         const opened = await openPage(browser, endpoint.url, { viewport: { width, height }, colorScheme: scheme });
@@ -191,6 +199,78 @@ if (browser) {
       expect(c.label).toMatch(/^"(When|Kind|Rule|Age|Recalls|Lines): "$/);
     }
     await opened.page.locator('#journal').screenshot({ path: join(SCREENSHOTS, 'journal-table-375px.png') });
+    await opened.close();
+  });
+
+  /** Every text of the charts in view, at the size it renders in CSS pixels (its font size times the SVG's scale). */
+  const chartLabels = (page: Page, selector: string) =>
+    page
+      .locator(`${selector} svg text`)
+      .evaluateAll((texts) =>
+        (texts as SVGTextElement[]).map((t) => (t.getScreenCTM()?.a ?? 0) * Number.parseFloat(getComputedStyle(t).fontSize)),
+      );
+
+  test('on a phone (390 px) the journal caption spans the width, and chart labels and the picture over time read at 12 px', async () => {
+    const opened = await openPage(browser, endpoint.url, { viewport: { width: 390, height: 844 } });
+    await signIn(opened.page, owner.token);
+    await view(opened.page, 'Forgetting journal', '#journal tbody tr[data-rule]');
+    // Before: 55 px wide and 443 px tall, one word a line.
+    const caption = await opened.page.locator('#journal caption').boundingBox();
+    expect(caption?.width).toBeGreaterThan(330);
+    expect(caption?.height).toBeLessThan(100);
+    const journal = await chartLabels(opened.page, '#chart');
+    expect(journal.length).toBeGreaterThanOrEqual(5);
+    expect(Math.min(...journal)).toBeGreaterThanOrEqual(11.5);
+    await opened.page.getByRole('button', { name: 'Last 24 hours' }).click();
+    await opened.page.locator('#chart svg[aria-label*="per hour"]').waitFor();
+    expect(Math.min(...(await chartLabels(opened.page, '#chart')))).toBeGreaterThanOrEqual(11.5);
+    await view(opened.page, 'Over time', '#time figure[data-kind] svg');
+    const picture = await chartLabels(opened.page, '#time');
+    expect(picture.length).toBeGreaterThanOrEqual(5 * 4);
+    expect(Math.min(...picture)).toBeGreaterThanOrEqual(11.5);
+    expect(await opened.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await opened.page.locator('#view-time').screenshot({ path: join(SCREENSHOTS, 'time-390.png') });
+    expect(opened.errors).toEqual([]);
+    await opened.close();
+  });
+
+  test('the picture over time tells each kind against its ceiling and what went by which rule, as the journal counts it', async () => {
+    const opened = await openPage(browser, endpoint.url);
+    await signIn(opened.page, owner.token);
+    await view(opened.page, 'Over time', '#time figure[data-kind] svg');
+    const overview = await opened.page.evaluate(async (token) => {
+      const r = await fetch('api/overview', { headers: { authorization: `Bearer ${token}` } });
+      return (await r.json()) as { kinds: { kind: string; count: number; ceiling: number }[] };
+    }, owner.token);
+    const daily = await opened.page.evaluate(async (token) => {
+      const r = await fetch('api/journal/daily?days=30', { headers: { authorization: `Bearer ${token}` } });
+      return (await r.json()) as { days: Record<string, number>[] };
+    }, owner.token);
+    const figures = opened.page.locator('#time figure[data-kind]');
+    expect(await figures.evaluateAll((fs) => fs.map((f) => (f as HTMLElement).dataset.kind))).toEqual(
+      overview.kinds.map((k) => k.kind),
+    );
+    for (const k of overview.kinds) {
+      const text = await opened.page.locator(`#time figure[data-kind="${k.kind}"] figcaption`).textContent();
+      expect(text).toMatch(new RegExp(`^${k.kind}: ${k.count} of ${k.ceiling} now, \\d+ at the end of \\w+ \\d+; `));
+      expect(await opened.page.locator(`#time figure[data-kind="${k.kind}"] svg`).getAttribute('aria-label')).toBe(text);
+    }
+    // Every bar of the picture, summed per rule, is the journal's own count over the same 30 days.
+    const drawn = await opened.page.locator('#time rect.bar').evaluateAll((bars) =>
+      bars.reduce<Record<string, number>>((sums, b) => {
+        const { rule = '', count = '0' } = (b as SVGElement).dataset;
+        sums[rule] = (sums[rule] ?? 0) + Number(count);
+        return sums;
+      }, {}),
+    );
+    const counted = Object.fromEntries(
+      ['ceiling', 'expiry', 'duplicate', 'superseded']
+        .map((rule) => [rule, daily.days.reduce((n, d) => n + (d[rule] ?? 0), 0)] as const)
+        .filter(([, n]) => n > 0),
+    );
+    expect(Object.keys(counted).length).toBeGreaterThan(0);
+    expect(drawn).toEqual(counted);
+    await opened.page.locator('#view-time').screenshot({ path: join(SCREENSHOTS, 'time-1100.png') });
     await opened.close();
   });
 }

@@ -167,7 +167,7 @@ if (browser) {
     await page.keyboard.press('Tab');
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
     const last = await focused();
-    expect(last).toMatch(/: \d+ forgotten — \d+ by ceiling, \d+ by expiry, \d+ by duplicate$/);
+    expect(last).toMatch(/: \d+ forgotten — \d+ by ceiling, \d+ by expiry, \d+ by duplicate, \d+ by superseded$/);
     expect(await page.locator('#chart-readout').textContent()).toBe(last);
     await page.keyboard.press('Home');
     expect(await focused()).not.toBe(last);

@@ -8,6 +8,7 @@ import { ManualClock } from '../support/clock.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { browserForTests, SCREENSHOTS } from './browser.js';
+import { axeViolations } from './axe.js';
 import { type OpenedPage, openPage, signIn, view } from './fixture.js';
 
 /**
@@ -93,7 +94,9 @@ if (browser) {
 
   test('the pin limit shows, and the page offers no pin past it; the API refuses one as the tools do', async () => {
     expect(await page.locator('#pin-note').textContent()).toContain('2 of 2 pinned: the pin limit');
-    expect(await card(FACTS[1]!).getByRole('button', { name: /^Pin:/ }).isDisabled()).toBe(true);
+    // The button itself says why it is off: a phone shows no tooltip.
+    const off = card(FACTS[1]!).getByRole('button', { name: /^Pin/ });
+    expect([await off.isDisabled(), await off.textContent()]).toEqual([true, 'Pin (limit reached)']);
     const refused = await page.evaluate(
       async ([id, token]) => {
         const r = await fetch(`api/memories/${id}/pin`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
@@ -215,7 +218,7 @@ if (browser) {
     await page.getByLabel('Origin contains').press('Enter');
     await page.getByLabel('Search', { exact: true }).fill('ferry Lamu');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.locator('#list-caption', { hasText: 'found for' }).waitFor();
+    await page.locator('#list-caption', { hasText: /^Best \d+ of \d+ memories for/ }).waitFor();
     const first = page.locator('#memories li.memory').first();
     expect(await first.locator('.content').textContent()).toBe(FACTS[0]);
     expect(await first.locator('.relevance').textContent()).toMatch(
@@ -231,5 +234,177 @@ if (browser) {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.locator('#empty:not([hidden])', { hasText: 'Nothing found for' }).waitFor();
     expect(await page.locator('#memories li').count()).toBe(0);
+  });
+
+  const unchangedUsefulness = async (action: () => Promise<void>) => {
+    const before = (await rows()).map((r) => [r.id, r.recall_count, r.last_useful_at]);
+    await action();
+    expect((await rows()).map((r) => [r.id, r.recall_count, r.last_useful_at])).toEqual(before);
+  };
+
+  test('search as you type: one search after a pause, "best N of M", and no recall counted', async () => {
+    // The page's own clock, paused: keys typed in any rhythm ask nothing until the pause has passed.
+    const typing = await openPage(browser, endpoint.url);
+    await typing.page.clock.install();
+    await typing.page.reload();
+    await signIn(typing.page, owner.token);
+    await view(typing.page, 'Memories', '#memories li.memory');
+    const total = Number((await typing.page.locator('#totals').textContent())?.match(/^(\d+) memories kept/)?.[1]);
+    await unchangedUsefulness(async () => {
+      await typing.page.clock.pauseAt(Date.now() + 60_000);
+      typing.requests.length = 0;
+      await typing.page.getByLabel('Search', { exact: true }).pressSequentially('ferry Lamu');
+      await typing.page.clock.runFor(250);
+      expect(typing.requests.filter((u) => u.includes('/api/search'))).toEqual([]);
+      await typing.page.clock.runFor(100);
+      const caption = typing.page.locator('#list-caption', { hasText: 'for “ferry Lamu”' });
+      await caption.waitFor();
+      expect(typing.requests.filter((u) => u.includes('/api/search'))).toHaveLength(1);
+      expect(await caption.textContent()).toMatch(new RegExp(`^Best \\d+ of ${total} memories for “ferry Lamu”, best first`));
+      expect(await typing.page.locator('#memories li.memory .content').first().textContent()).toBe(FACTS[0]);
+      // Emptying the box lists every memory again.
+      await typing.page.getByLabel('Search', { exact: true }).fill('');
+      await typing.page.clock.runFor(400);
+      await typing.page.locator('#list-caption', { hasText: /^Showing/ }).waitFor();
+    });
+    expect(typing.errors).toEqual([]);
+    await typing.close();
+  });
+
+  test('select several: pin is off past the pin limit and says why in text; within it, pins all at once', async () => {
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await view(page, 'Memories', '#memories li.memory');
+    const night = 'The night market closes at eleven.';
+    expect((await rows()).filter((r) => r.pinned).map((r) => r.content)).toEqual([FACTS[0]]);
+    await card(night)
+      .getByRole('checkbox', { name: /^Select:/ })
+      .check();
+    await card(REVIEW_B)
+      .getByRole('checkbox', { name: /^Select:/ })
+      .check();
+    const bar = page.getByRole('region', { name: '2 memories selected' });
+    await bar.waitFor();
+    expect(await bar.getByRole('button', { name: 'Pin 2' }).isDisabled()).toBe(true);
+    expect(await page.locator('#selection-why').isVisible()).toBe(true);
+    expect(await page.locator('#selection-why').textContent()).toContain(
+      'Pin is off: pinning 2 would pass the pin limit (1 of 2 pinned, 1 free).',
+    );
+    await card(REVIEW_B)
+      .getByRole('checkbox', { name: /^Select:/ })
+      .uncheck();
+    await unchangedUsefulness(async () => {
+      await page.getByRole('region', { name: '1 memory selected' }).getByRole('button', { name: 'Pin 1' }).click();
+      await page.locator('#status', { hasText: 'Pinned 1 memory' }).waitFor();
+    });
+    expect((await rows()).filter((r) => r.pinned).map((r) => r.content)).toEqual([night, FACTS[0]].sort());
+    expect(await page.locator('#selection').isHidden()).toBe(true);
+  });
+
+  test('several at once is all or none: a gone memory or the pin limit changes nothing', async () => {
+    const post = (path: string, body: unknown) =>
+      page.evaluate(
+        async ([path, body, token]) => {
+          const r = await fetch(path, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          return { status: r.status, body: await r.json() };
+        },
+        [path, body, owner.token] as const,
+      );
+    const pinnedNow = async () => (await rows()).filter((r) => r.pinned).map((r) => r.content);
+    const before = await pinnedNow();
+    // Unpinning a pinned memory with one already forgotten: refused whole.
+    const gone = await post('api/pins', { ids: [ids.get(FACTS[0]!), ids.get(REVIEW_A)], pinned: false });
+    expect(gone.status).toBe(404);
+    const full = await post('api/pins', { ids: [ids.get(REVIEW_B)], pinned: true });
+    expect([full.status, full.body.error]).toEqual([400, expect.stringContaining('pin limit reached')]);
+    expect(await post('api/pins', { ids: [ids.get(REVIEW_B), 'not-an-id'], pinned: true })).toMatchObject({ status: 400 });
+    expect(await post('api/forget', { ids: [ids.get(REVIEW_B), 'not-an-id'] })).toMatchObject({ status: 400 });
+    expect(await pinnedNow()).toEqual(before);
+    expect(await row(REVIEW_B)).toBeDefined();
+  });
+
+  test('several at once are the caller’s only: another key pins and forgets none of them', async () => {
+    const stranger = await endpoint.issueKey('selection-stranger');
+    const before = await rows();
+    const answers = await page.evaluate(
+      async ([ids, token]) => {
+        const post = async (path: string, body: unknown) => {
+          const r = await fetch(path, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          return { status: r.status, text: await r.text() };
+        };
+        return [await post('api/pins', { ids, pinned: false }), await post('api/forget', { ids })];
+      },
+      [before.map((r) => r.id), stranger.token] as const,
+    );
+    expect(answers[0]?.status).toBe(404);
+    expect([answers[1]?.status, JSON.parse(answers[1]?.text ?? '{}').count]).toEqual([200, 0]);
+    expect(answers.map((a) => a.text).join('')).not.toContain('night market');
+    expect(await rows()).toEqual(before);
+  });
+
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`at the pin limit on a phone (390 px, ${scheme}) the text says why Pin is off, in the list and in "next to go"`, async () => {
+      const phone = await openPage(browser, endpoint.url, { viewport: { width: 390, height: 844 }, colorScheme: scheme });
+      await signIn(phone.page, owner.token);
+      await view(phone.page, 'Memories', '#memories li.memory');
+      const off = phone.page.locator('#memories li.memory', { hasText: REVIEW_B }).getByRole('button', { name: /^Pin/ });
+      expect([await off.isDisabled(), await off.textContent(), await off.isVisible()]).toEqual([
+        true,
+        'Pin (limit reached)',
+        true,
+      ]);
+      expect(await phone.page.locator('#pin-note').textContent()).toBe('2 of 2 pinned: the pin limit. Unpin one to pin another.');
+      await phone.page.screenshot({ path: join(SCREENSHOTS, `pin-limit-list-390-${scheme}.png`), fullPage: true });
+      await view(phone.page, 'Next to go', '#next [data-kind="fact"] .evict li');
+      const note = phone.page.locator('#next-pins');
+      expect(await note.isVisible()).toBe(true);
+      expect(await note.textContent()).toContain('Pin is off: 2 of 2 memories are pinned, the pin limit.');
+      const buttons = phone.page.locator('#next .evict li').getByRole('button', { name: /^Pin/ });
+      expect(await buttons.count()).toBeGreaterThan(0);
+      for (const b of await buttons.all()) {
+        expect([await b.isDisabled(), await b.textContent(), await b.getAttribute('aria-describedby')]).toEqual([
+          true,
+          'Pin (limit reached)',
+          'next-pins',
+        ]);
+      }
+      expect(await axeViolations(phone.page)).toEqual([]);
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await phone.page.screenshot({ path: join(SCREENSHOTS, `pin-limit-next-390-${scheme}.png`), fullPage: true });
+      // What to do about it is one tap away: the pinned memories, where each can be unpinned.
+      await note.getByRole('button', { name: 'Show pinned memories' }).click();
+      await phone.page.locator('#list-caption', { hasText: 'Showing 2 of 2 memories that match the filters' }).waitFor();
+      expect(phone.errors).toEqual([]);
+      await phone.close();
+    });
+  }
+
+  test('forget several: asks first, Cancel keeps them, Forget takes them all', async () => {
+    await view(page, 'Memories', '#memories li.memory');
+    await card(REVIEW_B)
+      .getByRole('checkbox', { name: /^Select:/ })
+      .check();
+    await card(FACTS[0]!)
+      .getByRole('checkbox', { name: /^Select:/ })
+      .check();
+    const bar = page.getByRole('region', { name: '2 memories selected' });
+    await bar.getByRole('button', { name: 'Forget 2' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('Forget 2 memories (fact)? This cannot be undone.');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'forget-selected-confirm.png') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row(REVIEW_B)).toBeDefined();
+    await bar.getByRole('button', { name: 'Forget 2' }).click();
+    await dialog.getByRole('button', { name: 'Forget 2' }).click();
+    await page.locator('#status', { hasText: 'Forgot 2 memories' }).waitFor();
+    expect([await row(REVIEW_B), await row(FACTS[0]!)]).toEqual([undefined, undefined]);
   });
 }

@@ -136,7 +136,7 @@ if (browser) {
     await view(page, 'Memories', '#memories li.memory');
     await page.getByLabel('Search').fill('ferry Lamu');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.getByText('found for').waitFor();
+    await page.getByText(/^Best \d+ of 5 memories for/).waitFor();
     expect(await page.locator('#memories .content').first().textContent()).toBe(FACTS[0]);
     await view(page, 'Forgetting journal', '#chart svg');
     await view(page, 'Next to go', '#next [data-kind]');
@@ -172,7 +172,10 @@ if (browser) {
 
   test('forgetting one memory through the page removes exactly that one', async () => {
     const target = ids.get(FACTS[1]!)!;
-    await view(page, 'Memories', `#memories li[data-id="${target}"]`);
+    // The search typed before still holds the list: cleared, every memory shows.
+    await view(page, 'Memories', '#search');
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.locator(`#memories li[data-id="${target}"]`).waitFor();
     await page
       .locator(`#memories li[data-id="${target}"]`)
       .getByRole('button', { name: /^Forget:/ })

@@ -83,6 +83,99 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
     });
   });
 
+  test('pin and unpin several: every one or none, one round trip, usefulness untouched', async () => {
+    const { harness, alice, bob } = context();
+    const { page: store } = harness.stores;
+    const session = await insert({ content: 'the standup moved', embedding: axis(0), kind: 'session', expiredBefore: at(-3600) });
+    const a = await insert({ content: 'fact a', embedding: axis(1) });
+    const b = await insert({ content: 'fact b', embedding: axis(2) });
+    const third = await insert({ content: 'fact c', embedding: axis(3) });
+    const stale = await insert({ content: 'the old plan', embedding: axis(4), kind: 'session', expiredBefore: at(-3600) });
+    const before = await usefulness();
+    const expiry = [{ kind: 'session', expiredBefore: at(-3600) }];
+    const pins = async () =>
+      (await harness.inspect.memories())
+        .filter((m) => m.pinned)
+        .map((m) => m.id)
+        .sort();
+    const sorted = (...ids: string[]) => [...ids].sort();
+    const set = (ids: string[], pinned: boolean, pinLimit: number, scope = alice, cutoffs = expiry) =>
+      store.setPinnedMany({ scope, ids, pinned, pinLimit, expiry: cutoffs });
+
+    harness.roundTrips.count = 0;
+    expect(await set([session, a, a.toUpperCase()], true, 2)).toEqual({ status: 'changed', changed: sorted(session, a) });
+    expect(harness.roundTrips.count).toBe(1);
+    // Already pinned costs nothing, even at the limit; one more passes it and nothing changes.
+    expect(await set([session, a], true, 2)).toEqual({ status: 'changed', changed: [] });
+    expect(await set([a, b, third], true, 3)).toEqual({ status: 'pin_limit' });
+    expect(await pins()).toEqual(sorted(session, a));
+    // One id gone (another user's, unknown, or expired) and nothing changes.
+    const unknown = randomUUID();
+    expect(await set([third, unknown], true, 10)).toEqual({ status: 'gone' });
+    expect(await set([third], true, 10, bob)).toEqual({ status: 'gone' });
+    expect(await set([third, 'not-an-id'], true, 10)).toEqual({ status: 'gone' });
+    expect(await set([third, stale], true, 10, alice, [{ kind: 'session', expiredBefore: at(10) }])).toEqual({ status: 'gone' });
+    expect(await pins()).toEqual(sorted(session, a));
+    // Unpinned, a session memory goes back into the expiry index; usefulness never moved.
+    expect(await set([session, a, third], false, 2)).toEqual({ status: 'changed', changed: sorted(session, a) });
+    expect(await pins()).toEqual([]);
+    expect((await harness.inspect.memories()).find((m) => m.id === session)?.expires).toBe(true);
+    expect(await usefulness()).toEqual(before);
+  });
+
+  // Each set fits the limit alone, any two together would pass it: overlapping sets meet on a
+  // memory, disjoint ones only on the user's partition row, which every pin writes.
+  test.each([
+    {
+      sets: 'two overlapping',
+      racing: [
+        [0, 1, 2],
+        [2, 3, 4],
+      ],
+      pinLimit: 4,
+      rounds: 4,
+    },
+    // Without the partition row, about one round in four on PostgreSQL ended past the limit.
+    {
+      sets: 'four disjoint',
+      racing: [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+      ],
+      pinLimit: 3,
+      rounds: 12,
+    },
+  ])(
+    '$sets sets pinned at once at the limit: one wins whole, the others change nothing',
+    async ({ racing, pinLimit, rounds }) => {
+      const { harness, alice } = context();
+      const { page: store } = harness.stores;
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i += 1) ids.push(await insert({ content: `fact ${i}`, embedding: axis(i) }));
+      const pins = async () =>
+        (await harness.inspect.memories())
+          .filter((m) => m.pinned)
+          .map((m) => m.id)
+          .sort();
+      for (let round = 0; round < rounds; round += 1) {
+        // Each round starts another set first.
+        const sets = racing.map((_, i) => (racing[(i + round) % racing.length] ?? []).map((place) => ids[place] ?? ''));
+        const outcomes = await Promise.all(
+          sets.map((set) => store.setPinnedMany({ scope: alice, ids: set, pinned: true, pinLimit, expiry: [] })),
+        );
+        expect(outcomes.filter((o) => o.status === 'changed')).toHaveLength(1);
+        expect(outcomes.filter((o) => o.status === 'pin_limit')).toHaveLength(racing.length - 1);
+        const winner = sets[outcomes.findIndex((o) => o.status === 'changed')] ?? [];
+        expect(await pins()).toEqual([...winner].sort());
+        expect(await store.setPinnedMany({ scope: alice, ids, pinned: false, pinLimit, expiry: [] })).toMatchObject({
+          status: 'changed',
+        });
+      }
+    },
+  );
+
   test('one memory by id, with its conflict links: the caller’s live ones only', async () => {
     const { harness, alice, bob } = context();
     const store = harness.stores.page;

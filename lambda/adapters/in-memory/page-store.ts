@@ -3,7 +3,7 @@ import type { JournalRule, Memory, RecalledMemory, Scope } from '../../memory/mo
 import { byEvictionOrder, EVICTABLE } from '../../memory/policy/eviction.js';
 import { holds } from '../../memory/policy/condition.js';
 import type { ExpiryCutoff, KindCutoff } from '../../memory/policy/expiry.js';
-import { pinAllowed } from '../../memory/policy/pins.js';
+import { pinAllowed, pinsFit } from '../../memory/policy/pins.js';
 import type { RecallQuery } from '../../ports/curation-store.js';
 import type {
   BrowseQuery,
@@ -14,6 +14,8 @@ import type {
   PageStore,
   PinPlan,
   PinResult,
+  PinSetPlan,
+  PinSetResult,
   WriterCount,
 } from '../../ports/page-store.js';
 import { cutoffsByKind, liveUnder } from './curation-store.js';
@@ -129,6 +131,21 @@ export class InMemoryPageStore implements PageStore {
     m.pinned = plan.pinned;
     m.expires = !plan.pinned && plan.expiry.some((e) => e.kind === m.kind);
     return { status: 'changed' };
+  }
+
+  async setPinnedMany(plan: PinSetPlan): Promise<PinSetResult> {
+    const live = liveUnder(cutoffsByKind(plan.expiry));
+    const found = [...new Set(plan.ids.map((id) => id.toLowerCase()))].map((id) => this.state.own(plan.scope, id));
+    const all = found.filter((m): m is StoredMemory => m !== undefined && live(m));
+    if (all.length < found.length) return { status: 'gone' };
+    const toChange = all.filter((m) => m.pinned !== plan.pinned).sort(byId);
+    if (plan.pinned && !pinsFit(this.state.pinnedCount(plan.scope), toChange.length, plan.pinLimit))
+      return { status: 'pin_limit' };
+    for (const m of toChange) {
+      m.pinned = plan.pinned;
+      m.expires = !plan.pinned && plan.expiry.some((e) => e.kind === m.kind);
+    }
+    return { status: 'changed', changed: toChange.map((m) => m.id) };
   }
 
   async nextToGo(scope: Scope, kinds: readonly KindCutoff[], perKind: number): Promise<NextToGo[]> {

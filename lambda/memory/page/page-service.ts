@@ -121,9 +121,31 @@ export class PageService {
     return result.status === 'gone' ? undefined : { pinned, changed: result.status === 'changed' };
   }
 
-  /** The journal, newest first, paged as curation_state pages it. */
-  async journal(principal: Principal, cursor: string | undefined): Promise<JournalPage> {
-    return this.deps.curation.journal(scopeOf(principal), LIMITS.journalPageDefault, cursor);
+  /**
+   * Pins or unpins several memories as one change: all of them or none, in one store call that is
+   * one statement on SQL, so that no failure, not even a server stopped half way, leaves part of a
+   * selection changed (decision 0112). Undefined when one of them is gone.
+   */
+  async setPinnedMany(principal: Principal, ids: readonly string[], pinned: boolean): Promise<{ changed: number } | undefined> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0 || unique.length > LIMITS.forgetIdsMax)
+      throw new InvalidInputError(`give from 1 to ${LIMITS.forgetIdsMax} ids`);
+    const pinLimit = this.deps.rules.pinLimit;
+    const result = await this.deps.page.setPinnedMany({
+      scope: scopeOf(principal),
+      ids: unique,
+      pinned,
+      pinLimit,
+      expiry: this.cutoffs(),
+    });
+    if (result.status === 'pin_limit') throw new PinLimitError(pinLimit);
+    return result.status === 'gone' ? undefined : { changed: result.changed.length };
+  }
+
+  /** The journal, newest first, paged as curation_state pages it (`pageSize` up to the tools' maximum). */
+  async journal(principal: Principal, cursor: string | undefined, pageSize?: number): Promise<JournalPage> {
+    const size = boundedInteger('limit', pageSize, { default: LIMITS.journalPageDefault, max: LIMITS.journalPageMax });
+    return this.deps.curation.journal(scopeOf(principal), size, cursor);
   }
 
   /** Automatic deletions per UTC day and rule over the last `days` days (today included), oldest first. */
@@ -135,7 +157,7 @@ export class PageService {
     return Array.from({ length: span }, (_, i) => {
       const day = dayOf(i);
       const of = (rule: string) => counted.find((c) => c.day === day && c.rule === rule)?.lines ?? 0;
-      return { day, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
+      return { day, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate'), superseded: of('superseded') };
     });
   }
 
@@ -148,7 +170,7 @@ export class PageService {
     return Array.from({ length: span }, (_, i) => {
       const of = (rule: string) => counted.find((c) => c.hour === first + i && c.rule === rule)?.lines ?? 0;
       const hour = new Date((first + i) * HOUR_MS).toISOString();
-      return { hour, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate') };
+      return { hour, ceiling: of('ceiling'), expiry: of('expiry'), duplicate: of('duplicate'), superseded: of('superseded') };
     });
   }
 

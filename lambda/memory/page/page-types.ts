@@ -32,6 +32,7 @@ export interface JournalHour {
   readonly ceiling: number;
   readonly expiry: number;
   readonly duplicate: number;
+  readonly superseded: number;
 }
 
 /** Automatic deletions of one UTC day, per rule. */
@@ -40,6 +41,7 @@ export interface JournalDay {
   readonly ceiling: number;
   readonly expiry: number;
   readonly duplicate: number;
+  readonly superseded: number;
 }
 
 /** What one kind will lose next: by the ceiling (least recently useful) and, with a TTL, by expiry. */

@@ -68,6 +68,7 @@ import { JOURNAL_BY_HOUR } from './page/journal-by-hour.js';
 import { MEMORY_BY_ID } from './page/memory-by-id.js';
 import { NEXT_TO_GO } from './page/next-to-go.js';
 import { SET_PINNED } from './page/set-pinned.js';
+import { SET_PINNED_MANY } from './page/set-pinned-many.js';
 import { WRITERS } from './page/writers.js';
 import { RECALL } from './recall/recall.js';
 import { ANY_MEMORY } from './schema/any-memory.js';
@@ -166,6 +167,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   MEMORY_BY_ID,
   NEXT_TO_GO,
   SET_PINNED,
+  SET_PINNED_MANY,
   WRITERS,
   RECALL,
   ANY_MEMORY,

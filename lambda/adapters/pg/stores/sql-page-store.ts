@@ -12,6 +12,8 @@ import type {
   PageStore,
   PinPlan,
   PinResult,
+  PinSetPlan,
+  PinSetResult,
   WriterCount,
 } from '../../../ports/page-store.js';
 import { BROWSE } from '../statements/page/browse.js';
@@ -20,6 +22,7 @@ import { JOURNAL_BY_HOUR } from '../statements/page/journal-by-hour.js';
 import { MEMORY_BY_ID } from '../statements/page/memory-by-id.js';
 import { NEXT_TO_GO } from '../statements/page/next-to-go.js';
 import { SET_PINNED } from '../statements/page/set-pinned.js';
+import { SET_PINNED_MANY } from '../statements/page/set-pinned-many.js';
 import { WRITERS } from '../statements/page/writers.js';
 import { RECALL } from '../statements/recall/recall.js';
 import { toMemory, toRecalled } from './memory-rows.js';
@@ -99,6 +102,28 @@ export class SqlPageStore implements PageStore {
     if (!row || row.found === 0) return { status: 'gone' };
     if (!row.pin_ok) return { status: 'pin_limit' };
     return { status: row.updated === 1 ? 'changed' : 'unchanged' };
+  }
+
+  async setPinnedMany(plan: PinSetPlan): Promise<PinSetResult> {
+    const ids = plan.ids.map((id) => canonicalId(id));
+    if (ids.some((id) => id === undefined)) return { status: 'gone' };
+    const distinct = [...new Set(ids as string[])];
+    if (distinct.length === 0) return { status: 'changed', changed: [] };
+    const inputs = {
+      scope: plan.scope,
+      ids: distinct,
+      pinned: plan.pinned,
+      pinLimit: plan.pinLimit,
+      expiringKinds: plan.expiry.map((e) => e.kind),
+      expiry: plan.expiry,
+    };
+    // As for one memory: the pins are what the limit depends on; an unpin only lowers the count.
+    const [row] = plan.pinned
+      ? await this.sql.ceilingWrite({ scope: plan.scope, kinds: [], pins: true }, SET_PINNED_MANY, inputs)
+      : await this.sql.read(SET_PINNED_MANY, inputs);
+    if (!row || row.found < distinct.length) return { status: 'gone' };
+    if (!row.pin_ok) return { status: 'pin_limit' };
+    return { status: 'changed', changed: row.changed };
   }
 
   async nextToGo(scope: Scope, kinds: readonly KindCutoff[], perKind: number): Promise<NextToGo[]> {

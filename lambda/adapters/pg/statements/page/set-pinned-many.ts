@@ -1,0 +1,69 @@
+import type { Scope } from '../../../../memory/model.js';
+import type { KindCutoff } from '../../../../memory/policy/expiry.js';
+import { kindsParams, liveIn } from '../../sql/fragments.js';
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface SetPinnedManyInputs {
+  readonly scope: Scope;
+  /** Distinct canonical ids, at least one. */
+  readonly ids: readonly string[];
+  /** The new state of every one of them. */
+  readonly pinned: boolean;
+  readonly pinLimit: number;
+  /** The kinds with a TTL: an unpinned memory of one goes back into the expiry index, for the sweeper. */
+  readonly expiringKinds: readonly string[];
+  /** Their cutoffs: an expired memory is gone and cannot be pinned. */
+  readonly expiry: readonly KindCutoff[];
+}
+
+export interface SetPinnedManyRow {
+  /** How many of the ids are live memories of the caller. */
+  readonly found: number;
+  /** Whether the pins fit the limit (policy/pins.ts, `pinsFit`); true for an unpin. */
+  readonly pin_ok: boolean;
+  /** The ids whose state changed: none unless every id was found and the pins fit. */
+  readonly changed: string[];
+}
+
+/**
+ * Pins or unpins a set of the caller's memories as one statement: every one of them, or none when
+ * one is not a live memory of the caller or the pins would pass the limit (decision 0112). The
+ * limit is counted in the same statement, and a pin writes the user's partition row (kind ''), as
+ * `page/set-pinned` and a merge that pins do, so that two pinning writers of one user never both
+ * pass the limit: the later one fails at its first attempt and queues behind the lock.
+ */
+export const SET_PINNED_MANY = statement<SetPinnedManyInputs, SetPinnedManyRow>({
+  name: 'page/set-pinned-many',
+  expects: (inputs) => ({ postgresIndex: inputs.pinned ? ['memories_pkey', 'memories_pinned'] : 'memories_pkey' }),
+  render: (p, inputs) => {
+    const { region, userId } = p.scope;
+    return sql`
+WITH target AS (
+  SELECT t.id, t.pinned FROM memories AS t
+   WHERE t.region = ${region} AND t.user_id = ${userId}::uuid AND t.id = ANY(${p.ids}::uuid[]) AND ${liveIn('t', kindsParams(inputs.expiry))}
+), verdict AS (
+  SELECT (SELECT count(*) FROM target) = array_length(${p.ids}::uuid[], 1) AS all_found,
+         (NOT ${p.pinned}::bool
+          OR NOT EXISTS (SELECT 1 FROM target WHERE NOT pinned)
+          OR (SELECT count(*) FROM memories WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned)
+             + (SELECT count(*) FROM target WHERE NOT pinned) <= ${p.pinLimit}::int4) AS pin_ok
+), updated AS (
+  UPDATE memories AS m
+     SET pinned = ${p.pinned}::bool,
+         expires = NOT ${p.pinned}::bool AND m.kind = ANY(${p.expiringKinds}::text[])
+   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = ANY(${p.ids}::uuid[]) AND m.pinned <> ${p.pinned}::bool
+     AND m.id IN (SELECT id FROM target) AND (SELECT all_found AND pin_ok FROM verdict)
+  RETURNING m.id
+), counted AS (
+  INSERT INTO memory_partitions AS p (region, user_id, kind, writes)
+  SELECT ${region}, ${userId}::uuid, '', 1 WHERE ${p.pinned}::bool AND EXISTS (SELECT 1 FROM updated)
+  ON CONFLICT (region, user_id, kind) DO UPDATE SET writes = p.writes + 1
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM target)::int4 AS found,
+       (SELECT pin_ok FROM verdict) AS pin_ok,
+       ARRAY(SELECT id::text FROM updated ORDER BY id) AS changed,
+       (SELECT count(*) FROM counted)::int4 AS counted`;
+  },
+});
