@@ -182,10 +182,11 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
   ${postings}
 ), lex_passages AS (
   -- Each posting counts in every passage of its memory its term occurs in (bit i of its mask; no mask: one passage).
+  -- The division in floating point and cast: on CockroachDB an integer / an integer is a DECIMAL.
   SELECT x.memory_id, g.passage, sum(w.idf * ${bm25}) AS score
     FROM lex_postings AS x JOIN lex_weights AS w ON w.term = x.term,
-         LATERAL generate_series(0, LEAST((x.dl - 1) / ${PASSAGE_SIZE}::int4, ${LAST_PASSAGE}::int4)) AS g(passage)
-   WHERE (COALESCE(x.passages, 1) >> g.passage) & 1 = 1
+         LATERAL generate_series(0, LEAST(CAST(floor(CAST(x.dl - 1 AS FLOAT8) / ${PASSAGE_SIZE}::float8) AS INT4), ${LAST_PASSAGE}::int4)) AS g(passage)
+   WHERE ((COALESCE(x.passages, 1) >> g.passage) & 1) = 1
    GROUP BY x.memory_id, g.passage
 ), lex_scores AS (
   SELECT s.memory_id AS id, max(s.score) AS score FROM lex_passages AS s GROUP BY s.memory_id
