@@ -459,6 +459,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
           postingIds: [SOME_ID],
           postingTerms: ['build'],
           postingFrequencies: [1],
+          postingPassages: [1],
           lengths: [1],
           cursor: '{"target":"t","region":"r","id":"i"}',
         }),

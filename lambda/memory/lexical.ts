@@ -16,6 +16,14 @@ export type TextLanguage = (typeof TEXT_LANGUAGES)[number];
 const MAX_TERM_CHARS = 48;
 /** The neutral language's prefix term: words longer than this also yield their first PREFIX_CHARS characters. */
 const PREFIX_CHARS = 5;
+/**
+ * The lexical arm's passages (decision 0115): a memory's terms, in order, cut every PASSAGE_TERMS
+ * terms. Each posting keeps a mask of the passages its term occurs in (bit i for passage i, the
+ * passages past MAX_PASSAGE in the last bit), and recall scores a memory by its best passage.
+ */
+export const PASSAGE_TERMS = 150;
+export const MAX_PASSAGE = 30;
+
 /** A query's distinct terms beyond this are ignored: each one costs the search an index lookup. */
 export const MAX_QUERY_TERMS = 32;
 
@@ -47,6 +55,26 @@ export class LexicalAnalyzer {
     for (const token of canonicalText(text).split(/[^\p{L}\p{N}]+/u)) {
       if (token === '') continue;
       for (const term of this.reduce(token.slice(0, MAX_TERM_CHARS))) out.set(term, (out.get(term) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  /**
+   * The passages each term of a memory occurs in, as a mask (bit i: passage i of PASSAGE_TERMS
+   * terms, counted as `frequencies` counts them), terms in order of first appearance. A memory of
+   * at most PASSAGE_TERMS terms is one passage: every mask is 1.
+   */
+  passages(text: string): Map<string, number> {
+    const out = new Map<string, number>();
+    let at = 0;
+    for (const token of canonicalText(text).split(/[^\p{L}\p{N}]+/u)) {
+      if (token === '') continue;
+      for (const term of this.reduce(token.slice(0, MAX_TERM_CHARS))) {
+        const bit = 2 ** Math.min(Math.floor(at / PASSAGE_TERMS), MAX_PASSAGE);
+        const mask = out.get(term) ?? 0;
+        out.set(term, Math.floor(mask / bit) % 2 === 1 ? mask : mask + bit);
+        at += 1;
+      }
     }
     return out;
   }

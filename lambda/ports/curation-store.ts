@@ -74,6 +74,8 @@ export interface InsertPlan {
   readonly terms: readonly string[];
   /** How often each term occurs, in the same order (LexicalAnalyzer.frequencies); once each when absent. */
   readonly frequencies?: readonly number[];
+  /** The passages each term occurs in, in the same order, as masks (LexicalAnalyzer.passages); one passage each when absent. */
+  readonly passages?: readonly number[];
   readonly pinned: boolean;
   readonly source: Source;
   /**

@@ -21,6 +21,8 @@ export interface ImportedMemory {
   readonly fingerprint: string;
   readonly embedding: readonly number[];
   readonly frequencies: ReadonlyMap<string, number>;
+  /** The passages each term occurs in, as masks (LexicalAnalyzer.passages); absent: one passage each. */
+  readonly passages?: ReadonlyMap<string, number>;
   readonly pinned: boolean;
   /** In the expiry index: the kind has a TTL and the memory is not pinned. */
   readonly expires: boolean;
@@ -80,5 +82,7 @@ export interface LoadPlan {
     readonly fingerprint: string;
     readonly embedding: readonly number[];
     readonly frequencies: ReadonlyMap<string, number>;
+    /** The passages each term occurs in, as masks (LexicalAnalyzer.passages); absent: one passage each. */
+    readonly passages?: ReadonlyMap<string, number>;
   }[];
 }

@@ -15,7 +15,9 @@
  * pglite`: PGlite in process, about twice as slow). `--limit N` runs the first N questions, types
  * interleaved, for quick runs (20 take about a fifth of the 9–12 minutes of the whole set on this
  * machine); `--tune yes` adds hybrid under other scoring constants over the same stored memories
- * (decision 0109). Tune on this set only; the rest of LongMemEval is the held-out check and is never
+ * (decision 0109); `--passages yes` replays the lexical arm in memory instead, over the same memories,
+ * under ways of scoring a long memory by its passages (longmem-passages.ts, decision 0115), with no
+ * database (about a minute). Tune on this set only; the rest of LongMemEval is the held-out check and is never
  * brought into the project.
  */
 import { randomUUID } from 'node:crypto';
@@ -40,9 +42,11 @@ import { freshDatabase } from '../support/database.js';
 import { startPostgres } from '../support/pg-server.js';
 import { Bm25 } from './bm25.js';
 import { type LongQuestion, loadLongMemEval } from './longmem-data.js';
+import { PASSAGE_VARIANTS, rankByPassages } from './longmem-passages.js';
 
-const options = parseOptions(process.argv.slice(2), ['limit', 'k', 'data', 'engine', 'tune']);
+const options = parseOptions(process.argv.slice(2), ['limit', 'k', 'data', 'engine', 'tune', 'passages']);
 const tune = choice(options, 'tune', ['no', 'yes'] as const, 'no') === 'yes';
+const passages = choice(options, 'passages', ['no', 'yes'] as const, 'no') === 'yes';
 const engine = choice(options, 'engine', ['postgres', 'pglite'] as const, 'postgres');
 const k = positiveInteger(options, 'k', 10);
 const limit = positiveInteger(options, 'limit', 100);
@@ -176,6 +180,7 @@ async function store(stores: MemoryStores, scope: Scope, question: LongQuestion)
         fingerprint: print,
         embedding: await embedder.embed(piece.content),
         frequencies: analyzer.frequencies(piece.content),
+        passages: analyzer.passages(piece.content),
         pinned: false,
         expires: false,
         createdAt: at,
@@ -230,6 +235,21 @@ async function main(): Promise<void> {
   console.log(
     `bench:longmem  LongMemEval-S dev  questions=${questions.length}  memories=${pieces}  k=${k}  embedder=local  store=${engine}`,
   );
+  if (passages) {
+    const bm25 = questions.map((q) => {
+      const documents = q.sessions.flatMap((s) => s.pieces.map((p) => ({ id: p.id, text: p.content })));
+      return scoreFound(new Bm25(documents).search(q.text, k), q.evidence, k);
+    });
+    reportVariants(
+      questions,
+      bm25,
+      PASSAGE_VARIANTS.map((variant) => ({
+        name: `lexical arm in memory, ${variant.name}`,
+        scores: questions.map((q) => scoreFound(rankByPassages(q, variant), q.evidence, k)),
+      })),
+    );
+    return;
+  }
   const { sql, stop } = await openEngine();
   // Stopped by hand (a quick run cut short): the throwaway cluster goes too.
   const interrupted = () => {

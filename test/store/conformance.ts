@@ -563,6 +563,34 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(found.map((m) => m.id.slice(-1))).toEqual(['2', '3', '1']);
     });
 
+    test('lexical arm: a long memory scores by its best passage; one written without passages as one passage (decision 0115)', async () => {
+      const filler = (n: number) => Array.from({ length: n }, (_, i) => `a${i}`).join(' ');
+      const long = (content: string, id: string, passages = true) =>
+        plan({
+          id,
+          content,
+          embedding: axis(0),
+          frequencies: [...analyzer.frequencies(content).values()],
+          ...(passages ? { passages: [...analyzer.passages(content).values()] } : {}),
+        });
+      for (let i = 0; i < 4; i += 1) await curation.insert(long(filler(400), randomUUID()), T0);
+      // The same terms, as often, in memories of the same length: only where they lie tells them apart.
+      await curation.insert(long(`zebra ${filler(398)} quokka`, '00000000-0000-4000-8000-000000000001'), T0);
+      await curation.insert(long(`zebra quokka ${filler(398)}`, '00000000-0000-4000-8000-000000000002'), T0);
+      await curation.insert(long(`zebra ${filler(397)} b0 quokka`, '00000000-0000-4000-8000-000000000003', false), T0);
+      const found = await recall({
+        scope: alice,
+        embedding: axis(1),
+        terms: analyzer.queryTerms('zebra quokka'),
+        ranking: 'lexical',
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 10,
+        candidates: 50,
+        now: at(1),
+      });
+      expect(found.map((m) => m.id.slice(-1))).toEqual(['2', '3', '1']);
+    });
+
     test('hybrid: in long memories the vector arm weighs less, by the same length share (decision 0109)', async () => {
       const filler = (n: number) => Array.from({ length: n }, (_, i) => `a${i}`).join(' ');
       const long = (content: string, embedding: number[]) =>

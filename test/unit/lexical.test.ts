@@ -1,6 +1,6 @@
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { checkedTerms } from '../../lambda/adapters/pg/lexemes.js';
-import { LexicalAnalyzer, MAX_QUERY_TERMS } from '../../lambda/memory/lexical.js';
+import { LexicalAnalyzer, MAX_PASSAGE, MAX_QUERY_TERMS, PASSAGE_TERMS } from '../../lambda/memory/lexical.js';
 
 describe('the lexical analyzer', () => {
   const neutral = new LexicalAnalyzer();
@@ -43,6 +43,24 @@ describe('the lexical analyzer', () => {
       ['teapo', 1],
     ]);
     expect(neutral.terms('Tea, tea and teapots: TEA!')).toEqual(['tea', 'and', 'teapots', 'teapo']);
+  });
+
+  test('passages: each term’s mask names the passages of PASSAGE_TERMS terms it occurs in, the last one holding the rest', () => {
+    expect([...neutral.passages('Tea, tea and teapots')]).toEqual([
+      ['tea', 1],
+      ['and', 1],
+      ['teapots', 1],
+      ['teapo', 1],
+    ]);
+    const filler = (from: number, n: number) => Array.from({ length: n }, (_, i) => `f${from + i}`).join(' ');
+    // "zebra" at term 0 and at term PASSAGE_TERMS (passage 1); "quokka" and its prefix "quokk" far past the last passage.
+    const text = `zebra ${filler(0, PASSAGE_TERMS - 1)} zebra ${filler(1000, PASSAGE_TERMS * (MAX_PASSAGE + 2))} quokka`;
+    const masks = neutral.passages(text);
+    expect(masks.get('zebra')).toBe(0b11);
+    expect(masks.get('quokka')).toBe(2 ** MAX_PASSAGE);
+    expect(masks.get('quokk')).toBe(2 ** MAX_PASSAGE);
+    expect(masks.get(`f${1000 + PASSAGE_TERMS * 2}`)).toBe(2 ** 3);
+    expect([...masks.keys()]).toEqual([...neutral.frequencies(text).keys()]);
   });
 
   test('a long token is cut; a query keeps at most MAX_QUERY_TERMS distinct terms', () => {

@@ -114,6 +114,7 @@ export class InMemoryCurationStore implements CurationStore {
       fingerprint: plan.fingerprint,
       embedding: storedVector(plan.embedding),
       terms,
+      passages: new Map(plan.terms.map((t, i) => [t, plan.passages?.[i] ?? 1])),
       length: frequencies.reduce((sum, n) => sum + n, 0),
       pinned: plan.pinned,
       expires: plan.expiredBefore !== null && !plan.pinned,

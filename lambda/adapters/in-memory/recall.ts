@@ -3,6 +3,7 @@ import { holds } from '../../memory/policy/condition.js';
 import { isLive } from '../../memory/policy/expiry.js';
 import { SUPERSEDED } from '../../memory/policy/supersession.js';
 import { isRelated } from '../../memory/policy/floor.js';
+import { MAX_PASSAGE, PASSAGE_TERMS } from '../../memory/lexical.js';
 import { lengthScaled } from '../../memory/policy/ranking.js';
 import type { RecallQuery } from '../../ports/curation-store.js';
 import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector } from './state.js';
@@ -94,7 +95,8 @@ function lexicalArm(rows: readonly StoredMemory[], query: RecallQuery): StoredMe
   const n = rows.length;
   const average = Math.max(rows.reduce((sum, m) => sum + m.length, 0) / Math.max(n, 1), 1);
   const { k1, b } = lengthScaled(l, average);
-  const scores = new Map<string, number>();
+  // Per memory, each passage's score (decision 0115): a posting counts in every passage its mask names.
+  const scores = new Map<string, number[]>();
   for (const term of new Set(query.terms)) {
     const holding = rows.filter((m) => m.terms.has(term));
     const df = holding.length;
@@ -108,12 +110,22 @@ function lexicalArm(rows: readonly StoredMemory[], query: RecallQuery): StoredMe
       for (const m of postings) {
         const tf = m.terms.get(term) ?? 0;
         const part = (idf * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * m.length) / average));
-        scores.set(m.id, (scores.get(m.id) ?? 0) + part);
+        const passages = scores.get(m.id) ?? [];
+        const mask = m.passages.get(term) ?? 1;
+        const last = Math.min(Math.floor((m.length - 1) / PASSAGE_TERMS), MAX_PASSAGE);
+        for (let i = 0; i <= last; i += 1) {
+          if (Math.floor(mask / 2 ** i) % 2 === 1) passages[i] = (passages[i] ?? 0) + part;
+        }
+        scores.set(m.id, passages);
       }
     }
   }
   const byMemory = new Map(rows.map((m) => [m.id, m]));
   return [...scores.entries()]
+    .flatMap(([id, passages]) => {
+      const best = Math.max(...passages.filter((s) => s !== undefined));
+      return Number.isFinite(best) ? [[id, best] as const] : [];
+    })
     .sort(([a, x], [c, y]) => y - x || (a < c ? -1 : a > c ? 1 : 0))
     .slice(0, query.candidates)
     .flatMap(([id]) => {

@@ -13,6 +13,8 @@ export interface StoredMemory {
   readonly embedding: Float32Array;
   /** The lexical arm's postings: each term and how often it occurs. */
   readonly terms: ReadonlyMap<string, number>;
+  /** The passages each term occurs in, as masks (LexicalAnalyzer.passages); a term without one: the first passage. */
+  readonly passages: ReadonlyMap<string, number>;
   /** The number of terms (the sum of the frequencies). */
   readonly length: number;
   pinned: boolean;

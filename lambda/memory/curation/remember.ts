@@ -60,6 +60,8 @@ interface Draft {
   readonly rule: KindRule;
   readonly embedding: number[];
   readonly terms: ReadonlyMap<string, number>;
+  /** The passages each term occurs in (LexicalAnalyzer.passages). */
+  readonly passages: ReadonlyMap<string, number>;
   readonly source: Source;
   readonly fingerprint: string;
 }
@@ -104,7 +106,8 @@ export class Remember {
     const source: Source = { agent: principal.agent, client: clientLabel(client), origin, at: this.deps.clock.now() };
     const terms = this.deps.analyzer.frequencies(input.content);
     const scope = { region: principal.region, userId: principal.userId };
-    return { scope, input, rule, embedding, terms, source, fingerprint: fingerprint(input.content) };
+    const passages = this.deps.analyzer.passages(input.content);
+    return { scope, input, rule, embedding, terms, passages, source, fingerprint: fingerprint(input.content) };
   }
 
   /**
@@ -171,6 +174,7 @@ export class Remember {
         embedding: draft.embedding,
         terms: [...draft.terms.keys()],
         frequencies: [...draft.terms.values()],
+        passages: [...draft.terms.keys()].map((t) => draft.passages.get(t) ?? 1),
         pinned: draft.input.pinned ?? false,
         source: draft.source,
         conflictsWith: decision.supersedes,

@@ -108,7 +108,7 @@ function steps(memories: readonly ImportedMemory[]): ImportedMemory[][] {
 }
 
 /** A memory as a step that writes none of them sends it: what finds it again, without its postings. */
-const withoutTerms = (m: ImportedMemory): ImportedMemory => ({ ...m, frequencies: new Map() });
+const withoutTerms = (m: ImportedMemory): ImportedMemory => ({ ...m, frequencies: new Map(), passages: new Map() });
 
 /** Embeddings made at once: a provider's rate limit is shared by every caller. */
 const EMBED_CONCURRENCY = 4;
@@ -173,6 +173,7 @@ export class Importer {
       fingerprint: prints[i] ?? '',
       embedding: vectors[i] ?? [],
       frequencies: this.deps.analyzer.frequencies(m.content),
+      passages: this.deps.analyzer.passages(m.content),
       pinned: m.pinned,
       expires: !m.pinned && kindRule(this.deps.rules, m.kind).ttlSeconds !== null,
       createdAt: new Date(m.createdAt),

@@ -44,25 +44,28 @@ interface Cursor {
 
 const CURSOR = 'reembed_cursor';
 
-/** The postings of a batch's rows as the rewrite takes them: parallel arrays of id, term and frequency, and each row's length. */
+/** The postings of a batch's rows as the rewrite takes them: parallel arrays of id, term, frequency and passage mask, and each row's length. */
 function postingsOf(rows: readonly { id: string; content: string }[], analyzer: LexicalAnalyzer) {
   const ids: string[] = [];
   const terms: string[] = [];
   const frequencies: number[] = [];
+  const passages: number[] = [];
   const lengths: number[] = [];
   for (const row of rows) {
     const counts = analyzer.frequencies(row.content);
+    const masks = analyzer.passages(row.content);
     checkedTerms([...counts.keys()]);
     let length = 0;
     for (const [term, n] of counts) {
       ids.push(row.id);
       terms.push(term);
       frequencies.push(n);
+      passages.push(masks.get(term) ?? 1);
       length += n;
     }
     lengths.push(length);
   }
-  return { ids, terms, frequencies, lengths };
+  return { ids, terms, frequencies, passages, lengths };
 }
 
 async function readCursor(db: SqlClient, target: string): Promise<Cursor | undefined> {
@@ -158,6 +161,7 @@ export async function reembed(
         postingIds: postings.ids,
         postingTerms: postings.terms,
         postingFrequencies: postings.frequencies,
+        postingPassages: postings.passages,
         lengths: postings.lengths,
         cursor: JSON.stringify({ target, region, id: last.id }),
       });

@@ -24,7 +24,7 @@ export const unranked = (df: SqlFragment, best: SqlFragment, noCut: SqlFragment)
   sql`(${df} > ${DEPTH}::int4 AND (${best} < ${DEPTH}::int4 OR (${noCut} AND ${df} > ${best})))`;
 
 /**
- * New postings of one user with their flags: `source` has columns kind, term, memory_id, tf, dl.
+ * New postings of one user with their flags: `source` has columns kind, term, memory_id, tf, dl, passages.
  * A posting is flagged when it is at or before its term's cut (any, when no cut is known) and the
  * term has room, its better new postings counted first. `passes` says it beats the cut: one that
  * passes but is not flagged found no room (an overflow), and the flagged ones are then no longer
@@ -37,10 +37,10 @@ export function flaggedPostings(source: string, region: Param<string>, userId: P
   SELECT d.kind, d.term, d.best, d.cut_tf, d.cut_dl, d.cut_id FROM memory_partition_terms AS d
    WHERE d.region = ${region} AND d.user_id = ${userId}::uuid AND ${terms}
 ), posting_flags AS (
-  SELECT n.kind, n.term, n.memory_id, n.tf, n.dl,
+  SELECT n.kind, n.term, n.memory_id, n.tf, n.dl, n.passages,
          n.passes AND n.best + row_number() OVER (PARTITION BY n.kind, n.term, n.passes ORDER BY n.tf DESC, n.dl, n.memory_id) <= ${FLAGGED}::int4 AS best,
          n.passes
-    FROM (SELECT s.kind, s.term, s.memory_id, s.tf, s.dl, COALESCE(t.best, 0) AS best,
+    FROM (SELECT s.kind, s.term, s.memory_id, s.tf, s.dl, s.passages, COALESCE(t.best, 0) AS best,
                  t.cut_id IS NULL OR (-s.tf, s.dl, s.memory_id) <= (-t.cut_tf, t.cut_dl, t.cut_id) AS passes
             FROM ${from} AS s LEFT JOIN posting_state AS t ON t.kind = s.kind AND t.term = s.term) AS n
 )`;

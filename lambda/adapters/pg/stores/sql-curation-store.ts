@@ -88,6 +88,8 @@ export class SqlCurationStore implements CurationStore {
     const terms = checkedTerms(plan.terms);
     const frequencies = plan.frequencies ?? terms.map(() => 1);
     if (frequencies.length !== terms.length) throw new Error('a term frequency is needed for each term');
+    const passages = plan.passages ?? terms.map(() => 1);
+    if (passages.length !== terms.length) throw new Error('a passage mask is needed for each term');
     const [row] = await this.sql.ceilingWrite({ scope: plan.scope, kinds: [plan.kind], pins: plan.pinned }, INSERT_MEMORY, {
       scope: plan.scope,
       id: plan.id,
@@ -107,6 +109,7 @@ export class SqlCurationStore implements CurationStore {
       conflictsWith: plan.conflictsWith ?? null,
       terms,
       frequencies,
+      passages,
       length: frequencies.reduce((sum, n) => sum + n, 0),
       expiredBefore: plan.expiredBefore,
     });

@@ -7,14 +7,17 @@ import { sourceJson } from './memory-rows.js';
 import type { StatementRunner } from './statement-runner.js';
 
 /** Memories' postings, column by column, and each memory's length in terms. */
-function postingsOf(memories: readonly { id: string; frequencies: ReadonlyMap<string, number> }[]) {
-  const postings = { ids: [] as string[], terms: [] as string[], frequencies: [] as number[] };
+function postingsOf(
+  memories: readonly { id: string; frequencies: ReadonlyMap<string, number>; passages?: ReadonlyMap<string, number> }[],
+) {
+  const postings = { ids: [] as string[], terms: [] as string[], frequencies: [] as number[], passages: [] as number[] };
   const lengths = memories.map((memory) => {
     let length = 0;
     for (const [term, n] of memory.frequencies) {
       postings.ids.push(memory.id);
       postings.terms.push(term);
       postings.frequencies.push(n);
+      postings.passages.push(memory.passages?.get(term) ?? 1);
       length += n;
     }
     return length;
@@ -109,6 +112,7 @@ export class SqlTransferStore implements TransferStore {
       postingIds: postings.ids,
       postingTerms: postings.terms,
       postingFrequencies: postings.frequencies,
+      postingPassages: postings.passages,
       expires: plan.expires,
       agent: plan.agent,
       client: plan.client,

@@ -30,6 +30,8 @@ export interface InsertMemoryInputs {
   /** The lexical arm's distinct terms, checked, and how often each occurs. */
   readonly terms: readonly string[];
   readonly frequencies: readonly number[];
+  /** The passages each term occurs in, as masks (LexicalAnalyzer.passages). */
+  readonly passages: readonly number[];
   /** The number of terms (the sum of the frequencies). */
   readonly length: number;
   /** The kind's cutoff; null without a TTL. */
@@ -139,11 +141,11 @@ WITH kind_rows AS (
    WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind} AND id = ${p.conflictsWith}::uuid AND EXISTS (SELECT 1 FROM fresh)
   RETURNING 1
 ), new_postings AS (
-  SELECT ${p.kind}::text AS kind, t.term, ${p.id}::uuid AS memory_id, t.tf, ${p.length}::int4 AS dl
-    FROM fresh, unnest(${p.terms}::text[], ${p.frequencies}::int4[]) AS t(term, tf)
+  SELECT ${p.kind}::text AS kind, t.term, ${p.id}::uuid AS memory_id, t.tf, ${p.length}::int4 AS dl, t.passages
+    FROM fresh, unnest(${p.terms}::text[], ${p.frequencies}::int4[], ${p.passages}::int4[]) AS t(term, tf, passages)
 ), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ${p.kind} AND d.term = ANY(${p.terms}::text[])`)}, posted AS (
-  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
-  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.best FROM posting_flags AS f
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages, best)
+  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.passages, f.best FROM posting_flags AS f
   RETURNING 1
 ), unposted AS (
   DELETE FROM memory_terms AS p

@@ -12,6 +12,8 @@ export interface ReembedRewriteInputs {
   readonly postingIds: readonly string[];
   readonly postingTerms: readonly string[];
   readonly postingFrequencies: readonly number[];
+  /** The passages each posting's term occurs in, as masks (LexicalAnalyzer.passages). */
+  readonly postingPassages: readonly number[];
   /** Each row's length in terms. */
   readonly lengths: readonly number[];
   /** Where the walk stands after this batch (JSON). */
@@ -34,8 +36,9 @@ WITH old AS (
   SELECT m.id, m.user_id, m.kind, m.terms, m.term_count FROM memories AS m
    WHERE m.region = ${p.region} AND m.id = ANY(${p.ids}::uuid[])
 ), fresh AS (
-  SELECT f.id, f.term, f.tf, o.user_id, o.kind
-    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[]) AS f(id, term, tf) JOIN old AS o ON o.id = f.id
+  SELECT f.id, f.term, f.tf, f.passages, o.user_id, o.kind
+    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[]) AS f(id, term, tf, passages)
+    JOIN old AS o ON o.id = f.id
 ), given AS (
   SELECT u.id, u.embedding, u.dl, t.terms
     FROM unnest(${p.ids}::uuid[], ${p.embeddings}::text[], ${p.lengths}::int4[]) AS u(id, embedding, dl)
@@ -54,9 +57,9 @@ WITH old AS (
    WHERE p.region = ${p.region} AND (p.user_id, p.kind, p.term, p.memory_id) IN (SELECT user_id, kind, term, id FROM dropped)
   RETURNING p.user_id, p.kind, p.term, p.best
 ), posted AS (
-  INSERT INTO memory_terms AS p (region, user_id, kind, term, memory_id, tf, dl)
-  SELECT ${p.region}, f.user_id, f.kind, f.term, f.id, f.tf, g.dl FROM fresh AS f JOIN given AS g ON g.id = f.id
-  ON CONFLICT (region, user_id, kind, term, memory_id) DO UPDATE SET tf = excluded.tf, dl = excluded.dl
+  INSERT INTO memory_terms AS p (region, user_id, kind, term, memory_id, tf, dl, passages)
+  SELECT ${p.region}, f.user_id, f.kind, f.term, f.id, f.tf, g.dl, f.passages FROM fresh AS f JOIN given AS g ON g.id = f.id
+  ON CONFLICT (region, user_id, kind, term, memory_id) DO UPDATE SET tf = excluded.tf, dl = excluded.dl, passages = excluded.passages
   RETURNING 1
 ), term_changes AS (
   SELECT c.user_id, c.kind, c.term, CAST(sum(c.df) AS INT4) AS df, CAST(sum(c.best) AS INT4) AS best FROM (

@@ -1,6 +1,11 @@
+import { MAX_PASSAGE, PASSAGE_TERMS } from '../../../../memory/lexical.js';
 import type { Param, Params } from '../../sql/template.js';
-import { join, type SqlFragment, sql } from '../../sql/template.js';
+import { join, param, type SqlFragment, sql } from '../../sql/template.js';
 import type { RecallInputs } from './recall-inputs.js';
+
+/** The passages a posting's mask counts (decision 0115): PASSAGE_TERMS terms each, the last one holding the rest. */
+const PASSAGE_SIZE = param('passageTerms', PASSAGE_TERMS);
+const LAST_PASSAGE = param('lastPassage', MAX_PASSAGE);
 
 /** One partition the lexical arm reads: its (region, user, kind) tuple, and its kind alone. */
 export interface PartitionParams {
@@ -108,7 +113,11 @@ export const cellsVectorArm = (
  * frequency says how many postings that is), and otherwise from its flagged postings only, best
  * first and `postingsPerTerm` of them (decisions 0078, 0101). At most `POSTING_CUT.flagged` postings
  * of a term are ever flagged, so the arm reads at most terms × that many rows per partition
- * whatever the partition's size and whatever a planner does with the LIMIT. Ranked candidates are
+ * whatever the partition's size and whatever a planner does with the LIMIT. A memory scores by its
+ * best passage (decision 0115): each posting counts, with its memory's frequency and length, in the
+ * passages its mask names (a memory of at most PASSAGE_TERMS terms is one passage, scored as
+ * before), so terms far apart in a long memory no longer add up as if they were together; it costs
+ * arithmetic on the postings read, never another read. Ranked candidates are
  * checked for expiry on their rows, `candidates` of them so that expired ones cannot starve the
  * `depth` kept.
  */
@@ -121,7 +130,7 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
   // so that each can be decorrelated into a lookup join on its own (a LATERAL over a UNION ALL
   // cannot be); OFFSET 0 keeps PostgreSQL from pulling the whole-term read up into a plain join, so
   // that its gate on the kept frequency stays a one-time filter above the index scan.
-  const read = (kind: Param<string>, postings: SqlFragment) => sql`SELECT w.term, x.memory_id, x.tf, x.dl
+  const read = (kind: Param<string>, postings: SqlFragment) => sql`SELECT w.term, x.memory_id, x.tf, x.dl, x.passages
     FROM lex_weights AS w JOIN lex_partition_terms AS d ON d.term = w.term,
          LATERAL (${postings}) AS x
    WHERE w.rare AND d.kind = ${kind}`;
@@ -129,7 +138,7 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
     partitions.flatMap(({ prefix, kind }) => [
       read(
         kind,
-        sql`SELECT p.memory_id, p.tf, p.dl
+        sql`SELECT p.memory_id, p.tf, p.dl, p.passages
                       FROM memory_terms AS p
                      WHERE (p.region, p.user_id, p.kind) IN (${prefix}) AND p.term = d.term
                        AND d.kind = ${kind} AND d.df <= ${l.postingsPerTerm}::int4
@@ -137,7 +146,7 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
       ),
       read(
         kind,
-        sql`SELECT p.memory_id, p.tf, p.dl
+        sql`SELECT p.memory_id, p.tf, p.dl, p.passages
                       FROM memory_terms AS p
                      WHERE (p.region, p.user_id, p.kind) IN (${prefix}) AND p.term = d.term AND p.best
                        AND d.kind = ${kind} AND d.df > ${l.postingsPerTerm}::int4
@@ -171,10 +180,16 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
     FROM lex_terms AS t, lex_stats AS s
 ), lex_postings AS (
   ${postings}
+), lex_passages AS (
+  -- Each posting counts in every passage of its memory its term occurs in (bit i of its mask; no mask: one passage).
+  -- The division in floating point and cast: on CockroachDB an integer / an integer is a DECIMAL.
+  SELECT x.memory_id, g.passage, sum(w.idf * ${bm25}) AS score
+    FROM lex_postings AS x JOIN lex_weights AS w ON w.term = x.term,
+         LATERAL generate_series(0, LEAST(CAST(floor(CAST(x.dl - 1 AS FLOAT8) / ${PASSAGE_SIZE}::float8) AS INT4), ${LAST_PASSAGE}::int4)) AS g(passage)
+   WHERE ((COALESCE(x.passages, 1) >> g.passage) & 1) = 1
+   GROUP BY x.memory_id, g.passage
 ), lex_scores AS (
-  SELECT x.memory_id AS id, sum(w.idf * ${bm25}) AS score
-    FROM lex_postings AS x JOIN lex_weights AS w ON w.term = x.term
-   GROUP BY x.memory_id
+  SELECT s.memory_id AS id, max(s.score) AS score FROM lex_passages AS s GROUP BY s.memory_id
 ), lex_top AS (
   SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT ${p.candidates}::int4
 ), lexical_arm AS (

@@ -31,6 +31,8 @@ export interface ImportMemoriesInputs {
     readonly ids: readonly string[];
     readonly terms: readonly string[];
     readonly frequencies: readonly number[];
+    /** The passages each term occurs in, as masks (LexicalAnalyzer.passages). */
+    readonly passages: readonly number[];
   };
   /** Conflict links between the imported memories' ids, each direction given. */
   readonly links: { readonly from: readonly string[]; readonly to: readonly string[] };
@@ -88,7 +90,8 @@ WITH given AS (
     AS g(id, kind, content, fingerprint, embedding, dl, pinned, expires, created_at, last_useful_at, recall_count,
          restatements, origin, agent, client, restated_by)
 ), postings AS (
-  SELECT p.id, p.term, p.tf FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[]) AS p(id, term, tf)
+  SELECT p.id, p.term, p.tf, p.passages
+    FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[], ${p.postings.passages}::int4[]) AS p(id, term, tf, passages)
 ), ceilings AS (
   SELECT c.kind, c.ceiling FROM unnest(${p.ceilings.kinds}::text[], ${p.ceilings.ceilings}::int4[]) AS c(kind, ceiling)
 ), live AS (
@@ -122,10 +125,10 @@ WITH given AS (
   ON CONFLICT DO NOTHING
   RETURNING id, kind, term_count
 ), new_postings AS (
-  SELECT w.kind, p.term, p.id AS memory_id, p.tf, w.term_count AS dl FROM postings AS p JOIN written AS w ON w.id = p.id
+  SELECT w.kind, p.term, p.id AS memory_id, p.tf, w.term_count AS dl, p.passages FROM postings AS p JOIN written AS w ON w.id = p.id
 ), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ANY(${p.ceilings.kinds}::text[]) AND d.term = ANY(${p.postings.terms}::text[])`)}, posted AS (
-  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
-  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.best FROM posting_flags AS f
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages, best)
+  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.passages, f.best FROM posting_flags AS f
   RETURNING 1
 ), term_changes AS (
   ${termChanges('posting_flags')}

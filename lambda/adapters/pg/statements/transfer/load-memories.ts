@@ -18,6 +18,8 @@ export interface LoadMemoriesInputs {
   readonly postingIds: readonly string[];
   readonly postingTerms: readonly string[];
   readonly postingFrequencies: readonly number[];
+  /** The passages each posting's term occurs in, as masks (LexicalAnalyzer.passages). */
+  readonly postingPassages: readonly number[];
   /** Whether they go into the expiry index: the kind has a TTL. */
   readonly expires: boolean;
   readonly agent: string;
@@ -39,7 +41,8 @@ WITH given AS (
   SELECT g.id, g.content, g.fingerprint, g.embedding, g.dl
     FROM unnest(${p.ids}::uuid[], ${p.contents}::text[], ${p.fingerprints}::text[], ${p.embeddings}::text[], ${p.lengths}::int4[]) AS g(id, content, fingerprint, embedding, dl)
 ), postings AS (
-  SELECT p.id, p.term, p.tf FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[]) AS p(id, term, tf)
+  SELECT p.id, p.term, p.tf, p.passages
+    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[]) AS p(id, term, tf, passages)
 ), written AS (
   INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, expires,
                         created_at, last_useful_at, agent, client)
@@ -49,10 +52,10 @@ WITH given AS (
     FROM given AS g
   RETURNING id
 ), new_postings AS (
-  SELECT ${p.kind}::text AS kind, p.term, p.id AS memory_id, p.tf, g.dl FROM postings AS p JOIN given AS g ON g.id = p.id
+  SELECT ${p.kind}::text AS kind, p.term, p.id AS memory_id, p.tf, g.dl, p.passages FROM postings AS p JOIN given AS g ON g.id = p.id
 ), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ${p.kind} AND d.term = ANY(${p.postingTerms}::text[])`)}, posted AS (
-  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, best)
-  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.best FROM posting_flags AS f
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages, best)
+  SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.passages, f.best FROM posting_flags AS f
   RETURNING 1
 ), term_changes AS (
   ${termChanges('posting_flags')}

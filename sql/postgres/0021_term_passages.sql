@@ -1,0 +1,12 @@
+-- naaba 0021 (PostgreSQL, PGlite): passages for the lexical arm (docs/decisions/0115). The
+-- CockroachDB twin is ../cockroach/0019_term_passages.sql.
+--
+-- Each posting keeps the passages of its memory its term occurs in, as a mask: bit i for the
+-- terms i × 150 to i × 150 + 149 of the memory (LexicalAnalyzer.passages), the passages past the
+-- 31st in the last bit. Recall scores a long memory by its best passage; the memory stays whole.
+--
+-- An expansion: a nullable column, no default, no rewrite of the table. Older code neither reads
+-- nor writes it, and a posting without a mask (written before, or by older code) is read as one
+-- passage, which is how every posting was scored before: nothing needs to be backfilled for recall
+-- to stay right, and `naaba reembed` writes the masks of rows already stored, in batches.
+ALTER TABLE memory_terms ADD COLUMN IF NOT EXISTS passages INT4;
