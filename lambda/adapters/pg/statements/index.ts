@@ -85,6 +85,7 @@ import { SCHEMA_SETTINGS } from './schema/schema-settings.js';
 import { SCHEMA_USAGE } from './schema/schema-usage.js';
 import { SERVER_VERSION } from './schema/server-version.js';
 import { STALE_STATISTICS } from './schema/stale-statistics.js';
+import { TABLE_VISIBILITY } from './schema/table-visibility.js';
 import { IMPORT_MEMORIES } from './transfer/import-memories.js';
 import { LOAD_MEMORIES } from './transfer/load-memories.js';
 
@@ -183,6 +184,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   SCHEMA_USAGE,
   SERVER_VERSION,
   STALE_STATISTICS,
+  TABLE_VISIBILITY,
   IMPORT_MEMORIES,
   LOAD_MEMORIES,
 ];
