@@ -4,6 +4,7 @@ import { FairQueue } from './fair-queue.js';
 import { inlined } from './inlined.js';
 import type { Query, SqlClient } from './sql-client.js';
 import { send } from './sql/statement.js';
+import { SAMPLED_COLUMNS } from './statements/schema/sampled-columns.js';
 import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
 import { TABLE_VISIBILITY } from './statements/schema/table-visibility.js';
 
@@ -16,8 +17,16 @@ import { TABLE_VISIBILITY } from './statements/schema/table-visibility.js';
  */
 export const STATISTICS_SAMPLE = 30;
 
-const analyzeScript = (table: string) =>
-  `BEGIN; SET LOCAL default_statistics_target = ${STATISTICS_SAMPLE}; ANALYZE ${table}; COMMIT`;
+/**
+ * Columns ANALYZE leaves out: the widest of a row (a vector of the embedder's dimension, the text,
+ * lists), which no statement filters, joins or groups on, so the planner never asks for their
+ * statistics. Sorting 9,000 sampled vectors and texts was most of what `ANALYZE memories` cost
+ * (decision 0117).
+ */
+export const UNSAMPLED_COLUMNS = ['embedding', 'embedding_next', 'content', 'restated_by', 'terms', 'centroid'];
+
+const analyzeScript = (table: string, columns: string) =>
+  `BEGIN; SET LOCAL default_statistics_target = ${STATISTICS_SAMPLE}; ANALYZE ${table} (${columns}); COMMIT`;
 
 /** A table whose all-visible pages are fewer than this share of its pages is vacuumed when the database opens. */
 const VISIBLE_SHARE = 0.8;
@@ -81,16 +90,15 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   /**
-   * VACUUM of the tables more than a fifth of whose pages are not all-visible (dead rows, or pages
-   * written since the last VACUUM), each analysed first so that the count is current; run when the
-   * database opens, before anyone is served (decision 0117). Without it the dead rows of touches
-   * and cell moves pile up and an index-only scan reads the heap for every changed page. Returns
-   * the tables it vacuumed.
+   * The statistics refresh, then VACUUM of the tables more than a fifth of whose pages their last
+   * ANALYZE or VACUUM counted as not all-visible (dead rows, or pages written since the last
+   * VACUUM); run when the database opens, before anyone is served (decision 0117). Without it the
+   * dead rows of touches and cell moves pile up and an index-only scan reads the heap for every
+   * changed page. Two catalog reads when nothing needs doing, so a command-line call that opens the
+   * folder pays nothing. Returns the tables it vacuumed.
    */
   async vacuumWhereNeeded(onStep?: (statement: string, ms: number) => void): Promise<string[]> {
-    for (const { table } of await send(this, TABLE_VISIBILITY, {})) {
-      await timed(onStep, `ANALYZE ${table}`, () => this.analyze(table));
-    }
+    await this.refreshStatistics(onStep);
     const unvacuumed = (await send(this, TABLE_VISIBILITY, {}))
       .filter((t) => t.visible < VISIBLE_SHARE * t.pages)
       .map((t) => t.table);
@@ -98,9 +106,10 @@ export class PgliteSqlClient implements SqlClient {
     return unvacuumed;
   }
 
-  /** ANALYZE of one table as the statistics refresh runs it: from a small sample (decision 0105). */
+  /** ANALYZE of one table as the statistics refresh runs it: from a small sample (decision 0105), its widest columns left out (decision 0117). */
   async analyze(table: string): Promise<void> {
-    await this.exec(analyzeScript(table));
+    const [found] = await send(this, SAMPLED_COLUMNS, { table, skipped: UNSAMPLED_COLUMNS });
+    if (found?.columns) await this.exec(analyzeScript(table, found.columns));
   }
 
   /** Refreshes statistics now and every `everyMs` while open (the timer never keeps the process alive). */
