@@ -106,6 +106,8 @@ const NOT_EXPLAINED: Readonly<Record<string, string>> = {
   'schema/invalid-index': 'a catalog read at migration time',
   'schema/schema-usage': 'has_schema_privilege(), only when the migration record cannot be read: no table',
   'schema/stale-statistics': 'PGlite only: a catalog read of the local engine',
+  'schema/table-visibility': 'PGlite only: a catalog read of the local engine',
+  'schema/sampled-columns': 'PGlite only: a catalog read of the local engine',
 };
 
 /** What is left out on one engine only, and why. */

@@ -15,5 +15,9 @@ ALTER TABLE memory_cells ADD COLUMN members INT4 NOT NULL DEFAULT 0;
 -- planned as a scan of the table when the statistics still counted every memory as without a cell
 -- (right after a build placed them all); in id order, as a walk of the region's primary key. Same
 -- name, same rows: recall's read of a partition's uncelled memories is unchanged.
-DROP INDEX memories_uncelled;
-CREATE INDEX memories_uncelled ON memories (region, user_id, kind, created_at, id) WHERE cell IS NULL;
+-- Both concurrently (decision 0117): in one transaction, the DROP held every read and write of
+-- memories for as long as the new index took to build (`npm run bench:migrate`). Between the two,
+-- recall finds a partition's uncelled memories through memories_user_kind, slower, for as long as
+-- the build lasts; a re-run drops whatever the last run left and builds it again.
+DROP INDEX CONCURRENTLY IF EXISTS memories_uncelled;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_uncelled ON memories (region, user_id, kind, created_at, id) WHERE cell IS NULL;

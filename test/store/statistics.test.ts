@@ -85,3 +85,25 @@ test(
   },
   HEAVY_STEP_MS,
 );
+
+test('the timer only analyses; the open vacuums a table whose pages are mostly not all-visible, once', async () => {
+  const visibility = async () =>
+    (
+      await db.query<{ pages: number; visible: number }>(
+        sql`SELECT relpages AS pages, relallvisible AS visible FROM pg_class WHERE relname = 'memory_partitions'`,
+      )
+    )[0];
+  await db.exec(`INSERT INTO memory_partitions (region, user_id, kind, memories)
+SELECT 'local', gen_random_uuid(), 'fact', 1 FROM generate_series(1, 5000)`);
+
+  // The timer's refresh: statistics only, so no page becomes all-visible (a VACUUM would mark them).
+  expect(await db.refreshStatistics()).toContain('memory_partitions');
+  const analysed = await visibility();
+  expect(analysed?.pages).toBeGreaterThan(8);
+  expect(analysed?.visible).toBe(0);
+
+  expect(await db.vacuumWhereNeeded()).toEqual(['memory_partitions']);
+  const vacuumed = await visibility();
+  expect(vacuumed?.visible).toBe(vacuumed?.pages);
+  expect(await db.vacuumWhereNeeded()).toEqual([]);
+});

@@ -183,6 +183,8 @@ describe('after every migration (decision 0098)', () => {
     ['memories', 'memories_expiring', 'kind, last_useful_at', 'expires', true], // sweep-expired
     ['journal', 'journal_at', 'at', undefined, true], // trim-journal
     ['memory_partition_terms', 'memory_partition_terms_empty', 'region, df', 'df <= 0', false], // clear-empty-terms
+    ['memory_partition_terms', 'memory_partition_terms_stale', 'region', 'stale', false], // stale-terms (the ranking's batch)
+    ['memories', 'memories_superseded', 'region, kind, superseded_at', 'superseded_at IS NOT NULL', false], // sweep-superseded
     ['oauth_codes', 'oauth_codes_expiring', 'expires_at', undefined, true],
     ['oauth_tokens', 'oauth_tokens_expiring', 'expires_at', undefined, true],
     ['oauth_clients', 'oauth_clients_expiry', 'expires_at', undefined, false],

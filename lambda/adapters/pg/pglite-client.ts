@@ -4,7 +4,9 @@ import { FairQueue } from './fair-queue.js';
 import { inlined } from './inlined.js';
 import type { Query, SqlClient } from './sql-client.js';
 import { send } from './sql/statement.js';
+import { SAMPLED_COLUMNS } from './statements/schema/sampled-columns.js';
 import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
+import { TABLE_VISIBILITY } from './statements/schema/table-visibility.js';
 
 /**
  * The statistics target of the local engine's ANALYZE (PostgreSQL's default is 100): 300 × 30 rows
@@ -15,8 +17,29 @@ import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
  */
 export const STATISTICS_SAMPLE = 30;
 
-const analyzeScript = (table: string) =>
-  `BEGIN; SET LOCAL default_statistics_target = ${STATISTICS_SAMPLE}; ANALYZE ${table}; COMMIT`;
+/**
+ * Columns ANALYZE leaves out: the widest of a row (a vector of the embedder's dimension, the text,
+ * lists), which no statement filters, joins or groups on, so the planner never asks for their
+ * statistics. Sorting 9,000 sampled vectors and texts was most of what `ANALYZE memories` cost
+ * (decision 0117).
+ */
+export const UNSAMPLED_COLUMNS = ['embedding', 'embedding_next', 'content', 'restated_by', 'terms', 'centroid'];
+
+const analyzeScript = (table: string, columns: string) =>
+  `BEGIN; SET LOCAL default_statistics_target = ${STATISTICS_SAMPLE}; ANALYZE ${table} (${columns}); COMMIT`;
+
+/** A table whose all-visible pages are fewer than this share of its pages is vacuumed when the database opens. */
+const VISIBLE_SHARE = 0.8;
+
+async function timed(
+  onStep: ((statement: string, ms: number) => void) | undefined,
+  statement: string,
+  work: () => Promise<void>,
+) {
+  const started = performance.now();
+  await work();
+  onStep?.(statement, performance.now() - started);
+}
 
 /**
  * PostgreSQL in WebAssembly, in this process: the local and test engine. Never bundled for Lambda.
@@ -50,35 +73,48 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   /**
-   * Refreshes planner statistics and vacuums the tables that grew by a fifth since they were last
-   * analysed (PGlite runs no autovacuum): without statistics the planner reads a user's rows
-   * through region-wide indexes and remember slows down as everyone's data grows; without vacuum
-   * the dead rows of every touch pile up and no index-only scan skips the heap. Cheap when
-   * nothing grew: one catalog read comparing each table's size on disk with its recorded size.
-   * Each table's ANALYZE, then each table's VACUUM, is a statement of its own, so other callers
-   * take their turns in between (decision 0105); ANALYZE samples `STATISTICS_SAMPLE` × 300 rows,
-   * whatever the table's size. `onStep` hears each statement's duration. Returns the tables it refreshed.
+   * Refreshes planner statistics of the tables that grew by a fifth since they were last analysed
+   * (PGlite runs no autovacuum): without statistics the planner reads a user's rows through
+   * region-wide indexes and remember slows down as everyone's data grows. Cheap when nothing grew:
+   * one catalog read comparing each table's size on disk with its recorded size. Each table's
+   * ANALYZE is a statement of its own, so other callers take their turns in between, and samples
+   * `STATISTICS_SAMPLE` × 300 rows whatever the table's size (decision 0105). It never vacuums: a
+   * VACUUM cannot be cut into steps and held every caller for seconds at 50,000 memories; the
+   * database vacuums when it opens instead (`vacuumWhereNeeded`, decision 0117). `onStep` hears each
+   * statement's duration. Returns the tables it refreshed.
    */
   async refreshStatistics(onStep?: (statement: string, ms: number) => void): Promise<string[]> {
     const grown = (await send(this, STALE_STATISTICS, {})).map((g) => g.table);
-    const step = async (statement: string, script: string) => {
-      const started = performance.now();
-      await this.exec(script);
-      onStep?.(statement, performance.now() - started);
-    };
-    for (const table of grown) await step(`ANALYZE ${table}`, analyzeScript(table));
-    for (const table of grown) await step(`VACUUM ${table}`, `VACUUM ${table}`);
+    for (const table of grown) await timed(onStep, `ANALYZE ${table}`, () => this.analyze(table));
     return grown;
   }
 
-  /** ANALYZE of one table as the statistics refresh runs it: from a small sample (decision 0105). */
+  /**
+   * The statistics refresh, then VACUUM of the tables more than a fifth of whose pages their last
+   * ANALYZE or VACUUM counted as not all-visible (dead rows, or pages written since the last
+   * VACUUM); run when the database opens, before anyone is served (decision 0117). Without it the
+   * dead rows of touches and cell moves pile up and an index-only scan reads the heap for every
+   * changed page. Two catalog reads when nothing needs doing, so a command-line call that opens the
+   * folder pays nothing. Returns the tables it vacuumed.
+   */
+  async vacuumWhereNeeded(onStep?: (statement: string, ms: number) => void): Promise<string[]> {
+    await this.refreshStatistics(onStep);
+    const unvacuumed = (await send(this, TABLE_VISIBILITY, {}))
+      .filter((t) => t.visible < VISIBLE_SHARE * t.pages)
+      .map((t) => t.table);
+    for (const table of unvacuumed) await timed(onStep, `VACUUM ${table}`, () => this.exec(`VACUUM ${table}`));
+    return unvacuumed;
+  }
+
+  /** ANALYZE of one table as the statistics refresh runs it: from a small sample (decision 0105), its widest columns left out (decision 0117). */
   async analyze(table: string): Promise<void> {
-    await this.exec(analyzeScript(table));
+    const [found] = await send(this, SAMPLED_COLUMNS, { table, skipped: UNSAMPLED_COLUMNS });
+    if (found?.columns) await this.exec(analyzeScript(table, found.columns));
   }
 
   /** Refreshes statistics now and every `everyMs` while open (the timer never keeps the process alive). */
   async keepStatisticsCurrent(everyMs: number): Promise<void> {
-    await this.refreshStatistics();
+    await this.vacuumWhereNeeded();
     this.statistics = setInterval(() => {
       this.refreshStatistics().catch(() => undefined);
     }, everyMs);

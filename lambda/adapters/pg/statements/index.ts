@@ -85,7 +85,9 @@ import { ROLE_EXISTS } from './schema/role-exists.js';
 import { SCHEMA_SETTINGS } from './schema/schema-settings.js';
 import { SCHEMA_USAGE } from './schema/schema-usage.js';
 import { SERVER_VERSION } from './schema/server-version.js';
+import { SAMPLED_COLUMNS } from './schema/sampled-columns.js';
 import { STALE_STATISTICS } from './schema/stale-statistics.js';
+import { TABLE_VISIBILITY } from './schema/table-visibility.js';
 import { IMPORT_MEMORIES } from './transfer/import-memories.js';
 import { LOAD_MEMORIES } from './transfer/load-memories.js';
 
@@ -184,7 +186,9 @@ export const STATEMENTS: readonly AnyStatement[] = [
   SCHEMA_SETTINGS,
   SCHEMA_USAGE,
   SERVER_VERSION,
+  SAMPLED_COLUMNS,
   STALE_STATISTICS,
+  TABLE_VISIBILITY,
   IMPORT_MEMORIES,
   LOAD_MEMORIES,
 ];

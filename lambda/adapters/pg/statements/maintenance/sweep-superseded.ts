@@ -24,7 +24,12 @@ export interface SweepSupersededInputs {
  */
 export const SWEEP_SUPERSEDED = statement<SweepSupersededInputs, { superseded: number; settled: number }>({
   name: 'maintenance/sweep-superseded',
-  expects: { vectorMutation: true, regionBatch: true, postgresIndex: 'memories_superseded' },
+  expects: {
+    vectorMutation: true,
+    regionBatch: true,
+    postgresIndex: 'memories_superseded',
+    cockroachIndex: 'memories@memories_superseded',
+  },
   render: (p) => {
     const due = sql`${predicate(SUPERSEDED, 's', { region: p.region })} AND ${predicate(not(pinned), 's', {})}`;
     return sql`
