@@ -54,7 +54,8 @@ function placeable(alias: string, kinds: KindsParams, region: Param<string>, inc
  * fused (score = Σ weight / (k + rank)); the relevance floor (what only the vector arm found counts
  * within the farthest distance, so a query that matches no term and lies far from every memory
  * returns nothing); then each hit brings the memories that follow it in its origin, and the best
- * `limit` of both are returned, marked useful unless `touch` is false. An arm of weight 0 still
+ * `limit` of both are returned, the first direct hits always among them, marked useful unless
+ * `touch` is false; of two statements found on one subject the newer ranks first (policy/recency.ts). An arm of weight 0 still
  * runs but counts for nothing, and what only it found is not returned (the lexical arm alone).
  *
  * The vector arm reads the vector index with the prefix pinned and nothing else on CockroachDB; on
@@ -131,7 +132,7 @@ WITH ${join(ctes)}, ranked AS (
 ), found AS (
   ${found}
 ), newest AS (
-  -- Of the memories found, one ranks at least as high as every older one of its kind on the same subject (decision 0113).
+  -- Each memory found scores the best of its own score and those of the older statements on its subject that it reaches (policy/recency.ts).
   SELECT t.id, max(o.score) AS score
     FROM found AS t
     JOIN found AS o ON o.kind = t.kind
