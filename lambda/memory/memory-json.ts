@@ -30,6 +30,7 @@ export interface MemoryJson {
   readonly restatedBy: readonly SourceJson[];
   readonly conflicts: readonly string[];
   readonly supersededBy: string | null;
+  readonly supersededAt: string | null;
   readonly supersedes: readonly string[];
 }
 
@@ -63,6 +64,7 @@ export function memoryJson(m: Memory): MemoryJson {
     restatedBy: m.restatedBy.map(sourceJson),
     conflicts: [...m.conflicts],
     supersededBy: m.supersededBy,
+    supersededAt: m.supersededAt ? iso(m.supersededAt) : null,
     supersedes: [...m.supersedes],
   };
 }

@@ -60,6 +60,8 @@ export interface Memory {
   readonly conflicts: readonly string[];
   /** The memory that replaced this one (policy/supersession.ts), while it exists; null when current. */
   readonly supersededBy: string | null;
+  /** When it was replaced (with `supersededBy`); null when current. */
+  readonly supersededAt: Date | null;
   /** The memories this one replaced, sorted: what an update retired. */
   readonly supersedes: readonly string[];
 }

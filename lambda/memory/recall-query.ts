@@ -7,6 +7,7 @@ import { checkText, LIMITS } from './limits.js';
 import type { CurationRules, Scope } from './model.js';
 import { kindCutoffs, recallCandidates } from './policy/expiry.js';
 import { farthestRelated } from './policy/floor.js';
+import { sameSubjectWithin } from './policy/recency.js';
 import { kindsOf } from './policy/kinds.js';
 import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking, rankingParts } from './policy/ranking.js';
 
@@ -57,6 +58,7 @@ export class RecallPlanner {
       fusion: { ...fusion, depth, vectorWeight, following },
       lexical: this.deps.scoring?.lexical ?? LEXICAL,
       farthest: farthestRelated(this.deps.embedder.unrelatedBeyond, floored),
+      sameSubject: sameSubjectWithin(this.deps.embedder.unrelatedBeyond),
       kinds: searched,
       limit,
       candidates: recallCandidates(this.deps.rules, kinds, depth),

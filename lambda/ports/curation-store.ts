@@ -133,6 +133,11 @@ export interface RecallQuery {
    * within this cosine distance of the query; `NO_FLOOR` keeps every neighbour.
    */
   readonly farthest: number;
+  /**
+   * Two memories found within this cosine distance of each other are on the same subject, and the
+   * newer ranks first (policy/recency.ts); absent: none are (recency orders nothing).
+   */
+  readonly sameSubject?: number;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
   readonly kinds: readonly KindCutoff[];
   readonly limit: number;

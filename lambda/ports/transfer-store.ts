@@ -34,6 +34,13 @@ export interface ImportedMemory {
   readonly restatedBy: readonly Source[];
 }
 
+/** An imported memory (`older`) that another (`newer`) replaced at `at`, by their imported ids. */
+export interface ImportedSupersession {
+  readonly older: string;
+  readonly newer: string;
+  readonly at: Date;
+}
+
 /** An import of one user's memories and journal lines, written all at once or not at all. */
 export interface ImportPlan {
   readonly scope: Scope;
@@ -43,6 +50,11 @@ export interface ImportPlan {
   readonly memories: readonly ImportedMemory[];
   /** Conflict links between the imported memories' ids, each direction given. */
   readonly links: readonly (readonly [string, string])[];
+  /**
+   * Which imported memory replaced which, and when (policy/supersession.ts): written on memories
+   * already there when the step begins (an import's last step, as its links); absent: none.
+   */
+  readonly supersessions?: readonly ImportedSupersession[];
   readonly journal: readonly JournalLine[];
   /**
    * False: write no memory — only check that the fresh ones would fit (an import's first step) or

@@ -33,7 +33,11 @@ function comparable(doc: TransferDocument) {
   const content = new Map(doc.memories.map((m) => [m.id, m.content]));
   return {
     memories: doc.memories
-      .map(({ id: _id, conflicts, ...m }) => ({ ...m, conflicts: conflicts.map((c) => content.get(c)).sort() }))
+      .map(({ id: _id, conflicts, supersededBy, ...m }) => ({
+        ...m,
+        conflicts: conflicts.map((c) => content.get(c)).sort(),
+        supersededBy: supersededBy === null ? null : content.get(supersededBy),
+      }))
       .sort((a, b) => a.content.localeCompare(b.content)),
     journal: [...doc.journal].sort((a, b) => a.at.localeCompare(b.at) || a.kind.localeCompare(b.kind)),
   };

@@ -355,6 +355,7 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
         restatedBy: x.restatedBy,
         conflicts: [y.id],
         supersededBy: null,
+        supersededAt: null,
         supersedes: [],
       });
       expect((await curation.journal(alice, 10, undefined)).lines).toHaveLength(2);

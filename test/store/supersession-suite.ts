@@ -136,4 +136,44 @@ export function supersessionStoreTests(context: () => SupersessionSuiteContext):
     // A second walk finds nothing left to settle: every picked row left it.
     expect(await maintenance.sweepSuperseded(region, 'fact', at(10), 10, at(30))).toEqual({ deleted: 0, settled: 0 });
   });
+  test('without a judge, of two statements on one subject the newer ranks first; the rest keeps its place (decision 0113)', async () => {
+    const older = await insert({ content: 'the door code is 4417', embedding: lean(0, 1, 0.3) }, T0);
+    // On the other side of the query: more than the same-subject distance from both.
+    await insert({ content: 'the gate is painted green', embedding: lean(0, 1, -1.19) }, at(1));
+    const newer = await insert({ content: 'the door code changed to 9023', embedding: lean(0, 1, 1.43) }, at(2));
+    const order = async (sameSubject?: number) =>
+      (await recall(at(3), sameSubject === undefined ? {} : { sameSubject })).map((m) => m.id);
+
+    // Alone, the arms rank the older first and the newer last (it lies farthest from the query).
+    const [first, second, third] = await order();
+    expect([first, third]).toEqual([older, newer]);
+    // Within the same-subject distance of each other, the newer takes the older's place, the older comes right after.
+    expect(await order(0.55)).toEqual([newer, older, second]);
+    // Only the newer moves up: a newer score under half the older's is left where it is (FUSION.newerReach).
+    const far = await recall(at(4), { sameSubject: 0.55, fusion: { ...FUSION, following: 0, newerReach: 0.99 } });
+    expect(far.map((m) => m.id)).toEqual([older, second, newer]);
+  });
+
+  test('what follows a hit never pushes one of the first direct hits out of the answer (decision 0113)', async () => {
+    // Two hits, each with two followers far from the query (found only by following), then a third direct hit.
+    const chat = (origin: string) => ({ ...source, origin });
+    const hits = [
+      await insert({ content: 'hit one', embedding: axis(0), source: chat('a') }, T0),
+      await insert({ content: 'hit two', embedding: lean(0, 1, 0.1), source: chat('b') }, T0),
+    ];
+    for (const [i, origin] of ['a', 'a', 'b', 'b'].entries())
+      await insert({ content: `follower ${i}`, embedding: axis(10 + i), source: chat(origin) }, at(1 + i));
+    const third = await insert({ content: 'third direct hit', embedding: lean(0, 2, 0.3) }, at(10));
+    // Followers at 0.95 of a hit's score outrank the third direct hit; five places, the floor keeps the followers out of the arms.
+    const ask = (followerPlaces: number) =>
+      recall(at(20), { farthest: 0.5, fusion: { ...FUSION, followingShare: 0.95, followerPlaces } }).then((found) =>
+        found.map((m) => m.id),
+      );
+
+    const bounded = await ask(FUSION.followerPlaces);
+    expect(bounded).toEqual(expect.arrayContaining([...hits, third]));
+    expect(bounded).toHaveLength(5);
+    // Unbounded, the four followers take the three places after the hits: the third direct hit is pushed out.
+    expect(await ask(1)).not.toContain(third);
+  });
 }

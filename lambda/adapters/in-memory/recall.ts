@@ -5,6 +5,7 @@ import { SUPERSEDED } from '../../memory/policy/supersession.js';
 import { isRelated } from '../../memory/policy/floor.js';
 import { MAX_PASSAGE, PASSAGE_TERMS } from '../../memory/lexical.js';
 import { lengthScaled } from '../../memory/policy/ranking.js';
+import { followerPlaces, NO_SUBJECT, newestFirst } from '../../memory/policy/recency.js';
 import type { RecallQuery } from '../../ports/curation-store.js';
 import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector } from './state.js';
 
@@ -50,8 +51,6 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
       });
   }
   const byScore = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || byId(a, b);
-  const replacedLast = (a: { id: string; score: number }, b: { id: string; score: number }) =>
-    Number(isSuperseded(state, a.id)) - Number(isSuperseded(state, b.id)) || byScore(a, b);
   const ranked = [...parts.entries()]
     .filter(([, p]) => p.score > 0 && p.related)
     .map(([id, p]) => ({ id, score: p.score }))
@@ -77,16 +76,26 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
       .slice(0, f.following);
     for (const o of followers) best.set(o.id, Math.max(best.get(o.id) ?? 0, hit.score * f.followingShare));
   }
-  return [...best.entries()]
-    .map(([id, score]) => ({ id, score }))
-    .filter((h) => h.score > 0)
-    .sort(byScore)
+  // The first direct hits keep their place: what follows a hit takes at most its share of the places (policy/recency.ts).
+  const kept = new Set(ranked.slice(0, query.limit - followerPlaces(f, query.limit)).map((r) => r.id));
+  const scored = [...best.entries()].map(([id, score]) => ({ id, score })).filter((h) => h.score > 0);
+  const hits = [...scored.filter((h) => kept.has(h.id)), ...scored.filter((h) => !kept.has(h.id)).sort(byScore)]
     .slice(0, query.limit)
-    .sort(replacedLast)
-    .flatMap((h) => {
-      const memory = state.memories.get(h.id);
-      return memory ? [{ memory, score: h.score }] : [];
-    });
+    .sort(byScore);
+  const found = hits.flatMap((h) => {
+    const memory = state.memories.get(h.id);
+    return memory
+      ? [{ id: h.id, kind: memory.kind, createdAt: memory.createdAt, score: h.score, length: memory.length, memory }]
+      : [];
+  });
+  return (
+    newestFirst(found, { distance: query.sameSubject ?? NO_SUBJECT, terms: f.statementTerms, reach: f.newerReach }, (a, b) =>
+      cosineDistance(a.memory.embedding, b.memory.embedding),
+    )
+      // Superseded memories, when asked for, after every current one (a stable sort keeps the order within each).
+      .sort((a, b) => Number(isSuperseded(state, a.id)) - Number(isSuperseded(state, b.id)))
+      .map(({ memory, score }) => ({ memory, score }))
+  );
 }
 
 /** The lexical arm's candidates, best first: BM25 over the caller's partitions of the query's kinds. */
@@ -156,6 +165,7 @@ export function toMemory(state: MemoryState, m: StoredMemory): Memory {
     restatedBy: m.restatedBy.map((s) => ({ ...s })),
     conflicts: state.linksOf(m.id),
     supersededBy: m.supersededBy ?? null,
+    supersededAt: m.supersededBy ? (m.supersededAt ?? null) : null,
     supersedes: state.supersededBy(m.id),
   };
 }

@@ -88,6 +88,15 @@ export class InMemoryTransferStore implements TransferStore {
       const [from, to] = [resolved.get(a), resolved.get(b)];
       if (from && to && from !== to && this.state.link(from, to)) links += 1;
     }
+    // On memories there before the step, as the statement's UPDATE sees them.
+    for (const s of plan.supersessions ?? []) {
+      const [older, newer] = [present.get(s.older), present.get(s.newer)];
+      const m = older ? this.state.memories.get(older) : undefined;
+      if (m && newer && older !== newer && !m.supersededBy) {
+        m.supersededBy = newer;
+        m.supersededAt = s.at;
+      }
+    }
     let journalLines = 0;
     for (const l of plan.journal) {
       const twin = journalBefore.some(

@@ -54,7 +54,7 @@ export function registerRecall(server: McpServer, context: ToolContext): void {
         "Search the calling user's memories, best first: meaning (embeddings) and words (names, numbers and rare terms, weighed by how rare they are among your own memories) ranked together. " +
         'Each comes with its provenance; a memory that replaced an earlier one (an update the judge found contradicting it) names it in `supersedes`. ' +
         'Superseded memories are left out unless include_superseded is true; then they come after the current ones, each naming its replacement in `superseded_by`. ' +
-        "A memory found also brings the next two remembered after it with the same origin and kind (the same conversation or document) that are still kept, from the next four, ranked below it: an answer often follows what shares the question's words. " +
+        "A memory found also brings the next two remembered after it with the same origin and kind (the same conversation or document) that are still kept, from the next four, ranked below it, in at most 4 of 10 places: an answer often follows what shares the question's words. Of two short memories on one subject, the newer ranks first. " +
         'Otherwise only related memories come back: one that shares no word with the query and whose meaning is far from it is left out, so a query nothing matches returns an empty list (there is no option to get the nearest ones anyway; rephrase with words the memory would contain). ' +
         'Recalling a memory marks it useful (recall count and last-useful time), which protects it from eviction and expiry.',
       inputSchema: {

@@ -8,7 +8,10 @@
  * sits in what came right after the memory that shares the question's words. They are the first
  * live ones among the `followingReach` places after the hit's in its origin, each read by key
  * (decision 0082), so a hit costs a few point reads however long its origin. `following` 0 turns
- * this off (the arms alone, for evaluation). On PostgreSQL and PGlite, the vector arm of a
+ * this off (the arms alone, for evaluation). They take at most `followerPlaces` of a recall's places
+ * (policy/recency.ts, decision 0113), and of two found memories of at most `statementTerms` terms on
+ * the same subject, the newer ranks first when its own score is at least `newerReach` of the
+ * older's (the same). On PostgreSQL and PGlite, the vector arm of a
  * partition that has cells ({@link VECTOR_CELLS}) reads its cells nearest the query until it has
  * read about `cellRows` memories (at most twice that), and every memory not yet in a cell, whatever
  * the partition's size (decision 0100), and the lexical arm's candidates wherever their cell
@@ -23,6 +26,9 @@ export const FUSION = {
   following: 2,
   followingShare: 0.6,
   followingReach: 4,
+  followerPlaces: 0.4,
+  statementTerms: 50,
+  newerReach: 0.5,
   cellRows: 2000,
 } as const;
 

@@ -183,12 +183,21 @@ export class Importer {
       source: { agent: m.agent, client: m.client, origin: m.origin },
       restatedBy: m.restatedBy.map((s) => ({ ...s, at: new Date(s.at) })),
     }));
-    const links = kept.flatMap((m) =>
-      m.conflicts.flatMap((c) => {
-        const [a, b] = [ids.get(m.id), ids.get(c)];
-        return a && b ? [[a, b] as const] : [];
-      }),
-    );
+    // A memory replaced by one that is not imported (it expired) is current again, as forgetting the newer makes it.
+    const supersessions = kept.flatMap((m) => {
+      const [older, newer] = [ids.get(m.id), m.supersededBy === null ? undefined : ids.get(m.supersededBy)];
+      return older && newer && m.supersededAt ? [{ older, newer, at: new Date(m.supersededAt) }] : [];
+    });
+    // The two sides of a supersession are linked too, as remember links them (each names the other).
+    const links = [
+      ...kept.flatMap((m) =>
+        m.conflicts.flatMap((c) => {
+          const [a, b] = [ids.get(m.id), ids.get(c)];
+          return a && b ? [[a, b] as const] : [];
+        }),
+      ),
+      ...supersessions.flatMap((x) => [[x.older, x.newer] as const, [x.newer, x.older] as const]),
+    ];
     const kinds = [...new Set([...kept.map((m) => m.kind), ...doc.journal.map((l) => l.kind)])].sort();
     const plan: ImportPlan = {
       scope,
@@ -235,7 +244,7 @@ export class Importer {
     }
     const base = { memories: doc.memories.length, written, alreadyPresent: present, expired: doc.memories.length - kept.length };
     if (done < memories.length) return { ...base, links: 0, journalLines: 0, steps: taken, complete: false };
-    const last = await this.deps.store.importMemories({ ...plan, memories: light, writeMemories: false });
+    const last = await this.deps.store.importMemories({ ...plan, memories: light, supersessions, writeMemories: false });
     if (last.status === 'refused') throw new ImportRefusedError(this.refusal(last, { written, of: memories.length }));
     return { ...base, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
   }

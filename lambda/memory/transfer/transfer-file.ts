@@ -26,12 +26,14 @@ export interface TransferDocument {
 const iso = (d: Date) => d.toISOString();
 
 /**
- * A memory as the file holds it: the memory's JSON without supersession (decision 0107), which the
- * file format does not carry yet; an imported memory is current.
+ * A memory as the file holds it: the memory's JSON with its supersession (decision 0114): the
+ * memory that replaced it and when (`supersededBy`, `supersededAt`, both null when current). What
+ * it replaced is not written: it follows from the others' `supersededBy`. A file written before
+ * supersession, without the two fields, holds current memories only.
  */
-export type TransferMemoryJson = Omit<MemoryJson, 'supersededBy' | 'supersedes'>;
+export type TransferMemoryJson = Omit<MemoryJson, 'supersedes'>;
 
-export const transferMemory = ({ supersededBy: _by, supersedes: _replaced, ...m }: MemoryJson): TransferMemoryJson => m;
+export const transferMemory = ({ supersedes: _replaced, ...m }: MemoryJson): TransferMemoryJson => m;
 
 /** The whole file, from every memory and journal line read. */
 export function transferDocument(memories: readonly Memory[], journal: readonly JournalLine[], now: Date): TransferDocument {
@@ -124,6 +126,11 @@ class Reader {
     return new Date(v).toISOString();
   }
 
+  /** Whether the field is given (not absent, not null). */
+  has(field: string): boolean {
+    return this.value[field] !== undefined && this.value[field] !== null;
+  }
+
   list(field: string, max: number): unknown[] {
     const v = this.value[field] ?? [];
     if (!Array.isArray(v)) this.fail(field, 'must be a list');
@@ -160,6 +167,11 @@ function memoryIn(at: string, value: unknown, rules: CurationRules, latest: numb
     if (!linked) throw new InvalidInputError(`${at}.conflicts[${i}] must be a UUID; nothing was imported`);
     return linked;
   });
+  const by = r.text('supersededBy', { chars: 36 }, true);
+  const supersededBy = by === null ? null : (canonicalId(by) ?? r.fail('supersededBy', 'must be a UUID or null'));
+  const supersededAt = supersededBy === null ? null : r.instant('supersededAt');
+  if (supersededBy === null && r.has('supersededAt')) r.fail('supersededAt', 'must be null when supersededBy is');
+  if (supersededAt !== null && Date.parse(supersededAt) < Date.parse(createdAt)) r.fail('supersededAt', 'is before createdAt');
   return {
     id,
     kind: kindOf(r, rules),
@@ -174,6 +186,8 @@ function memoryIn(at: string, value: unknown, rules: CurationRules, latest: numb
     origin: r.text('origin', { chars: LIMITS.originChars }, true),
     restatedBy: r.list('restatedBy', LIMITS.sourcesKept).map((s, i) => sourceIn(`${at}.restatedBy[${i}]`, s, latest)),
     conflicts,
+    supersededBy,
+    supersededAt,
   };
 }
 
@@ -191,10 +205,32 @@ function lineIn(at: string, value: unknown, rules: CurationRules, latest: number
 }
 
 /**
+ * Each `supersededBy` names another memory of the file, of the same kind, and no memory is,
+ * through a chain of replacements, replaced by itself (a current memory ends every chain).
+ */
+function checkSupersession(memories: readonly TransferMemoryJson[]): void {
+  const byId = new Map(memories.map((m) => [m.id, m]));
+  for (const [i, m] of memories.entries()) {
+    if (m.supersededBy === null) continue;
+    const newer = byId.get(m.supersededBy);
+    const fail = (what: string) => {
+      throw new InvalidInputError(`memories[${i}].supersededBy names ${m.supersededBy}, ${what}; nothing was imported`);
+    };
+    if (!newer || newer.id === m.id) fail('which is not another memory of the file');
+    if (newer?.kind !== m.kind) fail(`which is a ${newer?.kind}, not a ${m.kind}`);
+    const seen = new Set([m.id]);
+    for (let next = newer; next?.supersededBy; next = byId.get(next.supersededBy)) {
+      if (seen.has(next.supersededBy)) fail('whose chain of replacements comes back on itself');
+      seen.add(next.id);
+    }
+  }
+}
+
+/**
  * Checks a whole import file before anything happens: its format and version, every field of
  * every memory and line (the same text rules as `remember`), kinds this server keeps, unique ids,
- * no two memories of one kind that are the same text, and conflict links between memories of the
- * file. The first problem is a clear error naming where it is; nothing has been written.
+ * no two memories of one kind that are the same text, conflict links between memories of the
+ * file, and replacements by another memory of the file and kind, without a cycle. The first problem is a clear error naming where it is; nothing has been written.
  */
 export function parseTransfer(value: unknown, rules: CurationRules, now: Date): TransferDocument {
   const latest = now.getTime() + TRANSFER_LIMITS.futureSkewMs;
@@ -217,5 +253,6 @@ export function parseTransfer(value: unknown, rules: CurationRules, now: Date): 
         `memories[${i}].conflicts names ${stray}, which is not another memory of the file; nothing was imported`,
       );
   }
+  checkSupersession(memories);
   return { format: TRANSFER_FORMAT, version: TRANSFER_VERSION, exportedAt: top.instant('exportedAt', true), memories, journal };
 }

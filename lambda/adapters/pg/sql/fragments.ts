@@ -54,6 +54,8 @@ export interface MemoryRow {
   readonly conflicts: string[] | null;
   /** The memory's replacement while it exists (`supersessionOf`); absent where a statement does not read it. */
   readonly superseded_by?: string | null;
+  /** When it was replaced, while its replacement exists (`supersessionOf`). */
+  readonly superseded_at?: Date | string | null;
   /** The memories it replaced (`supersessionOf`). */
   readonly supersedes?: string[] | null;
 }
@@ -73,6 +75,7 @@ export const conflictsOf = (alias: string, region: Param<string>): SqlFragment =
 export const supersessionOf = (alias: string, region: Param<string>): SqlFragment => {
   const m = verbatim(alias);
   return sql`(SELECT newer.id::text FROM memories AS newer WHERE newer.region = ${region} AND newer.id = ${m}.superseded_by) AS superseded_by,
+       (SELECT ${m}.superseded_at FROM memories AS newer WHERE newer.region = ${region} AND newer.id = ${m}.superseded_by) AS superseded_at,
        ARRAY(SELECT older.id::text FROM memory_links AS l JOIN memories AS older ON older.region = l.region AND older.id = l.linked_id
               WHERE l.region = ${region} AND l.memory_id = ${m}.id AND older.superseded_by = ${m}.id ORDER BY 1) AS supersedes`;
 };

@@ -30,6 +30,7 @@ export function toMemory(row: MemoryRow): Memory {
     restatedBy: restatedBy.map((s) => ({ agent: s.agent, client: s.client, origin: s.origin, at: new Date(s.at) })),
     conflicts: row.conflicts ?? [],
     supersededBy: row.superseded_by ?? null,
+    supersededAt: row.superseded_at ? new Date(row.superseded_at) : null,
     supersedes: row.supersedes ?? [],
   };
 }

@@ -1,6 +1,7 @@
 import { decodeCursor, encodeCursor } from '../../../memory/cursor.js';
 import type { RecalledMemory, Scope } from '../../../memory/model.js';
 import type { ExpiryCutoff } from '../../../memory/policy/expiry.js';
+import { NO_SUBJECT } from '../../../memory/policy/recency.js';
 import type {
   CurationStore,
   Forgotten,
@@ -50,7 +51,11 @@ export function recallInputs(query: RecallQuery, touch: boolean): RecallInputs {
       // No places are read when nothing is to follow.
       followingReach: f.following > 0 ? f.followingReach : 0,
       cellRows: f.cellRows,
+      followerPlaces: f.followerPlaces,
+      statementTerms: f.statementTerms,
+      newerReach: f.newerReach,
     },
+    sameSubject: query.sameSubject ?? NO_SUBJECT,
     lexical: query.lexical,
     touch,
     includeSuperseded: query.includeSuperseded ?? false,

@@ -51,6 +51,11 @@ export function importInputs(plan: ImportPlan): ImportMemoriesInputs {
     },
     postings,
     links: { from: plan.links.map(([a]) => a), to: plan.links.map(([, b]) => b) },
+    supersessions: {
+      older: (plan.supersessions ?? []).map((x) => x.older),
+      newer: (plan.supersessions ?? []).map((x) => x.newer),
+      at: (plan.supersessions ?? []).map((x) => x.at),
+    },
     journal: {
       at: plan.journal.map((l) => l.at),
       kinds: plan.journal.map((l) => l.kind),

@@ -54,7 +54,7 @@ export const BROWSE = statement<BrowseInputs, MemoryRow & { total: number }>({
     const by = verbatim(`p.${column}`);
     return sql`
 WITH matching AS (
-  SELECT ${memoryColumns('m')}, m.superseded_by
+  SELECT ${memoryColumns('m')}, m.superseded_by, m.superseded_at
     FROM memories AS m
    WHERE (m.region, m.user_id, m.kind) IN (${partitionList(p.scope, kinds.names)})
      AND ${liveIn('m', kinds)}

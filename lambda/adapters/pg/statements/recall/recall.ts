@@ -1,4 +1,5 @@
 import { not } from '../../../../memory/policy/condition.js';
+import { NO_SUBJECT } from '../../../../memory/policy/recency.js';
 import { SUPERSEDED } from '../../../../memory/policy/supersession.js';
 import {
   conflictsOf,
@@ -12,7 +13,7 @@ import {
 } from '../../sql/fragments.js';
 import { predicate } from '../../sql/policy.js';
 import { type PlanExpectations, statement } from '../../sql/statement.js';
-import { join, type Param, type SqlFragment, sql, verbatim } from '../../sql/template.js';
+import { join, type Param, param, type SqlFragment, sql, verbatim } from '../../sql/template.js';
 import { cellsVectorArm, followingHits, fusedPart, lexicalArm, vectorArm } from './recall-arms.js';
 import type { RecallInputs } from './recall-inputs.js';
 
@@ -53,7 +54,8 @@ function placeable(alias: string, kinds: KindsParams, region: Param<string>, inc
  * fused (score = Σ weight / (k + rank)); the relevance floor (what only the vector arm found counts
  * within the farthest distance, so a query that matches no term and lies far from every memory
  * returns nothing); then each hit brings the memories that follow it in its origin, and the best
- * `limit` of both are returned, marked useful unless `touch` is false. An arm of weight 0 still
+ * `limit` of both are returned, the first direct hits always among them, marked useful unless
+ * `touch` is false; of two statements found on one subject the newer ranks first (policy/recency.ts). An arm of weight 0 still
  * runs but counts for nothing, and what only it found is not returned (the lexical arm alone).
  *
  * The vector arm reads the vector index with the prefix pinned and nothing else on CockroachDB; on
@@ -100,8 +102,8 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
          last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz)
     FROM hits
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = hits.id
-  RETURNING ${memoryColumns('m')}, m.superseded_by, hits.score, m.embedding <=> ${p.embedding}::vector AS distance`
-      : sql`SELECT ${memoryColumns('m')}, m.superseded_by, hits.score, m.embedding <=> ${p.embedding}::vector AS distance,
+  RETURNING ${memoryColumns('m')}, m.superseded_by, m.superseded_at, m.embedding, m.term_count, hits.score, m.embedding <=> ${p.embedding}::vector AS distance`
+      : sql`SELECT ${memoryColumns('m')}, m.superseded_by, m.superseded_at, m.embedding, m.term_count, hits.score, m.embedding <=> ${p.embedding}::vector AS distance,
          ${p.now}::timestamptz AS read_at
     FROM memories AS m JOIN hits ON hits.id = m.id
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid`;
@@ -113,22 +115,37 @@ WITH ${join(ctes)}, ranked AS (
   HAVING sum(arms.part) > 0 AND bool_or(arms.related)
    ORDER BY score DESC, arms.id
    LIMIT ${p.limit}::int4
-), ${followingHits(p, placeable('m', kinds, p.scope.region, include))}, hits AS (
-  -- A memory both ranked and following another keeps its better score.
-  SELECT c.id, max(c.score) AS score
+), ${followingHits(p, placeable('m', kinds, p.scope.region, include))}, kept AS (
+  -- The first direct hits keep their place: what follows a hit takes at most its share of the places (decision 0113).
+  SELECT r.id FROM ranked AS r
+   ORDER BY r.score DESC, r.id
+   LIMIT ${p.limit}::int4 - CAST(floor(${p.fusion.followerPlaces}::float8 * ${p.limit}::int4) AS INT4)
+), hits AS (
+  -- A memory both ranked and following another keeps its better score; the kept ones first, then the best of the rest.
+  SELECT c.id, max(c.score) AS score, bool_or(k.id IS NOT NULL) AS kept
     FROM (SELECT id, score FROM ranked UNION ALL SELECT id, score FROM following) AS c
+    LEFT JOIN kept AS k ON k.id = c.id
    GROUP BY c.id
   HAVING max(c.score) > 0
-   ORDER BY score DESC, c.id
+   ORDER BY kept DESC, score DESC, c.id
    LIMIT ${p.limit}::int4
 ), found AS (
   ${found}
+), newest AS (
+  -- Each memory found scores the best of its own score and those of the older statements on its subject that it reaches (policy/recency.ts).
+  SELECT t.id, max(o.score) AS score
+    FROM found AS t
+    JOIN found AS o ON o.kind = t.kind
+                   AND (o.id = t.id OR (o.created_at < t.created_at AND (o.embedding <=> t.embedding) <= ${param('sameSubject', inputs.sameSubject ?? NO_SUBJECT)}::float8
+                                        AND GREATEST(o.term_count, t.term_count) <= ${p.fusion.statementTerms}::int4
+                                        AND t.score >= ${p.fusion.newerReach}::float8 * o.score))
+   GROUP BY t.id
 )
 SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
-       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score,
+       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, n.score,
        ${conflictsOf('t', region)} AS conflicts, ${supersessionOf('t', region)}
-  FROM found AS t
- ORDER BY ${include ? sql`${predicate(SUPERSEDED, 't', { region })}, ` : verbatim('')}t.score DESC, t.id`;
+  FROM found AS t JOIN newest AS n ON n.id = t.id
+ ORDER BY ${include ? sql`${predicate(SUPERSEDED, 't', { region })}, ` : verbatim('')}n.score DESC, t.created_at DESC, t.id`;
   },
 });
 

@@ -36,6 +36,8 @@ export interface ImportMemoriesInputs {
   };
   /** Conflict links between the imported memories' ids, each direction given. */
   readonly links: { readonly from: readonly string[]; readonly to: readonly string[] };
+  /** Which imported memory (`older`) another (`newer`) replaced, and when; written on memories there before the statement. */
+  readonly supersessions: { readonly older: readonly string[]; readonly newer: readonly string[]; readonly at: readonly Date[] };
   readonly journal: {
     readonly at: readonly Date[];
     readonly kinds: readonly string[];
@@ -158,6 +160,17 @@ WITH given AS (
    WHERE a.final_id <> b.final_id
   ON CONFLICT DO NOTHING
   RETURNING 1
+), superseded AS (
+  -- On memories there before this statement (an import's last step): a row it inserts is not visible to its own UPDATE.
+  UPDATE memories AS m
+     SET superseded_by = s.newer, superseded_at = s.at
+    FROM (SELECT a.live_id AS older, b.live_id AS newer, k.at
+            FROM unnest(${p.supersessions.older}::uuid[], ${p.supersessions.newer}::uuid[], ${p.supersessions.at}::timestamptz[]) AS k(older, newer, at)
+            JOIN present AS a ON a.given_id = k.older
+            JOIN present AS b ON b.given_id = k.newer
+           WHERE a.live_id <> b.live_id AND (SELECT ok FROM allowed)) AS s
+   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = s.older AND m.superseded_by IS NULL
+  RETURNING 1
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
   SELECT gen_random_uuid(), ${region}, ${userId}::uuid, j.at, j.kind, j.rule, j.age_s, j.recall_count
@@ -172,6 +185,7 @@ SELECT (SELECT ok FROM allowed) AS ok,
        (SELECT count(*) FROM written)::int4 AS written,
        (SELECT count(*) FROM present)::int4 AS present,
        (SELECT count(*) FROM linked)::int4 AS linked,
+       (SELECT count(*) FROM superseded)::int4 AS superseded,
        (SELECT count(*) FROM journaled)::int4 AS journaled,
        (SELECT count(*) FROM posted)::int4 AS posted,
        (SELECT count(*) FROM rarity)::int4 AS rarity,
