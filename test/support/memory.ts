@@ -49,7 +49,7 @@ export interface ServiceHarness {
  */
 export function serviceOver(
   over: SqlClient | 'memory',
-  options: { judge?: Judge; rules?: Partial<CurationRules> } = {},
+  options: { judge?: Judge; rules?: Partial<CurationRules>; newId?: () => string } = {},
 ): ServiceHarness {
   const clock = new ManualClock();
   const memoryStores = over === 'memory' ? inMemoryStores() : undefined;
@@ -61,6 +61,7 @@ export function serviceOver(
     judge: options.judge ?? new ScriptedJudge(() => 'different'),
     clock,
     rules,
+    ...(options.newId && { newId: options.newId }),
   });
   return {
     inspect: memoryStores ? stateReads(memoryStores.state) : sqlReads(over as SqlClient),
