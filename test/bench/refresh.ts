@@ -175,6 +175,8 @@ interface Round {
   readonly calls: number;
   readonly probeP50: number;
   readonly stall: number;
+  /** The refresh's longest statement: the most a call can wait, since other calls take their turns between statements. */
+  readonly longestStep: number;
   readonly recallP50: number;
   /** `after` only: the VACUUM the next open runs, before anyone is served. */
   readonly openVacuumMs?: number;
@@ -198,7 +200,11 @@ async function round(snapshot: Blob, user: Principal, variant: Variant, n: numbe
   const db = await PgliteSqlClient.open(undefined, snapshot);
   try {
     const steps: string[] = [];
-    const onStep = (statement: string, ms: number) => steps.push(`${statement} ${ms.toFixed(0)}`);
+    let longestStep = 0;
+    const onStep = (statement: string, ms: number) => {
+      steps.push(`${statement} ${ms.toFixed(0)}`);
+      longestStep = Math.max(longestStep, ms);
+    };
     let refreshMs = 0;
     const calls = await whileProbing(db, async () => {
       const t = performance.now();
@@ -220,6 +226,7 @@ async function round(snapshot: Blob, user: Principal, variant: Variant, n: numbe
       calls: calls.length,
       probeP50: median(calls),
       stall: Math.max(0, ...calls),
+      longestStep,
       recallP50: median(times),
     };
     if (variant === 'before') return result;
@@ -262,7 +269,7 @@ for (let r = 0; r < ROUNDS; r += 1) {
     rounds.push(x);
     console.log(
       `round ${r + 1} ${variant}: refresh ${x.refreshMs.toFixed(0)} ms (${x.steps} ms); other user's calls due during it ${x.calls}, ` +
-        `wait p50 ${x.probeP50.toFixed(0)} ms, longest ${x.stall.toFixed(0)} ms; recall p50 after it ${x.recallP50.toFixed(1)} ms` +
+        `wait p50 ${x.calls > 0 ? x.probeP50.toFixed(0) : '–'} ms, longest ${x.stall.toFixed(0)} ms; recall p50 after it ${x.recallP50.toFixed(1)} ms` +
         (x.openVacuumMs === undefined ? '' : `; the next open's VACUUM ${x.openVacuumMs.toFixed(0)} ms (${x.openVacuumed})`),
     );
   }
@@ -271,20 +278,25 @@ const of = (variant: Variant, pick: (x: Round) => number) => median(rounds.filte
 // A round in which no call fell due during the refresh says nothing about the wait: left out.
 const waited = (variant: Variant) => median(rounds.filter((x) => x.variant === variant && x.calls > 0).map((x) => x.stall));
 const stall = { before: waited('before'), after: waited('after') };
+// What a call could wait at worst: the longest statement, or a longer wait if one was seen.
+const worst = (variant: Variant) => of(variant, (x) => Math.max(x.stall, x.longestStep));
+const bound = { before: worst('before'), after: worst('after') };
+const shown = (ms: number) => (Number.isNaN(ms) ? 'no call fell due' : `${ms.toFixed(0)} ms`);
 const recall = { before: of('before', (x) => x.recallP50), after: of('after', (x) => x.recallP50) };
 console.log(`\nnpm run bench:refresh -- --size ${SIZE} --rounds ${ROUNDS} --queries ${QUERIES} (PGlite, medians over rounds)`);
+console.log(`longest wait of a call due during the refresh: before ${shown(stall.before)}, after ${shown(stall.after)}`);
 console.log(
-  `longest wait of a call due during the refresh: before ${stall.before.toFixed(0)} ms, after ${stall.after.toFixed(0)} ms (budget ${BUDGET_MS} ms); after / before ${(stall.after / stall.before).toFixed(2)}`,
+  `longest statement of the refresh (the most a call can wait): before ${bound.before.toFixed(0)} ms, after ${bound.after.toFixed(0)} ms (budget ${BUDGET_MS} ms); after / before ${(bound.after / bound.before).toFixed(2)}`,
 );
 console.log(
-  `median wait of those calls: before ${of('before', (x) => x.probeP50).toFixed(0)} ms, after ${of('after', (x) => x.probeP50).toFixed(0)} ms`,
+  `median wait of those calls: before ${shown(median(rounds.filter((x) => x.variant === 'before' && x.calls > 0).map((x) => x.probeP50)))}, after ${shown(median(rounds.filter((x) => x.variant === 'after' && x.calls > 0).map((x) => x.probeP50)))}`,
 );
 console.log(
   `recall p50 after the refresh, ${SIZE} memories: before ${recall.before.toFixed(1)} ms, after ${recall.after.toFixed(1)} ms; after / before ${(recall.after / recall.before).toFixed(2)}`,
 );
 console.log(`VACUUM at the next open (no one served yet): ${of('after', (x) => x.openVacuumMs ?? 0).toFixed(0)} ms`);
 console.log(
-  stall.after <= BUDGET_MS
-    ? `the refresh stays within ${BUDGET_MS} ms`
-    : `over budget: a call due during the refresh waited ${stall.after.toFixed(0)} ms`,
+  bound.after <= BUDGET_MS
+    ? `the refresh stays within ${BUDGET_MS} ms: no call can wait longer than ${bound.after.toFixed(0)} ms`
+    : `over budget: a call can wait ${bound.after.toFixed(0)} ms during the refresh`,
 );
