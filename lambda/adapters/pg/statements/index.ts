@@ -67,7 +67,6 @@ import { JOURNAL_BY_DAY } from './page/journal-by-day.js';
 import { JOURNAL_BY_HOUR } from './page/journal-by-hour.js';
 import { MEMORY_BY_ID } from './page/memory-by-id.js';
 import { NEXT_TO_GO } from './page/next-to-go.js';
-import { SET_PINNED } from './page/set-pinned.js';
 import { SET_PINNED_MANY } from './page/set-pinned-many.js';
 import { WRITERS } from './page/writers.js';
 import { RECALL } from './recall/recall.js';
@@ -168,7 +167,6 @@ export const STATEMENTS: readonly AnyStatement[] = [
   JOURNAL_BY_HOUR,
   MEMORY_BY_ID,
   NEXT_TO_GO,
-  SET_PINNED,
   SET_PINNED_MANY,
   WRITERS,
   RECALL,

@@ -21,7 +21,6 @@ import { JOURNAL_BY_DAY } from '../statements/page/journal-by-day.js';
 import { JOURNAL_BY_HOUR } from '../statements/page/journal-by-hour.js';
 import { MEMORY_BY_ID } from '../statements/page/memory-by-id.js';
 import { NEXT_TO_GO } from '../statements/page/next-to-go.js';
-import { SET_PINNED } from '../statements/page/set-pinned.js';
 import { SET_PINNED_MANY } from '../statements/page/set-pinned-many.js';
 import { WRITERS } from '../statements/page/writers.js';
 import { RECALL } from '../statements/recall/recall.js';
@@ -86,22 +85,11 @@ export class SqlPageStore implements PageStore {
     return rows.map((r) => ({ day: r.day, rule: r.rule as JournalRule, lines: r.lines }));
   }
 
+  /** One memory is a set of one: the same statement, so the pin limit is guarded in one place. */
   async setPinned(plan: PinPlan): Promise<PinResult> {
-    const inputs = {
-      scope: plan.scope,
-      id: plan.id,
-      pinned: plan.pinned,
-      pinLimit: plan.pinLimit,
-      expiringKinds: plan.expiry.map((e) => e.kind),
-      expiry: plan.expiry,
-    };
-    // Only a pin is something the limit depends on; an unpin only lowers the count.
-    const [row] = plan.pinned
-      ? await this.sql.ceilingWrite({ scope: plan.scope, kinds: [], pins: true }, SET_PINNED, inputs)
-      : await this.sql.read(SET_PINNED, inputs);
-    if (!row || row.found === 0) return { status: 'gone' };
-    if (!row.pin_ok) return { status: 'pin_limit' };
-    return { status: row.updated === 1 ? 'changed' : 'unchanged' };
+    const result = await this.setPinnedMany({ ...plan, ids: [plan.id] });
+    if (result.status !== 'changed') return result;
+    return { status: result.changed.length === 1 ? 'changed' : 'unchanged' };
   }
 
   async setPinnedMany(plan: PinSetPlan): Promise<PinSetResult> {

@@ -27,10 +27,10 @@ export interface SetPinnedManyRow {
 }
 
 /**
- * Pins or unpins a set of the caller's memories as one statement: every one of them, or none when
+ * Pins or unpins a set of the caller's memories (the page's one memory is a set of one) as one statement: every one of them, or none when
  * one is not a live memory of the caller or the pins would pass the limit (decision 0112). The
  * limit is counted in the same statement, and a pin writes the user's partition row (kind ''), as
- * `page/set-pinned` and a merge that pins do, so that two pinning writers of one user never both
+ * a merge that pins does, so that two pinning writers of one user never both
  * pass the limit: the later one fails at its first attempt and queues behind the lock.
  */
 export const SET_PINNED_MANY = statement<SetPinnedManyInputs, SetPinnedManyRow>({
