@@ -94,6 +94,9 @@ const VARIANTS: { name: string; fusion?: Partial<Fusion>; lexical?: Partial<Lexi
   { name: 'common share 0.5', lexical: { commonShare: 0.5 } },
   { name: 'fusion k 30', fusion: { k: 30 } },
   { name: 'following 0', fusion: { following: 0 } },
+  { name: 'following fade 0 (as before decision 0120)', lexical: { followingFade: 0 } },
+  { name: 'following fade 0.5', lexical: { followingFade: 0.5 } },
+  { name: 'following fade 0, fusion k 30', lexical: { followingFade: 0 }, fusion: { k: 30 } },
 ];
 
 /** One question's verdict for one method. */

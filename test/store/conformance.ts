@@ -615,6 +615,41 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(found[0]?.content.startsWith('zebra')).toBe(true);
     });
 
+    test('hybrid: in long memories what follows a hit scores its share times the same length scale (decision 0120)', async () => {
+      const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
+      const chat = (content: string, seconds: number) =>
+        curation.insert(
+          plan({
+            content,
+            embedding: axis(10 + seconds),
+            source: source('chat 1'),
+            frequencies: [...analyzer.frequencies(content).values()],
+          }),
+          at(seconds),
+        );
+      await chat(`zebra ${filler(299, 'a')}`, 1);
+      await chat(filler(300, 'b'), 2);
+      await chat(filler(300, 'c'), 3);
+      // Only the lexical arm's hit passes the relevance floor: the two others can only follow it.
+      const found = await recall({
+        scope: alice,
+        embedding: axis(0),
+        terms: analyzer.queryTerms('zebra'),
+        kinds: [{ kind: 'fact', expiredBefore: null }],
+        limit: 10,
+        candidates: 50,
+        now: at(100),
+        farthest: 0.5,
+      });
+      const { followingScale } = lengthScaled(LEXICAL, 300);
+      expect(followingScale).toBeLessThan(0.2);
+      expect(found).toHaveLength(3);
+      expect(found[0]?.content.startsWith('zebra')).toBe(true);
+      for (const m of found.slice(1)) {
+        expect(m.score).toBeCloseTo(FUSION.followingShare * followingScale * (found[0]?.score ?? 0), 9);
+      }
+    });
+
     test('relevance floor: what only the vector arm found is kept within the farthest distance; a lexical match always', async () => {
       await curation.insert(plan({ content: 'near thing', embedding: lean(0, 1, 0.1) }), T0);
       await curation.insert(plan({ content: 'far thing', embedding: axis(1) }), T0);

@@ -38,7 +38,8 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
   };
   // With terms, the vector arm's weight follows the partitions' average length, as lex_stats scales it.
   const average = Math.max(rows.reduce((sum, m) => sum + m.length, 0) / Math.max(rows.length, 1), 1);
-  const vectorWeight = f.vectorWeight * (query.terms.length > 0 ? lengthScaled(query.lexical, average).vectorScale : 1);
+  const scaled = query.terms.length > 0 ? lengthScaled(query.lexical, average) : { vectorScale: 1, followingScale: 1 };
+  const vectorWeight = f.vectorWeight * scaled.vectorScale;
   vectorArm.forEach((m, i) => {
     add(m.id, vectorWeight / (f.k + i + 1), isRelated({ foundByWords: false, distance: distance(m) }, query.farthest));
   });
@@ -74,7 +75,8 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
       )
       .sort((a, b) => (a.originSeq ?? 0) - (b.originSeq ?? 0) || byId(a, b))
       .slice(0, f.following);
-    for (const o of followers) best.set(o.id, Math.max(best.get(o.id) ?? 0, hit.score * f.followingShare));
+    for (const o of followers)
+      best.set(o.id, Math.max(best.get(o.id) ?? 0, hit.score * f.followingShare * scaled.followingScale));
   }
   // The first direct hits keep their place: what follows a hit takes at most its share of the places (policy/recency.ts).
   const kept = new Set(ranked.slice(0, query.limit - followerPlaces(f, query.limit)).map((r) => r.id));

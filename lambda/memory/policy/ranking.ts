@@ -65,7 +65,9 @@ export const VECTOR_CELLS = {
  * grows (decision 0078). Up to that document frequency, the arm is exact BM25. With terms in the
  * query, the vector arm's weight is scaled by 1 − `vectorFade` × the same length share: the offline
  * embedder hashes a long text's hundreds of words into few dimensions, so on long memories its
- * ranks say less than the lexical arm's (decision 0109).
+ * ranks say less than the lexical arm's (decision 0109). What follows a hit fades the same way, its
+ * share scaled by 1 − `followingFade` × the length share: an answer sits in the next chat turn, but a
+ * long memory carries its own answer, and its neighbours pushed direct hits out (decision 0120).
  */
 export const LEXICAL = {
   k1: 1.2,
@@ -76,6 +78,7 @@ export const LEXICAL = {
   commonShare: 0.2,
   postingsPerTerm: 150,
   vectorFade: 1,
+  followingFade: 1,
 } as const;
 
 export type LexicalScoring = { readonly [K in keyof typeof LEXICAL]: number };
@@ -94,11 +97,22 @@ export const POSTING_CUT = {
   flagged: 200,
 } as const;
 
-/** The saturation, length normalisation and vector arm's scale in force for partitions whose memories average `average` terms (as recall-arms.ts). */
-export function lengthScaled(scoring: LexicalScoring, average: number): { k1: number; b: number; vectorScale: number } {
+/**
+ * The saturation, length normalisation, the vector arm's scale and the following memories' scale in
+ * force for partitions whose memories average `average` terms (as recall-arms.ts).
+ */
+export function lengthScaled(
+  scoring: LexicalScoring,
+  average: number,
+): { k1: number; b: number; vectorScale: number; followingScale: number } {
   const excess = Math.max(average - scoring.shortLength, 0);
   const share = excess / Math.max(excess + scoring.halfLength, 1);
-  return { k1: scoring.k1 * share, b: scoring.b * share, vectorScale: 1 - scoring.vectorFade * share };
+  return {
+    k1: scoring.k1 * share,
+    b: scoring.b * share,
+    vectorScale: 1 - scoring.vectorFade * share,
+    followingScale: 1 - scoring.followingFade * share,
+  };
 }
 
 /**

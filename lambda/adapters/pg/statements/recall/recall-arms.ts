@@ -161,9 +161,9 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
   const n = sql`CAST(COALESCE(sum(p.memories), 0) AS FLOAT8)`;
   const excess = sql`GREATEST(a.average - ${l.shortLength}::float8, 0)`;
   return sql`lex_stats AS (
-  -- k1, b and the vector arm's weight scaled by the share of the average length past the short length (lengthScaled in policy/ranking.ts).
+  -- k1, b, the vector arm's weight and the following memories' share scaled by the share of the average length past the short length (lengthScaled in policy/ranking.ts).
   SELECT l.n, l.average, ${l.k1}::float8 * l.share AS k1, ${l.b}::float8 * l.share AS b,
-         1 - ${l.vectorFade}::float8 * l.share AS vector_scale
+         1 - ${l.vectorFade}::float8 * l.share AS vector_scale, 1 - ${l.followingFade}::float8 * l.share AS following_scale
     FROM (SELECT a.n, a.average,
                  ${excess} / GREATEST(${excess} + ${l.halfLength}::float8, 1) AS share
             FROM (SELECT ${n} AS n, GREATEST(CAST(COALESCE(sum(p.term_total), 0) AS FLOAT8) / GREATEST(${n}, 1), 1) AS average
@@ -204,14 +204,14 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
 /**
  * The memories that follow each ranked hit: the first `following` live ones among the
  * `followingReach` places after the hit's in its (user, origin, kind), in the order they were
- * written, scored at `followingShare` of the hit's score (decision 0082). The places are listed
+ * written, scored at `share` of the hit's score (`followingShare`, with terms scaled by the length, decision 0120; decision 0082). The places are listed
  * first (materialized, so that no planner reads the origin and filters it instead), then each is
  * read by key, so a hit costs at most `followingReach` point reads of `memories_origin_seq` on every
  * engine, however many memories its origin holds. A memory without an origin (or without a place)
  * has no followers; `origin IS NOT NULL` is written out so that each engine sees the partial
  * index's predicate.
  */
-export const followingHits = (p: Params<RecallInputs>, live: SqlFragment) => sql`places AS MATERIALIZED (
+export const followingHits = (p: Params<RecallInputs>, live: SqlFragment, share: SqlFragment) => sql`places AS MATERIALIZED (
   SELECT r.id AS hit, r.score, h.origin, h.kind, h.origin_seq + g.step AS place
     FROM ranked AS r
     JOIN memories AS h ON h.region = ${p.scope.region} AND h.id = r.id
@@ -219,7 +219,7 @@ export const followingHits = (p: Params<RecallInputs>, live: SqlFragment) => sql
    WHERE h.origin IS NOT NULL AND h.origin_seq IS NOT NULL
 ), following AS (
   SELECT f.id, f.score
-    FROM (SELECT m.id, p.score * ${p.fusion.followingShare}::float8 AS score,
+    FROM (SELECT m.id, p.score * ${share} AS score,
                  row_number() OVER (PARTITION BY p.hit ORDER BY m.origin_seq, m.id) AS rank
             FROM places AS p
             JOIN memories AS m

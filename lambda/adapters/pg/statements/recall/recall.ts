@@ -85,10 +85,13 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
         ? vectorArm(p, prefixes, placeable('v', kinds, p.scope.region, include))
         : cellsVectorArm(p, prefixes, placeable('v', kinds, p.scope.region, include), lexical),
     );
-    // With terms, the vector arm's weight follows the partitions' average length (lex_stats).
+    // With terms, the vector arm's weight and the following memories' share follow the partitions' average length (lex_stats).
     const vectorWeight = lexical
       ? sql`${p.fusion.vectorWeight}::float8 * (SELECT s.vector_scale FROM lex_stats AS s)`
       : sql`${p.fusion.vectorWeight}`;
+    const followingShare = lexical
+      ? sql`${p.fusion.followingShare}::float8 * (SELECT s.following_scale FROM lex_stats AS s)`
+      : sql`${p.fusion.followingShare}::float8`;
     const parts = [
       sql`SELECT id, ${fusedPart(p, vectorWeight)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
     ];
@@ -115,7 +118,7 @@ WITH ${join(ctes)}, ranked AS (
   HAVING sum(arms.part) > 0 AND bool_or(arms.related)
    ORDER BY score DESC, arms.id
    LIMIT ${p.limit}::int4
-), ${followingHits(p, placeable('m', kinds, p.scope.region, include))}, kept AS (
+), ${followingHits(p, placeable('m', kinds, p.scope.region, include), followingShare)}, kept AS (
   -- The first direct hits keep their place: what follows a hit takes at most its share of the places (decision 0113).
   SELECT r.id FROM ranked AS r
    ORDER BY r.score DESC, r.id
