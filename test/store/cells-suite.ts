@@ -340,7 +340,9 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       if (noCells()) return;
       if (!(sql() instanceof PgliteSqlClient)) {
         // Other sessions' counts reach pg_stat only when they flush them, on a timer: only PGlite's one session can be read exactly.
-        console.log('HOT update counts are read exactly on PGlite only (one session); PostgreSQL flushes other sessions on a timer');
+        console.log(
+          'HOT update counts are read exactly on PGlite only (one session); PostgreSQL flushes other sessions on a timer',
+        );
         return;
       }
       const counts = async () => {
