@@ -492,8 +492,9 @@ function cellCalls(
 ): Call[] {
   const { scope, kind } = partition;
   return [
-    // Which partitions have grown or shrunk is in their rows only: each sweep reads the region's.
-    ['cells: partitions to keep', () => maintenance.cellPartitions(rep.region, 2000, 500)],
+    // The partitions marked for cells only (decision 0118), a page at a time.
+    ['cells: partitions to keep', () => maintenance.cellPartitions(rep.region, 500)],
+    ['cells: unmark a small partition', () => maintenance.unmarkCells(scope, kind, 2000)],
     // A build (decision 0100): seed and place batch by batch, seed the rest, then a round of
     // refresh, seed and moves in steps, and record.
     [

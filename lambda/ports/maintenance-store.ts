@@ -41,10 +41,14 @@ export interface MaintenanceStore {
    */
   rankPostings(region: string, batch: number): Promise<number>;
   /**
-   * One page of a region's partitions that have cells or hold at least `from` memories, after
-   * `after` in (user, kind) order. None on an engine whose vector index already reads by prefix.
+   * One page of a region's partitions marked for cells, after `after` in (user, kind) order: every
+   * partition that has cells, and every one whose count reached the store's size for cells since it
+   * was last unmarked (decision 0118); the sweeper decides what each needs. None on an engine whose
+   * vector index already reads by prefix.
    */
-  cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]>;
+  cellPartitions(region: string, batch: number, after?: CellPartition): Promise<CellPartition[]>;
+  /** Unmarks a partition that has no cells and holds fewer than `from` memories; true when unmarked. */
+  unmarkCells(scope: Scope, kind: string, from: number): Promise<boolean>;
   /**
    * Builds a partition's cells anew and puts every memory of it in one, in statements of about
    * `build.rowsPerStep` memories each; false when another sweeper recorded a build since

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { params, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { type SweepOptions, Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import type { RecalledMemory, Scope } from '../../lambda/memory/model.js';
+import type { ImportedMemory } from '../../lambda/ports/transfer-store.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
 import { FUSION, LEXICAL } from '../../lambda/memory/policy/ranking.js';
-import type { StoreHarness } from './harness.js';
+import { type StoreHarness, SUITE_CELLS } from './harness.js';
 import { ManualClock } from '../support/clock.js';
 import { axis, lean } from '../support/vectors.js';
 
@@ -24,8 +26,8 @@ export interface CellsSuiteContext {
 
 const T0 = new Date('2026-03-01T00:00:00Z');
 const analyzer = new LexicalAnalyzer();
-/** Small sizes, so that a test's partition is "large": cells from 40 memories, three refinements. */
-const SWEEP: SweepOptions = { batchSize: 50, maxBatches: 20, cells: { from: 40, rounds: 3 } };
+/** Small sizes, so that a test's partition is "large": cells from 40 memories (as the stores mark), three refinements. */
+const SWEEP: SweepOptions = { batchSize: 50, maxBatches: 20, cells: { from: SUITE_CELLS.from, rounds: 3 } };
 const FACT = [{ kind: 'fact', expiredBefore: null }];
 /** A row bound past any test partition's size: recall reads every cell, the exact arm. */
 const EVERY_CELL = 1_000_000;
@@ -50,8 +52,8 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
     return true;
   };
 
-  /** `n` memories per cluster for clusters 0 to 3, loaded at once as a bulk user's are. */
-  const load = async (n: number, from = 0) => {
+  /** `n` memories per cluster for clusters 0 to 3, loaded at once as a bulk user's are (alice's unless told). */
+  const load = async (n: number, from = 0, scope: Scope = context().alice) => {
     const memories = [0, 1, 2, 3].flatMap((c) =>
       Array.from({ length: n }, (_, k) => {
         const m = member(c, from + k);
@@ -59,7 +61,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       }),
     );
     await stores().transfer.load({
-      scope: context().alice,
+      scope,
       kind: 'fact',
       expires: false,
       at: T0,
@@ -90,6 +92,41 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       },
       T0,
     );
+  /** `n` memories per cluster for clusters 0 to 3, imported in one step as a user's export file is. */
+  const importInto = async (scope: Scope, n: number, from = 0) => {
+    const memories = [0, 1, 2, 3].flatMap((c) =>
+      Array.from({ length: n }, (_, k): ImportedMemory => {
+        const m = member(c, from + k);
+        return {
+          id: randomUUID(),
+          kind: 'fact',
+          ...m,
+          fingerprint: m.content,
+          frequencies: analyzer.frequencies(m.content),
+          pinned: false,
+          expires: false,
+          createdAt: T0,
+          lastUsefulAt: T0,
+          recallCount: 0,
+          restatements: 0,
+          source: { agent: 'agent-a', client: 'tests/1', origin: null },
+          restatedBy: [],
+        };
+      }),
+    );
+    const result = await stores().transfer.importMemories({
+      scope,
+      kinds: [{ kind: 'fact', expiredBefore: null, ceiling: 100 }],
+      pinLimit: 10,
+      memories,
+      links: [],
+      journal: [],
+    });
+    expect(result.status).toBe('imported');
+  };
+  /** The partitions the sweeper's walk reads (decision 0118), with their sizes. */
+  const marked = async () =>
+    (await stores().maintenance.cellPartitions('eu-central-1', 50)).map((p) => ({ user: p.userId, memories: p.memories }));
   /** A vector-only recall reading the nearest cells until `rows` memories are read before the next (1: the nearest cell alone). */
   const nearest = (embedding: number[], rows: number, limit = 10): Promise<RecalledMemory[]> =>
     stores().curation.recall({
@@ -126,7 +163,7 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
 
   test('CockroachDB keeps no cells: its vector index reads a partition by its prefix', async () => {
     await load(15);
-    const partitions = await stores().maintenance.cellPartitions('eu-central-1', 40, 50);
+    const partitions = await stores().maintenance.cellPartitions('eu-central-1', 50);
     if (onCockroach()) {
       expect(partitions).toEqual([]);
       expect((await sweep()).cells).toEqual({ built: 0, dropped: 0, placed: 0 });
@@ -238,6 +275,92 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
       const shrunk = await cellsOf();
       expect(shrunk).toEqual({ placed: Array(30).fill(null), cells: [], cellsFor: null });
       expect(await nearest(axis(1), 1)).toHaveLength(10);
+      // Without cells and under the size: off the sweeper's walk (decision 0118).
+      expect(await marked()).toEqual([]);
+    });
+
+    test('a partition a remember brings to the size is marked, and the next sweep builds its cells', async () => {
+      if (noCells()) return;
+      await load(9);
+      expect(await marked()).toEqual([]);
+      expect((await sweep()).cells).toEqual({ built: 0, dropped: 0, placed: 0 });
+
+      for (let i = 0; i < 4; i += 1) expect((await remember(`remembered ${i}`, lean(i, 100 + i, 0.35))).status).toBe('inserted');
+      expect(await marked()).toEqual([{ user: context().alice.userId, memories: 40 }]);
+      expect((await sweep()).cells).toEqual({ built: 1, dropped: 0, placed: 0 });
+      expect((await cellsOf()).cellsFor).toBe(40);
+      expect(await consistent()).toBe(true);
+    });
+
+    test('an import marks the partitions it brings to the size, new or grown, and the next sweep builds their cells', async () => {
+      if (noCells()) return;
+      const bob = { region: 'eu-central-1', userId: randomUUID() };
+      await load(9);
+      await importInto(bob, 9);
+      expect(await marked()).toEqual([]);
+
+      // Alice's partition grows from 36 to 44 (the row is there: the update marks it); Bob's gets 40 at once (the insert marks it).
+      await importInto(context().alice, 2, 9);
+      await importInto({ ...bob, userId: randomUUID() }, 10);
+      expect((await marked()).map((p) => p.memories).sort()).toEqual([40, 44]);
+      expect((await sweep()).cells).toEqual({ built: 2, dropped: 0, placed: 0 });
+      expect((await cellsOf()).cellsFor).toBe(44);
+    });
+
+    test('a marked partition that shrinks under the size without cells leaves the walk, and comes back when it grows again', async () => {
+      if (noCells()) return;
+      const ids = await load(10);
+      expect(await marked()).toEqual([{ user: context().alice.userId, memories: 40 }]);
+      // A forget never unmarks: the sweeper does.
+      await stores().curation.forgetIds(context().alice, ids.slice(0, 5), []);
+      expect(await marked()).toEqual([{ user: context().alice.userId, memories: 35 }]);
+
+      expect((await sweep()).cells).toEqual({ built: 0, dropped: 0, placed: 0 });
+      expect(await marked()).toEqual([]);
+      expect((await cellsOf()).cells).toEqual([]);
+
+      for (let i = 0; i < 5; i += 1) await remember(`back ${i}`, lean(i % 4, 140 + i, 0.35));
+      expect(await marked()).toEqual([{ user: context().alice.userId, memories: 40 }]);
+      expect((await sweep()).cells).toEqual({ built: 1, dropped: 0, placed: 0 });
+    });
+
+    test('a page of the walk holds marked partitions only, however many small ones come first in key order', async () => {
+      if (noCells()) return;
+      // Thirty users whose ids sort first, one small partition each; alice's past the size.
+      for (let u = 0; u < 30; u += 1) {
+        await load(1, 0, { region: 'eu-central-1', userId: `00000000-0000-4000-8000-${String(u).padStart(12, '0')}` });
+      }
+      await load(10);
+      const page = await stores().maintenance.cellPartitions('eu-central-1', 1);
+      expect(page).toEqual([{ userId: context().alice.userId, kind: 'fact', memories: 40, cellsFor: null }]);
+      expect(await stores().maintenance.cellPartitions('eu-central-1', 1, page[0])).toEqual([]);
+    });
+
+    test('a remember that leaves the mark as it was updates the partition row in place (HOT): only the one that marks it writes an index', async () => {
+      if (noCells()) return;
+      if (!(sql() instanceof PgliteSqlClient)) {
+        // Other sessions' counts reach pg_stat only when they flush them, on a timer: only PGlite's one session can be read exactly.
+        console.log(
+          'HOT update counts are read exactly on PGlite only (one session); PostgreSQL flushes other sessions on a timer',
+        );
+        return;
+      }
+      const counts = async () => {
+        await sql().exec('SELECT pg_stat_force_next_flush()');
+        const [row] = await sql().query<{ updated: string; hot: string }>(
+          sqlText`SELECT n_tup_upd::text AS updated, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE relname = 'memory_partitions'`,
+        );
+        return { updated: Number(row?.updated), notHot: Number(row?.updated) - Number(row?.hot) };
+      };
+      await load(9);
+      const before = await counts();
+      // From 36 to 42: the fourth reaches 40 and marks the partition.
+      for (let i = 0; i < 6; i += 1) await remember(`counted ${i}`, lean(i % 4, 160 + i, 0.35));
+      const after = await counts();
+
+      expect(after.updated - before.updated).toBeGreaterThanOrEqual(6);
+      expect(after.notHot - before.notHot).toBe(1);
+      expect(await marked()).toEqual([{ user: context().alice.userId, memories: 42 }]);
     });
 
     test('a forgotten memory leaves the centroids at the next sweep; a cell left empty goes', async () => {

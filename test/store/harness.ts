@@ -173,11 +173,17 @@ const TABLES = [
   'oauth_rate_limits',
 ];
 
+/**
+ * The size from which the suite's stores mark a partition for cells (decision 0118): the cells
+ * tests sweep with the same, so that a test's partition of a few dozen memories is "large".
+ */
+export const SUITE_CELLS = { from: 40 } as const;
+
 /** A SQL engine: the stores over a client that counts statements, inspected by SQL. */
 export function sqlHarness(db: SqlClient, over: { reset?: () => Promise<void>; close: () => Promise<void> }): StoreHarness {
   const counted = new CountingSqlClient(db);
   // Calls here must succeed: a busy machine must not exhaust the retries' 3 s budget.
-  const stores = sqlMemoryStores(counted, PATIENT_RETRY);
+  const stores = sqlMemoryStores(counted, PATIENT_RETRY, SUITE_CELLS);
   const emptyAll = async () => {
     // DELETE, not TRUNCATE: on CockroachDB a TRUNCATE is a schema change per table.
     for (const table of [...TABLES, ...(db.engine === 'cockroach' ? [] : ['memory_cells'])]) {

@@ -158,7 +158,8 @@ export async function functionStatements(
   await store.rankPostings(SCOPE.region, 10);
   // What rankPostings sends for each term it finds (the recorder finds none).
   await sweeper.client.query(RANK_POSTINGS.query({ scope: SCOPE, kind: 'fact', term: 't', ranked: 1 }, engine));
-  await store.cellPartitions(SCOPE.region, 100, 10);
+  await store.cellPartitions(SCOPE.region, 10);
+  await store.unmarkCells(SCOPE, 'fact', 100);
   await store.buildCells(SCOPE, 'fact', { cells: 4, rounds: 1, rowsPerStep: 100, memories: 100, cellsFor: 100 });
   await store.dropCells(SCOPE, 'fact', 100);
   await store.assignCells(SCOPE, 'fact', 10);

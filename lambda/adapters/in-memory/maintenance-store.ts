@@ -97,6 +97,10 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
     return [];
   }
 
+  async unmarkCells(): Promise<boolean> {
+    return false;
+  }
+
   async buildCells(): Promise<boolean> {
     return false;
   }

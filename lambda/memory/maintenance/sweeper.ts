@@ -12,7 +12,11 @@ export interface SweepOptions {
   readonly maxBatches: number;
   /** Called after each batch, for progress output; for `cells`, the count is of memories put in cells. */
   readonly onBatch?: (step: { phase: 'expiry' | 'superseded' | 'journal' | 'cells'; kind?: string; count: number }) => void;
-  /** When partitions get cells, and how they are refined: {@link VECTOR_CELLS} unless a test says otherwise. */
+  /**
+   * When partitions get cells, and how they are refined: {@link VECTOR_CELLS} unless a test says
+   * otherwise. The store's writes mark partitions from the same size (decision 0118): a smaller
+   * `from` here than there misses the partitions in between.
+   */
   readonly cells?: { readonly from: number; readonly rounds: number; readonly rowsPerStep?: number };
 }
 
@@ -109,16 +113,22 @@ export class Sweeper {
    * partition of at least `from` memories without cells gets about √n of them; one that has
    * doubled or halved since its cells were built gets them anew, or loses them below `from`; in
    * every other, what was written since is put in its nearest cell, and each centroid becomes the
-   * mean of what its cell holds now (no removed memory's vector stays in one past a sweep).
+   * mean of what its cell holds now (no removed memory's vector stays in one past a sweep). The
+   * pages hold the partitions marked for cells only (decision 0118); one that has none and is under
+   * `from` (it shrank, or lost its cells) is unmarked.
    */
   private async keepCells(region: string, options: SweepOptions): Promise<{ report: CellsReport; incomplete: boolean }> {
     const { from, rounds, rowsPerStep } = { ...VECTOR_CELLS, ...options.cells };
     const report = { built: 0, dropped: 0, placed: 0 };
     let after: CellPartition | undefined;
     for (let page = 0; page < options.maxBatches; page += 1) {
-      const partitions = await this.store.cellPartitions(region, from, options.batchSize, after);
+      const partitions = await this.store.cellPartitions(region, options.batchSize, after);
       for (const p of partitions) {
         const scope = { region, userId: p.userId };
+        if (p.cellsFor === null && p.memories < from) {
+          await this.store.unmarkCells(scope, p.kind, from);
+          continue;
+        }
         const due = p.cellsFor === null || p.memories >= 2 * p.cellsFor || 2 * p.memories <= p.cellsFor;
         if (due && p.memories >= from) {
           const cells = Math.max(1, Math.round(Math.sqrt(p.memories)));
@@ -129,7 +139,10 @@ export class Sweeper {
             options.onBatch?.({ phase: 'cells', kind: p.kind, count: p.memories });
           }
         } else if (due && p.cellsFor !== null) {
-          if (await this.store.dropCells(scope, p.kind, p.cellsFor)) report.dropped += 1;
+          if (await this.store.dropCells(scope, p.kind, p.cellsFor)) {
+            report.dropped += 1;
+            await this.store.unmarkCells(scope, p.kind, from);
+          }
         } else {
           const placed = await this.drain(options, (batch) => this.store.assignCells(scope, p.kind, batch), {
             phase: 'cells',

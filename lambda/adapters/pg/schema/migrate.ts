@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { VECTOR_CELLS } from '../../../memory/policy/ranking.js';
 import type { SqlClient, SqlEngine } from '../sql-client.js';
 import { send } from '../sql/statement.js';
 import { DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from './hash-buckets.js';
@@ -137,9 +138,13 @@ function render(script: string, settings: MigrationSettings): string {
   if (!Number.isInteger(buckets) || buckets < HASH_BUCKETS.min || buckets > HASH_BUCKETS.max) {
     throw new MigrationError(`hash bucket count ${buckets}: expected an integer from 2 to 2048, at most the node count`);
   }
-  return script
-    .replaceAll('{{embedding_dimensions}}', String(settings.embeddingDimensions))
-    .replaceAll('{{hash_buckets}}', String(buckets));
+  return (
+    script
+      .replaceAll('{{embedding_dimensions}}', String(settings.embeddingDimensions))
+      .replaceAll('{{hash_buckets}}', String(buckets))
+      // The size from which a partition is marked for the sweeper's cells (decision 0118): the policy's, never a copy.
+      .replaceAll('{{cells_from}}', String(VECTOR_CELLS.from))
+  );
 }
 
 /**

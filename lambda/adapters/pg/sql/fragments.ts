@@ -1,5 +1,6 @@
 import type { KindCutoff } from '../../../memory/policy/expiry.js';
 import { LIVE } from '../../../memory/policy/expiry.js';
+import type { SqlEngine } from '../sql-client.js';
 import type { CutoffSql } from './policy.js';
 import { predicate } from './policy.js';
 import { unranked } from './postings.js';
@@ -162,3 +163,25 @@ export const lastPlace = (scope: ScopeParams, origin: SqlFragment, kind: SqlFrag
   sql`COALESCE((SELECT max(o.origin_seq) FROM memories AS o
                     WHERE o.region = ${scope.region} AND o.user_id = ${scope.userId}::uuid AND o.origin IS NOT NULL AND o.origin = ${origin}
                       AND o.kind = ${kind}), 0)`;
+
+/**
+ * The partition row's mark for the sweeper's walk of partitions that may need vector cells
+ * (decision 0118), as a statement that counts memories in writes it: `column` and `value` in the
+ * INSERT, `kept` in its ON CONFLICT update (the row as `alias`). A write marks the partition once
+ * its count reaches `from` (policy/ranking.ts `VECTOR_CELLS.from`) and never unmarks it: only the
+ * sweeper does, for a partition under `from` without cells. While the mark stays what it was, the
+ * update changes no indexed column and stays HOT, with no index write. CockroachDB has no cells:
+ * nothing there.
+ */
+export const cellsMark = {
+  column: (engine: SqlEngine): SqlFragment => verbatim(engine === 'cockroach' ? '' : ', cells_due'),
+  value: (engine: SqlEngine, count: SqlFragment, from: Param<number>): SqlFragment =>
+    engine === 'cockroach' ? verbatim('') : sql`, ${reachesCells(count, from)}`,
+  kept: (engine: SqlEngine, alias: string, from: Param<number>): SqlFragment =>
+    engine === 'cockroach'
+      ? verbatim('')
+      : sql`, cells_due = ${verbatim(alias)}.cells_due OR ${reachesCells(sql`${verbatim(alias)}.memories + excluded.memories`, from)}`,
+};
+
+/** Whether a partition of `count` memories is large enough for cells: the one place SQL states it. */
+const reachesCells = (count: SqlFragment, from: Param<number>): SqlFragment => sql`(${count}) >= ${from}::int4`;

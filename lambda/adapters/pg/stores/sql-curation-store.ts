@@ -64,7 +64,11 @@ export function recallInputs(query: RecallQuery, touch: boolean): RecallInputs {
 
 /** The four tools' storage over SQL: every call one statement (decision 0004). */
 export class SqlCurationStore implements CurationStore {
-  constructor(private readonly sql: StatementRunner) {}
+  /** `cellsFrom`: the size from which a write marks its partition for the sweeper's cells (decision 0118). */
+  constructor(
+    private readonly sql: StatementRunner,
+    private readonly cellsFrom: number,
+  ) {}
 
   async neighbours(query: NeighbourQuery): Promise<Neighbours> {
     const rows = await this.sql.read(NEIGHBOURS, {
@@ -117,6 +121,7 @@ export class SqlCurationStore implements CurationStore {
       passages,
       length: frequencies.reduce((sum, n) => sum + n, 0),
       expiredBefore: plan.expiredBefore,
+      cellsFrom: this.cellsFrom,
     });
     if (!row?.pin_ok) return { status: 'pin_limit' };
     if (!row.room_ok) return { status: 'kind_full' };

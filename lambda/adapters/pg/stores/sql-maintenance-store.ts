@@ -9,6 +9,7 @@ import { CELL_PARTITIONS } from '../statements/maintenance/cells-partitions.js';
 import { REFINE_CELLS } from '../statements/maintenance/cells-refine.js';
 import { REFRESH_CELLS } from '../statements/maintenance/cells-refresh.js';
 import { SEED_CELLS } from '../statements/maintenance/cells-seed.js';
+import { UNMARK_CELLS } from '../statements/maintenance/cells-unmark.js';
 import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.js';
 import { EXPIRING_CURSOR } from '../statements/maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
@@ -101,11 +102,10 @@ export class SqlMaintenanceStore implements MaintenanceStore {
     return terms.length;
   }
 
-  async cellPartitions(region: string, from: number, batch: number, after?: CellPartition): Promise<CellPartition[]> {
+  async cellPartitions(region: string, batch: number, after?: CellPartition): Promise<CellPartition[]> {
     if (!this.hasCells) return [];
     const rows = await this.sql.read(CELL_PARTITIONS, {
       region,
-      from,
       afterUser: after?.userId ?? NO_USER,
       afterKind: after?.kind ?? '',
       batch,
@@ -193,6 +193,12 @@ export class SqlMaintenanceStore implements MaintenanceStore {
     }
     if (current.length > 0) steps.push(current);
     return steps;
+  }
+
+  async unmarkCells(scope: Scope, kind: string, from: number): Promise<boolean> {
+    if (!this.hasCells) return false;
+    const [row] = await this.sql.read(UNMARK_CELLS, { scope, kind, from });
+    return (row?.unmarked ?? 0) > 0;
   }
 
   async dropCells(scope: Scope, kind: string, cellsFor: number): Promise<boolean> {

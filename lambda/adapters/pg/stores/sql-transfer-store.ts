@@ -26,7 +26,7 @@ function postingsOf(
 }
 
 /** An import plan as the import statement takes it: every list column by column. */
-export function importInputs(plan: ImportPlan): ImportMemoriesInputs {
+export function importInputs(plan: ImportPlan): Omit<ImportMemoriesInputs, 'cellsFrom'> {
   const m = plan.memories;
   const { postings, lengths } = postingsOf(m);
   return {
@@ -94,12 +94,16 @@ export function importResult(row: ImportMemoriesRow | undefined): ImportResult {
 
 /** Imports and bulk loads over SQL: each step one statement, all or nothing. */
 export class SqlTransferStore implements TransferStore {
-  constructor(private readonly sql: StatementRunner) {}
+  /** `cellsFrom`: the size from which a write marks its partition for the sweeper's cells (decision 0118). */
+  constructor(
+    private readonly sql: StatementRunner,
+    private readonly cellsFrom: number,
+  ) {}
 
   async importMemories(plan: ImportPlan): Promise<ImportResult> {
     // Every partition it writes to is a ceiling write's: queued, it locks them all (the user's row first).
     const partition = { scope: plan.scope, kinds: plan.kinds.map((k) => k.kind), pins: true };
-    const [row] = await this.sql.ceilingWrite(partition, IMPORT_MEMORIES, importInputs(plan));
+    const [row] = await this.sql.ceilingWrite(partition, IMPORT_MEMORIES, { ...importInputs(plan), cellsFrom: this.cellsFrom });
     return importResult(row);
   }
 
@@ -121,6 +125,7 @@ export class SqlTransferStore implements TransferStore {
       expires: plan.expires,
       agent: plan.agent,
       client: plan.client,
+      cellsFrom: this.cellsFrom,
     });
     return row?.written ?? 0;
   }

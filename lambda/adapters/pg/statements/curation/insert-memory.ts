@@ -1,7 +1,7 @@
 import type { Scope } from '../../../../memory/model.js';
 import { EVICTABLE, EVICTION_ORDER } from '../../../../memory/policy/eviction.js';
 import { EXPIRED, LIVE } from '../../../../memory/policy/expiry.js';
-import { expiryLines, lastPlace, restatedByPush } from '../../sql/fragments.js';
+import { cellsMark, expiryLines, lastPlace, restatedByPush } from '../../sql/fragments.js';
 import { orderBy, predicate } from '../../sql/policy.js';
 import { countedTerms, flaggedPostings } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
@@ -36,6 +36,8 @@ export interface InsertMemoryInputs {
   readonly length: number;
   /** The kind's cutoff; null without a TTL. */
   readonly expiredBefore: Date | null;
+  /** The size from which the partition is marked for the sweeper's cells (decision 0118). */
+  readonly cellsFrom: number;
 }
 
 export interface InsertMemoryRow {
@@ -70,7 +72,7 @@ export const INSERT_MEMORY = statement<InsertMemoryInputs, InsertMemoryRow>({
     noIndexJoin: true,
     postgresIndex: inputs.pinned ? ['memories_user_kind', 'memories_pinned'] : 'memories_user_kind',
   }),
-  render: (p) => {
+  render: (p, _inputs, engine) => {
     const { region, userId } = p.scope;
     const cutoff = { one: p.expiredBefore };
     return sql`
@@ -162,13 +164,13 @@ WITH kind_rows AS (
   ${countedTerms('term_changes', region, userId)}
   RETURNING 1
 ), counted AS (
-  INSERT INTO memory_partitions AS p (region, user_id, kind, memories, term_total, writes)
-  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1 WHERE ${p.pinned}::bool AND EXISTS (SELECT 1 FROM written)
+  INSERT INTO memory_partitions AS p (region, user_id, kind, memories, term_total, writes${cellsMark.column(engine)})
+  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1${cellsMark.value(engine, sql`0`, p.cellsFrom)} WHERE ${p.pinned}::bool AND EXISTS (SELECT 1 FROM written)
   UNION ALL
-  SELECT ${region}, ${userId}::uuid, ${p.kind}, 1 - (SELECT count(*) FROM removed), ${p.length}::int4 - (SELECT COALESCE(sum(term_count), 0) FROM removed), 1
+  SELECT ${region}, ${userId}::uuid, ${p.kind}, 1 - (SELECT count(*) FROM removed), ${p.length}::int4 - (SELECT COALESCE(sum(term_count), 0) FROM removed), 1${cellsMark.value(engine, sql`1 - (SELECT count(*) FROM removed)`, p.cellsFrom)}
     FROM fresh
   ON CONFLICT (region, user_id, kind) DO UPDATE
-     SET memories = p.memories + excluded.memories, term_total = p.term_total + excluded.term_total, writes = p.writes + 1
+     SET memories = p.memories + excluded.memories, term_total = p.term_total + excluded.term_total, writes = p.writes + 1${cellsMark.kept(engine, 'p', p.cellsFrom)}
   RETURNING 1
 )
 SELECT (SELECT id::text FROM written) AS id,

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../../memory/model.js';
 import type { KindCutoff } from '../../../../memory/policy/expiry.js';
-import { kindsParams, lastPlace, liveIn, partitionList } from '../../sql/fragments.js';
+import { cellsMark, kindsParams, lastPlace, liveIn, partitionList } from '../../sql/fragments.js';
 import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
@@ -51,6 +51,8 @@ export interface ImportMemoriesInputs {
   readonly pinLimit: number;
   /** False: write no memory (an import's check, or its step of links and journal lines). */
   readonly writeMemories: boolean;
+  /** The size from which a partition is marked for the sweeper's cells (decision 0118). */
+  readonly cellsFrom: number;
 }
 
 export interface ImportMemoriesRow {
@@ -80,7 +82,7 @@ export interface ImportMemoriesRow {
 export const IMPORT_MEMORIES = statement<ImportMemoriesInputs, ImportMemoriesRow>({
   name: 'transfer/import-memories',
   expects: { vectorMutation: true, postgresIndex: ['memories_user_kind', 'memories_pinned', 'journal_user_at'] },
-  render: (p, inputs) => {
+  render: (p, inputs, engine) => {
     const { region, userId } = p.scope;
     const m = p.memories;
     const kinds = kindsParams(inputs.kinds);
@@ -138,14 +140,14 @@ WITH given AS (
   ${countedTerms('term_changes', region, userId)}
   RETURNING 1
 ), counted AS (
-  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)
-  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1 WHERE ${p.writeMemories}::bool
+  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes${cellsMark.column(engine)})
+  SELECT ${region}, ${userId}::uuid, '', 0, 0, 1${cellsMark.value(engine, sql`0`, p.cellsFrom)} WHERE ${p.writeMemories}::bool
   UNION ALL
   SELECT ${region}, ${userId}::uuid, c.kind, (SELECT count(*) FROM written AS w WHERE w.kind = c.kind),
-         (SELECT COALESCE(sum(w.term_count), 0) FROM written AS w WHERE w.kind = c.kind), 1
+         (SELECT COALESCE(sum(w.term_count), 0) FROM written AS w WHERE w.kind = c.kind), 1${cellsMark.value(engine, sql`(SELECT count(*) FROM written AS w WHERE w.kind = c.kind)`, p.cellsFrom)}
     FROM ceilings AS c WHERE ${p.writeMemories}::bool
   ON CONFLICT (region, user_id, kind) DO UPDATE
-     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1
+     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1${cellsMark.kept(engine, 'c', p.cellsFrom)}
   RETURNING 1
 ), resolved AS (
   SELECT w.id AS given_id, w.id AS final_id FROM written AS w

@@ -1,4 +1,5 @@
 import type { Scope } from '../../../../memory/model.js';
+import { cellsMark } from '../../sql/fragments.js';
 import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
@@ -24,6 +25,8 @@ export interface LoadMemoriesInputs {
   readonly expires: boolean;
   readonly agent: string;
   readonly client: string;
+  /** The size from which the partition is marked for the sweeper's cells (decision 0118). */
+  readonly cellsFrom: number;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface LoadMemoriesInputs {
 export const LOAD_MEMORIES = statement<LoadMemoriesInputs, { written: number }>({
   name: 'transfer/load-memories',
   expects: { vectorMutation: true },
-  render: (p) => {
+  render: (p, _inputs, engine) => {
     const { region, userId } = p.scope;
     return sql`
 WITH given AS (
@@ -63,10 +66,10 @@ WITH given AS (
   ${countedTerms('term_changes', region, userId)}
   RETURNING 1
 ), counted AS (
-  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes)
-  SELECT ${region}, ${userId}::uuid, ${p.kind}, count(*), COALESCE(sum(dl), 0), 1 FROM given
+  INSERT INTO memory_partitions AS c (region, user_id, kind, memories, term_total, writes${cellsMark.column(engine)})
+  SELECT ${region}, ${userId}::uuid, ${p.kind}, count(*), COALESCE(sum(dl), 0), 1${cellsMark.value(engine, sql`count(*)`, p.cellsFrom)} FROM given
   ON CONFLICT (region, user_id, kind) DO UPDATE
-     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1
+     SET memories = c.memories + excluded.memories, term_total = c.term_total + excluded.term_total, writes = c.writes + 1${cellsMark.kept(engine, 'c', p.cellsFrom)}
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM written)::int4 AS written, (SELECT count(*) FROM posted)::int4 AS posted`;
