@@ -205,7 +205,12 @@ export class Container {
     return this.once(
       'sweeper',
       async () =>
-        new Sweeper(sqlMemoryStores(await this.knownSql(), this.supplied.retry).maintenance, this.config.rules, this.clock),
+        new Sweeper(
+          sqlMemoryStores(await this.knownSql(), this.supplied.retry).maintenance,
+          this.config.rules,
+          this.clock,
+          this.analyzer,
+        ),
     );
   }
 

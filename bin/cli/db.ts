@@ -111,7 +111,8 @@ export function sweepSummary(report: SweepReport): string {
     built + dropped + placed > 0
       ? `; vector cells: ${built} partitions built, ${dropped} dropped, ${placed} new memories placed`
       : '';
-  return `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${cells}${more}`;
+  const passages = report.passages > 0 ? `; passage masks written to ${report.passages} postings` : '';
+  return `sweep of region ${report.region}: expired ${expired}; journal lines trimmed ${report.trimmed}${passages}${cells}${more}`;
 }
 
 /**
@@ -128,7 +129,7 @@ export async function sweepCommand(t: Terminal, config: RuntimeConfig): Promise<
   }
   await withContainer(t, config, async (container) => {
     const report = await sweepRegion(container, (step) => {
-      const done = step.phase === 'cells' ? 'put in cells' : 'deleted';
+      const done = step.phase === 'cells' ? 'put in cells' : step.phase === 'passages' ? 'walked for passage masks' : 'deleted';
       if (step.count > 0) t.print(`  ${step.phase}${step.kind ? ` ${step.kind}` : ''}: ${step.count} ${done}`);
     });
     t.print(sweepSummary(report));

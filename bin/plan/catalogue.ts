@@ -342,6 +342,28 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
     ['trim journal', () => stores.maintenance.trimJournal(rep.region, hour(24 * 30), REGION_BATCH)],
     // Where the walk stopped, then one step of it that records where it stops next.
     ['mark a kind that gained a TTL', () => stores.maintenance.markExpiring(rep.region, 'session', REGION_BATCH), 2],
+    // Where the passages walk stopped, then its next page; a memory's masks written (decision 0119).
+    ['passages walk: a page', () => stores.maintenance.passagesPage(rep.region, REGION_BATCH), 2],
+    [
+      'passages walk: a memory written',
+      () =>
+        stores.maintenance.writePassages(
+          rep.region,
+          { walked: REGION_BATCH, last: SOME_ID, end: false, finished: false, long: [] },
+          [
+            {
+              userId: rep.userId,
+              kind: 'fact',
+              id: SOME_ID,
+              length: 200,
+              masks: new Map([
+                ['bread', 3],
+                ['market', 1],
+              ]),
+            },
+          ],
+        ),
+    ],
     ['clear empty term statistics', () => stores.maintenance.clearEmptyTerms(rep.region, REGION_BATCH)],
     ['terms to rank', () => stores.maintenance.rankPostings(rep.region, REGION_BATCH)],
     ['rank a term', () => send(RANK_POSTINGS, { scope, kind: 'fact', term: 'build', ranked: POSTING_CUT.ranked })],

@@ -41,6 +41,19 @@ export interface MaintenanceStore {
    */
   rankPostings(region: string, batch: number): Promise<number>;
   /**
+   * One page of the walk that gives postings stored without a passage mask theirs (decision
+   * 0119): the region's next `batch` memories in id order from where the walk stopped, with the
+   * content of those longer than one passage. A page of a walk that already reached the end is
+   * empty and `finished`.
+   */
+  passagesPage(region: string, batch: number): Promise<PassagesPage>;
+  /**
+   * Writes a page's masks to the postings still without one (and of the length they were cut
+   * from), and records where the walk stands: past the page, or at the end when the page was
+   * short. Returns how many postings it wrote.
+   */
+  writePassages(region: string, page: PassagesPage, cut: readonly PassageMasks[]): Promise<number>;
+  /**
    * One page of a region's partitions marked for cells, after `after` in (user, kind) order: every
    * partition that has cells, and every one whose count reached the store's size for cells since it
    * was last unmarked (decision 0118); the sweeper decides what each needs. None on an engine whose
@@ -87,4 +100,29 @@ export interface CellBuild extends CellStep {
   readonly rounds: number;
   /** The size its cells were for when the sweeper looked (null: none); a build finding otherwise does nothing. */
   readonly cellsFor: number | null;
+}
+
+/** One page of the passages walk (decision 0119). */
+export interface PassagesPage {
+  /** Memories the page walked. */
+  readonly walked: number;
+  /** The last memory id walked; undefined when the page is empty. */
+  readonly last?: string;
+  /** True when the page holds the last of the region's memories (fewer than asked for). */
+  readonly end: boolean;
+  /** True when the walk had already reached the end of the region: nothing to write or record. */
+  readonly finished: boolean;
+  /** The memories of the page longer than one passage, with their content. */
+  readonly long: readonly { readonly userId: string; readonly kind: string; readonly id: string; readonly content: string }[];
+}
+
+/** One memory's passage masks, as the analyzer cut them. */
+export interface PassageMasks {
+  readonly userId: string;
+  readonly kind: string;
+  readonly id: string;
+  /** Its length in terms as the analyzer counts it: a posting of another length was written from other content. */
+  readonly length: number;
+  /** Each term's mask (LexicalAnalyzer.passages). */
+  readonly masks: ReadonlyMap<string, number>;
 }

@@ -384,7 +384,10 @@ async function measureSizes(options: EngineBenchOptions, sql: SqlClient): Promis
   const users = await fill(options, sql, memories);
   const stores = sqlMemoryStores(sql);
   // The sweep the server runs on a timer: on PostgreSQL a partition past VECTOR_CELLS.from gets its cells (decision 0083).
-  const swept = await new Sweeper(stores.maintenance, RULES, systemClock).run(BENCH_REGION, { batchSize: 500, maxBatches: 10 });
+  const swept = await new Sweeper(stores.maintenance, RULES, systemClock, new LexicalAnalyzer()).run(BENCH_REGION, {
+    batchSize: 500,
+    maxBatches: 10,
+  });
   options.print(`  the sweep built the vector cells of ${swept.cells.built} partitions`);
   // As a running server's tables are: PostgreSQL's autovacuum would have analysed them (CockroachDB collects statistics itself).
   if (sql.engine === 'postgres') await sql.exec('VACUUM ANALYZE');

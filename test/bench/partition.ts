@@ -3,12 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
 import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
-import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
-import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
@@ -18,9 +17,9 @@ import { memoryServices } from '../../lambda/memory/services.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
-import { startPostgres } from '../support/pg-server.js';
 import { loadLocomo } from './locomo-data.js';
 import { loadable } from './loadable.js';
+import { openBenchEngine, TimedSql, whileProbing as whileProbingAs } from './probe.js';
 
 /**
  * Recall cost as one partition grows: one user per size, each with N memories of one kind (LoCoMo
@@ -70,67 +69,12 @@ const questions = conversations.flatMap((c) => c.questions.map((q) => q.text)).s
 const started = Date.now();
 const progress = (line: string) => process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
 
-async function openEngine(): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
-  if (flags.url) {
-    const sql = await PgSqlClient.connect({ url: flags.url, maxConnections: 2, statementTimeoutMs: 60_000 });
-    return { sql, label: `${sql.engine} at a URL`, stop: () => sql.close() };
-  }
-  if (flags.engine === 'postgres') {
-    const server = await startPostgres();
-    const sql = await PgSqlClient.connect({ url: server.url, maxConnections: 2, statementTimeoutMs: 60_000 });
-    return {
-      sql,
-      label: `PostgreSQL ${server.version}`,
-      stop: async () => {
-        await sql.close();
-        await server.stop();
-      },
-    };
-  }
-  const sql = await PgliteSqlClient.open();
-  return { sql, label: 'PGlite in-process', stop: () => sql.close() };
-}
+const openEngine = () => openBenchEngine(flags);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
 };
-
-/** The sweeper's client: each statement timed, the slowest kept by name. */
-class TimedSql implements SqlClient {
-  readonly engine: SqlClient['engine'];
-  slowest = { ms: 0, name: '' };
-  statements = 0;
-
-  constructor(private readonly inner: SqlClient) {
-    this.engine = inner.engine;
-  }
-
-  private async timed<R>(query: Query, run: () => Promise<R[]>): Promise<R[]> {
-    const t = performance.now();
-    try {
-      return await run();
-    } finally {
-      const ms = performance.now() - t;
-      this.statements += 1;
-      if (ms > this.slowest.ms) this.slowest = { ms, name: (query as { statement?: { name: string } }).statement?.name ?? '?' };
-    }
-  }
-
-  query<R>(query: Query): Promise<R[]> {
-    return this.timed(query, () => this.inner.query<R>(query));
-  }
-
-  read<R>(query: Query): Promise<R[]> {
-    return this.timed(query, () => (this.inner.read ? this.inner.read<R>(query) : this.inner.query<R>(query)));
-  }
-
-  exec(script: string): Promise<void> {
-    return this.inner.exec(script);
-  }
-
-  async close(): Promise<void> {}
-}
 
 type Arm = 'hybrid' | 'vector' | 'exact' | 'exactVector';
 
@@ -169,45 +113,9 @@ async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Pri
   return users;
 }
 
-/**
- * Runs `work` while a probe user recalls and remembers, and returns the probe's call times. On
- * PGlite every call shares the one session, so the probe waits for whatever statement runs.
- */
-async function whileProbing(stores: MemoryStores, work: () => Promise<void>): Promise<number[]> {
-  const probe: Principal = { userId: randomUUID(), region: REGION, agent: 'probe', keyId: randomUUID() };
-  const services = memoryServices({
-    stores,
-    embedder: new LocalEmbedder(DIMENSIONS),
-    judge: new ExactOnlyJudge(),
-    clock: systemClock,
-    rules: RULES,
-  });
-  const calls: number[] = [];
-  let working = true;
-  const probing = (async () => {
-    for (let i = 0; working; i += 1) {
-      const t = performance.now();
-      if (i % 2 === 0) {
-        await services.curation.remember(
-          probe,
-          { name: 'probe', version: '1' },
-          { content: turns[i % turns.length] ?? 'probe', kind: 'event' },
-        );
-      } else {
-        await services.page.search(probe, { query: questions[i % questions.length] ?? 'probe', kinds: ['event'], limit: 10 });
-      }
-      calls.push(performance.now() - t);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  try {
-    await work();
-  } finally {
-    working = false;
-    await probing;
-  }
-  return calls;
-}
+/** Runs `work` while a probe user recalls and remembers (test/bench/probe.ts). */
+const whileProbing = (stores: MemoryStores, work: () => Promise<void>) =>
+  whileProbingAs(stores, work, { region: REGION, rules: RULES, dimensions: DIMENSIONS, turns, questions });
 
 const callsLine = (calls: number[]) =>
   `other user's calls: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`;
@@ -220,7 +128,7 @@ const callsLine = (calls: number[]) =>
  */
 async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<void> {
   const timed = new TimedSql(sql);
-  const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock);
+  const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock, new LexicalAnalyzer());
   const t = performance.now();
   let swept: Awaited<ReturnType<Sweeper['run']>> | undefined;
   const calls = await whileProbing(stores, async () => {

@@ -108,7 +108,7 @@ async function build(): Promise<{ snapshot: Blob; user: Principal }> {
   }
   // Statistics before the sweep, as the timer would have refreshed them during the load.
   for (const { table } of await send(db, STALE_STATISTICS, {})) await db.analyze(table);
-  const sweeper = new Sweeper(stores.maintenance, RULES, systemClock);
+  const sweeper = new Sweeper(stores.maintenance, RULES, systemClock, analyzer);
   const t = performance.now();
   const swept = await sweeper.run(REGION, { batchSize: 500, maxBatches: 1000 });
   progress(`swept in ${((performance.now() - t) / 1000).toFixed(1)} s: cells built for ${swept.cells.built} partitions`);

@@ -6,6 +6,7 @@ import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { param, sql } from '../../lambda/adapters/pg/sql/template.js';
 import { KindFullError, PinLimitError } from '../../lambda/memory/errors.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
 import { LEXICAL, POSTING_CUT } from '../../lambda/memory/policy/ranking.js';
 import { type MemoryServices, memoryServices } from '../../lambda/memory/services.js';
@@ -453,7 +454,7 @@ export async function checkCurationModel(options: ModelCheckOptions): Promise<vo
         ) as Record<User, Principal>;
         const real: Real = {
           service,
-          sweeper: new Sweeper(stores.maintenance, MODEL_RULES, clock),
+          sweeper: new Sweeper(stores.maintenance, MODEL_RULES, clock, new LexicalAnalyzer()),
           clock,
           principals,
           region: options.region,

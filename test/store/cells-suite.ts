@@ -43,7 +43,8 @@ export function cellsStoreTests(context: () => CellsSuiteContext): void {
     if (!client) throw new Error('the cells tests run on SQL engines only');
     return client;
   };
-  const sweep = () => new Sweeper(stores().maintenance, DEFAULT_RULES, new ManualClock(T0.getTime())).run('eu-central-1', SWEEP);
+  const sweep = () =>
+    new Sweeper(stores().maintenance, DEFAULT_RULES, new ManualClock(T0.getTime()), analyzer).run('eu-central-1', SWEEP);
   const onCockroach = () => sql().engine === 'cockroach';
   /** True on CockroachDB, saying why the test has nothing to check there. */
   const noCells = () => {

@@ -13,6 +13,7 @@ import { cellsStoreTests } from './cells-suite.js';
 import { insertPlan } from './insert-plan.js';
 import type { InspectedTable, StoreHarness } from './harness.js';
 import { pageStoreTests } from './page-suite.js';
+import { passagesStoreTests } from './passages-suite.js';
 import { supersessionStoreTests } from './supersession-suite.js';
 
 /**
@@ -975,6 +976,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
     describe('supersession (decision 0107)', () => supersessionStoreTests(() => ({ harness, alice })));
 
     if (kind === 'sql') describe('the vector arm’s cells', () => cellsStoreTests(() => ({ harness, alice })));
+    if (kind === 'sql') describe('the passages walk (decision 0119)', () => passagesStoreTests(() => ({ harness, alice })));
     else
       console.log(`store conformance ${name}: no vector cells to test (exact over a partition, as CockroachDB's index reads it)`);
 

@@ -268,7 +268,11 @@ export function sqlHarness(db: SqlClient, over: { reset?: () => Promise<void>; c
         );
       },
     },
-    reset: over.reset ?? emptyAll,
+    reset: async () => {
+      await (over.reset ?? emptyAll)();
+      // The sweeper's walks of a region start afresh with its memories (decisions 0098, 0119).
+      await db.exec(`UPDATE naaba_settings SET value = '{}' WHERE name IN ('expiring_cursor', 'passages_cursor')`);
+    },
     close: over.close,
   };
 }

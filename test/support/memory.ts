@@ -7,6 +7,7 @@ import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { CurationService } from '../../lambda/memory/curation/curation-service.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { ClientInfo, CurationRules, Principal } from '../../lambda/memory/model.js';
 import type { PageService } from '../../lambda/memory/page/page-service.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
@@ -68,7 +69,7 @@ export function serviceOver(
     memory,
     service: memory.curation,
     page: memory.page,
-    sweeper: new Sweeper(stores.maintenance, rules, clock),
+    sweeper: new Sweeper(stores.maintenance, rules, clock, new LexicalAnalyzer()),
     clock,
     stores,
   };

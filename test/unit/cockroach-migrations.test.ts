@@ -179,7 +179,7 @@ describe('after every migration (decision 0098)', () => {
 
   // What each region-wide batch reads by its key, so that a batch costs its size (maintenance/*, oauth/delete-*).
   test.each<[string, string, string, string | undefined, boolean]>([
-    ['memories', 'memories_id', 'region, id', undefined, false], // mark-expiring's walk
+    ['memories', 'memories_id', 'region, id', undefined, false], // mark-expiring's walk and the passages walk (decision 0119)
     ['memories', 'memories_expiring', 'kind, last_useful_at', 'expires', true], // sweep-expired
     ['journal', 'journal_at', 'at', undefined, true], // trim-journal
     ['memory_partition_terms', 'memory_partition_terms_empty', 'region, df', 'df <= 0', false], // clear-empty-terms

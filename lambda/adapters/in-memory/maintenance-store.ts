@@ -1,5 +1,5 @@
 import { isLive } from '../../memory/policy/expiry.js';
-import type { MaintenanceStore, SweptSuperseded } from '../../ports/maintenance-store.js';
+import type { MaintenanceStore, PassagesPage, SweptSuperseded } from '../../ports/maintenance-store.js';
 import { type MemoryState, secondsBetween } from './state.js';
 
 /**
@@ -90,6 +90,15 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
 
   /** Postings are read whole and ranked on read here: nothing is flagged. */
   async rankPostings(): Promise<number> {
+    return 0;
+  }
+
+  /** Every posting is written with its mask here: the walk has nothing to give (decision 0119). */
+  async passagesPage(): Promise<PassagesPage> {
+    return { walked: 0, end: true, finished: true, long: [] };
+  }
+
+  async writePassages(): Promise<number> {
     return 0;
   }
 

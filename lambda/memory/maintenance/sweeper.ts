@@ -1,9 +1,13 @@
 import type { Clock } from '../../ports/clock.js';
 import type { CellPartition, MaintenanceStore } from '../../ports/maintenance-store.js';
+import type { LexicalAnalyzer } from '../lexical.js';
 import type { CurationRules } from '../model.js';
 import { expiredBefore } from '../policy/expiry.js';
 import { supersededBefore } from '../policy/supersession.js';
 import { VECTOR_CELLS } from '../policy/ranking.js';
+
+/** What a sweep is doing, for progress output; for `passages`, the count is of memories walked. */
+export type SweepPhase = 'expiry' | 'superseded' | 'journal' | 'passages' | 'cells';
 
 export interface SweepOptions {
   /** Rows deleted per statement: keeps each transaction short. */
@@ -11,7 +15,7 @@ export interface SweepOptions {
   /** Statements per kind and per journal trim in one run: bounds the run's duration. */
   readonly maxBatches: number;
   /** Called after each batch, for progress output; for `cells`, the count is of memories put in cells. */
-  readonly onBatch?: (step: { phase: 'expiry' | 'superseded' | 'journal' | 'cells'; kind?: string; count: number }) => void;
+  readonly onBatch?: (step: { phase: SweepPhase; kind?: string; count: number }) => void;
   /**
    * When partitions get cells, and how they are refined: {@link VECTOR_CELLS} unless a test says
    * otherwise. The store's writes mark partitions from the same size (decision 0118): a smaller
@@ -37,6 +41,8 @@ export interface SweepReport {
   readonly superseded: Record<string, number>;
   readonly trimmed: number;
   readonly cells: CellsReport;
+  /** Postings stored without a passage mask that got theirs (decision 0119). */
+  readonly passages: number;
   /** True when a bound stopped the run before everything due was deleted; the next run continues. */
   readonly incomplete: boolean;
 }
@@ -53,6 +59,8 @@ export class Sweeper {
     private readonly store: MaintenanceStore,
     private readonly rules: CurationRules,
     private readonly clock: Clock,
+    /** The analyzer in force, which cuts the passages of memories stored without them (decision 0119). */
+    private readonly analyzer: LexicalAnalyzer,
   ) {}
 
   async run(region: string, options: SweepOptions): Promise<SweepReport> {
@@ -97,6 +105,7 @@ export class Sweeper {
     const ranked = await this.drain({ ...options, onBatch: undefined }, (batch) => this.store.rankPostings(region, batch), {
       phase: 'journal',
     });
+    const passages = await this.fillPassages(region, options);
     const cells = await this.keepCells(region, options);
     return {
       region,
@@ -104,8 +113,36 @@ export class Sweeper {
       superseded,
       trimmed: trimmed.total,
       cells: cells.report,
-      incomplete: incomplete || trimmed.incomplete || cleared.incomplete || ranked.incomplete || cells.incomplete,
+      passages: passages.written,
+      incomplete:
+        incomplete || trimmed.incomplete || cleared.incomplete || ranked.incomplete || passages.incomplete || cells.incomplete,
     };
+  }
+
+  /**
+   * Gives postings stored without a passage mask (before migration 0021, or by older code) theirs,
+   * a page of memories at a time in id order from where the last sweep stopped (decision 0119):
+   * the memories longer than one passage are cut as remember cuts them, and only postings still
+   * without a mask are written. Once the walk has reached the end of the region it costs one read.
+   */
+  private async fillPassages(region: string, options: SweepOptions): Promise<{ written: number; incomplete: boolean }> {
+    let written = 0;
+    const walk = await this.drain(
+      options,
+      async (batch) => {
+        const page = await this.store.passagesPage(region, batch);
+        if (page.finished) return 0;
+        const cut = page.long.map((m) => {
+          const masks = this.analyzer.passages(m.content);
+          const length = [...this.analyzer.frequencies(m.content).values()].reduce((sum, n) => sum + n, 0);
+          return { userId: m.userId, kind: m.kind, id: m.id, length, masks };
+        });
+        written += await this.store.writePassages(region, page, cut);
+        return page.walked;
+      },
+      { phase: 'passages' },
+    );
+    return { written, incomplete: walk.incomplete };
   }
 
   /**
@@ -186,7 +223,7 @@ export class Sweeper {
   private async drain(
     options: SweepOptions,
     step: (batch: number) => Promise<number>,
-    label: { phase: 'expiry' | 'superseded' | 'journal' | 'cells'; kind?: string },
+    label: { phase: SweepPhase; kind?: string },
   ): Promise<{ total: number; incomplete: boolean }> {
     let total = 0;
     for (let i = 0; i < options.maxBatches; i += 1) {

@@ -28,6 +28,8 @@ import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
 import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from './maintenance/mark-expiring.js';
+import { PASSAGES_PAGE } from './maintenance/passages-page.js';
+import { WRITE_PASSAGES } from './maintenance/passages-write.js';
 import { RANK_POSTINGS } from './maintenance/rank-postings.js';
 import { RECORD_EXPIRING_KINDS } from './maintenance/record-expiring-kinds.js';
 import { REEMBED_ADD_COLUMN } from './maintenance/reembed-add-column.js';
@@ -128,6 +130,8 @@ export const STATEMENTS: readonly AnyStatement[] = [
   EXPIRING_CURSOR,
   EXPIRING_KINDS,
   MARK_EXPIRING,
+  PASSAGES_PAGE,
+  WRITE_PASSAGES,
   RANK_POSTINGS,
   RECORD_EXPIRING_KINDS,
   REEMBED_ADD_COLUMN,

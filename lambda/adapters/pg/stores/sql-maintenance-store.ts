@@ -1,6 +1,14 @@
 import type { Scope } from '../../../memory/model.js';
 import { POSTING_CUT } from '../../../memory/policy/ranking.js';
-import type { CellBuild, CellPartition, CellStep, MaintenanceStore, SweptSuperseded } from '../../../ports/maintenance-store.js';
+import type {
+  CellBuild,
+  CellPartition,
+  CellStep,
+  MaintenanceStore,
+  PassageMasks,
+  PassagesPage,
+  SweptSuperseded,
+} from '../../../ports/maintenance-store.js';
 import { ASSIGN_CELLS } from '../statements/maintenance/cells-assign.js';
 import { CELLS_BUILT } from '../statements/maintenance/cells-built.js';
 import { DROP_CELLS } from '../statements/maintenance/cells-drop.js';
@@ -14,18 +22,23 @@ import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.j
 import { EXPIRING_CURSOR } from '../statements/maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from '../statements/maintenance/mark-expiring.js';
+import { PASSAGES_PAGE } from '../statements/maintenance/passages-page.js';
+import { WRITE_PASSAGES } from '../statements/maintenance/passages-write.js';
 import { RANK_POSTINGS } from '../statements/maintenance/rank-postings.js';
 import { RECORD_EXPIRING_KINDS } from '../statements/maintenance/record-expiring-kinds.js';
 import { STALE_TERMS } from '../statements/maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from '../statements/maintenance/sweep-expired.js';
 import { SWEEP_SUPERSEDED } from '../statements/maintenance/sweep-superseded.js';
 import { TRIM_JOURNAL } from '../statements/maintenance/trim-journal.js';
+import { READ_SETTING } from '../statements/schema/read-setting.js';
 import type { StatementRunner } from './statement-runner.js';
 
 /** Below every user id: where a walk of the partitions in key order starts. */
 const NO_USER = '00000000-0000-0000-0000-000000000000';
 /** Below every memory id: where a walk of a region's memories in id order starts. */
 const NO_ID = NO_USER;
+/** Above every memory id: where a walk that reached the end of its region stands. */
+const PAST_LAST_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 /** What a second sweeper seeding one partition's cells meets: the first one's rows. */
 const UNIQUE_VIOLATION = '23505';
@@ -100,6 +113,51 @@ export class SqlMaintenanceStore implements MaintenanceStore {
       });
     }
     return terms.length;
+  }
+
+  /** Where the region's walk stopped is kept in the `passages_cursor` setting (region → last id walked). */
+  async passagesPage(region: string, batch: number): Promise<PassagesPage> {
+    const [setting] = await this.sql.read(READ_SETTING, { name: 'passages_cursor' });
+    const stopped = setting ? (JSON.parse(setting.value) as Record<string, string>) : {};
+    const after = Object.hasOwn(stopped, region) ? (stopped[region] ?? NO_ID) : NO_ID;
+    if (after === PAST_LAST_ID) return { walked: 0, end: true, finished: true, long: [] };
+    const rows = await this.sql.read(PASSAGES_PAGE, { region, after, batch });
+    return {
+      walked: rows.length,
+      last: rows.at(-1)?.id,
+      end: rows.length < batch,
+      finished: false,
+      long: rows.flatMap((r) => (r.content === null ? [] : [{ userId: r.user_id, kind: r.kind, id: r.id, content: r.content }])),
+    };
+  }
+
+  /**
+   * A page's masks a memory per statement (maintenance/passages-write); the last one records where
+   * the walk stands, or, when no memory of the page needed masks, one that writes nothing else. A
+   * stop between them leaves the walk where it was: the page is walked again, and what was written
+   * is not written twice.
+   */
+  async writePassages(region: string, page: PassagesPage, cut: readonly PassageMasks[]): Promise<number> {
+    if (page.finished) return 0;
+    // A short page walked the last of the region: the walk stands past it from now on.
+    const stands = page.end || page.last === undefined ? PAST_LAST_ID : page.last;
+    const none: PassageMasks = { userId: NO_USER, kind: '', id: NO_ID, length: 0, masks: new Map() };
+    const memories = cut.length > 0 ? cut : [none];
+    let written = 0;
+    for (const [i, memory] of memories.entries()) {
+      const [row] = await this.sql.read(WRITE_PASSAGES, {
+        region,
+        userId: memory.userId,
+        kind: memory.kind,
+        memoryId: memory.id,
+        terms: [...memory.masks.keys()],
+        masks: [...memory.masks.values()],
+        length: memory.length,
+        walked: i === memories.length - 1 ? stands : null,
+      });
+      written += row?.written ?? 0;
+    }
+    return written;
   }
 
   async cellPartitions(region: string, batch: number, after?: CellPartition): Promise<CellPartition[]> {

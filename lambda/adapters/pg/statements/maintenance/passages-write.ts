@@ -1,0 +1,52 @@
+import { statement } from '../../sql/statement.js';
+import { sql } from '../../sql/template.js';
+
+export interface WritePassagesInputs {
+  readonly region: string;
+  /** The memory whose postings get their masks, by its partition and id. */
+  readonly userId: string;
+  readonly kind: string;
+  readonly memoryId: string;
+  /** Its terms and each one's mask (LexicalAnalyzer.passages), in the same order. */
+  readonly terms: readonly string[];
+  readonly masks: readonly number[];
+  /** Its length in terms as the analyzer counted it when it cut the masks. */
+  readonly length: number;
+  /**
+   * Where the walk stands after this page: the last id walked, or the all-ones id once it reached
+   * the end; null for a page's statements before its last, which record nothing.
+   */
+  readonly walked: string | null;
+}
+
+/**
+ * One memory's postings of the passages walk written (decision 0119): each posting without a mask
+ * gets the one the analyzer cut from the memory, read by its whole key under the memory's
+ * partition, and with the page's last statement the walk's place in the region is recorded, so a
+ * stop never skips a page. Only a posting still without a mask and of the length the mask was cut
+ * from is written: a remember, import or `naaba reembed` that wrote the posting meanwhile wrote its
+ * own mask, which stands, and running a page twice writes nothing the second time. One memory per
+ * statement: the partition and the memory are constants, so no plan can read past the partition
+ * however stale the statistics of `passages` are (joined over a page's many partitions, PGlite
+ * planned a read of the region per posting and held one statement 64 s).
+ */
+export const WRITE_PASSAGES = statement<WritePassagesInputs, { written: number }>({
+  name: 'maintenance/passages-write',
+  expects: { postgresIndex: 'memory_terms_pkey' },
+  render: (p) => sql`
+WITH cut AS (
+  SELECT c.term, c.passages FROM unnest(${p.terms}::text[], ${p.masks}::int4[]) AS c(term, passages)
+), written AS (
+  UPDATE memory_terms AS t SET passages = c.passages
+    FROM cut AS c
+   WHERE t.region = ${p.region} AND t.user_id = ${p.userId}::uuid AND t.kind = ${p.kind} AND t.term = c.term
+     AND t.memory_id = ${p.memoryId}::uuid AND t.passages IS NULL AND t.dl = ${p.length}::int4
+  RETURNING 1
+), recorded AS (
+  UPDATE naaba_settings
+     SET value = CAST(CAST(value AS JSONB) || jsonb_build_object(${p.region}::text, ${p.walked}::text) AS TEXT)
+   WHERE name = 'passages_cursor' AND ${p.walked}::text IS NOT NULL
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM written)::int4 AS written`,
+});

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
+import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
+import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import { memoryServices } from '../../lambda/memory/services.js';
+import { systemClock } from '../../lambda/ports/clock.js';
+import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
+import { startPostgres } from '../support/pg-server.js';
+
+/**
+ * What the benches that time the sweeper share: the engine they run on, a client that times each
+ * statement, and a probe user calling while the sweeper works.
+ */
+
+/**
+ * The bench's database: an existing PostgreSQL-wire database (`url`), a throwaway PostgreSQL 15
+ * cluster on loopback (`engine: 'postgres'`), or PGlite in-process.
+ */
+export async function openBenchEngine(flags: {
+  readonly engine?: string;
+  readonly url?: string;
+}): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
+  if (flags.url) {
+    const sql = await PgSqlClient.connect({ url: flags.url, maxConnections: 2, statementTimeoutMs: 60_000 });
+    return { sql, label: `${sql.engine} at a URL`, stop: () => sql.close() };
+  }
+  if (flags.engine === 'postgres') {
+    const server = await startPostgres();
+    const sql = await PgSqlClient.connect({ url: server.url, maxConnections: 2, statementTimeoutMs: 60_000 });
+    return {
+      sql,
+      label: server.version,
+      stop: async () => {
+        await sql.close();
+        await server.stop();
+      },
+    };
+  }
+  const sql = await PgliteSqlClient.open();
+  return { sql, label: 'PGlite in-process', stop: () => sql.close() };
+}
+
+/** The sweeper's client: each statement timed, the slowest kept overall and by name. */
+export class TimedSql implements SqlClient {
+  readonly engine: SqlClient['engine'];
+  slowest = { ms: 0, name: '' };
+  /** The slowest of each statement, by name. */
+  readonly slowestOf = new Map<string, number>();
+  statements = 0;
+
+  constructor(private readonly inner: SqlClient) {
+    this.engine = inner.engine;
+  }
+
+  private async timed<R>(query: Query, run: () => Promise<R[]>): Promise<R[]> {
+    const t = performance.now();
+    try {
+      return await run();
+    } finally {
+      const ms = performance.now() - t;
+      const name = (query as { statement?: { name: string } }).statement?.name ?? '?';
+      this.statements += 1;
+      this.slowestOf.set(name, Math.max(ms, this.slowestOf.get(name) ?? 0));
+      if (ms > this.slowest.ms) this.slowest = { ms, name };
+    }
+  }
+
+  query<R>(query: Query): Promise<R[]> {
+    return this.timed(query, () => this.inner.query<R>(query));
+  }
+
+  read<R>(query: Query): Promise<R[]> {
+    return this.timed(query, () => (this.inner.read ? this.inner.read<R>(query) : this.inner.query<R>(query)));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.inner.exec(script);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Who the probe is and what it says: its region and rules, the embedder's dimension, and the texts it remembers and searches. */
+export interface ProbeOptions {
+  readonly region: string;
+  readonly rules: CurationRules;
+  readonly dimensions: number;
+  readonly turns: readonly string[];
+  readonly questions: readonly string[];
+}
+
+/**
+ * Runs `work` while a probe user recalls and remembers (kind `event`), and returns the probe's call
+ * times. On PGlite every call shares the one session, so the probe waits for whatever statement runs.
+ */
+export async function whileProbing(stores: MemoryStores, work: () => Promise<void>, options: ProbeOptions): Promise<number[]> {
+  const probe: Principal = { userId: randomUUID(), region: options.region, agent: 'probe', keyId: randomUUID() };
+  const services = memoryServices({
+    stores,
+    embedder: new LocalEmbedder(options.dimensions),
+    judge: new ExactOnlyJudge(),
+    clock: systemClock,
+    rules: options.rules,
+  });
+  const { turns, questions } = options;
+  const calls: number[] = [];
+  let working = true;
+  const probing = (async () => {
+    for (let i = 0; working; i += 1) {
+      const t = performance.now();
+      if (i % 2 === 0) {
+        await services.curation.remember(
+          probe,
+          { name: 'probe', version: '1' },
+          { content: turns[i % turns.length] ?? 'probe', kind: 'event' },
+        );
+      } else {
+        await services.page.search(probe, { query: questions[i % questions.length] ?? 'probe', kinds: ['event'], limit: 10 });
+      }
+      calls.push(performance.now() - t);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    working = false;
+    await probing;
+  }
+  return calls;
+}
