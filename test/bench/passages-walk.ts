@@ -190,6 +190,11 @@ try {
   const after = await searches(stores, users);
   const differ = after.filter((a, i) => a !== before[i]).length;
   const slowest = (name: string) => (timed.slowestOf.get(name) ?? 0).toFixed(0);
+  const spread = (name: string) => {
+    const ms = [...(timed.durationsOf.get(name) ?? [])].sort((a, b) => a - b);
+    const at = (q: number) => (ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN).toFixed(1);
+    return `${ms.length} × ${name}: p50 ${at(0.5)}, p99 ${at(0.99)}, max ${at(1)} ms, ${ms.filter((m) => m > 200).length} over 200 ms`;
+  };
 
   console.log(
     `\nnpm run bench:passages -- --users ${USERS} --memories ${MEMORIES} --long ${LONG}${flags.engine ? ` --engine ${flags.engine}` : ''}`,
@@ -201,6 +206,8 @@ try {
   console.log(
     `  slowest page read ${slowest('maintenance/passages-page')} ms, slowest write ${slowest('maintenance/passages-write')} ms; slowest statement of the sweeps ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name})`,
   );
+  console.log(`  ${spread('maintenance/passages-page')}`);
+  console.log(`  ${spread('maintenance/passages-write')}`);
   console.log(
     `  other user's calls meanwhile: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`,
   );

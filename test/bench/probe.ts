@@ -49,6 +49,8 @@ export class TimedSql implements SqlClient {
   slowest = { ms: 0, name: '' };
   /** The slowest of each statement, by name. */
   readonly slowestOf = new Map<string, number>();
+  /** Every duration of each statement, by name (ms). */
+  readonly durationsOf = new Map<string, number[]>();
   statements = 0;
 
   constructor(private readonly inner: SqlClient) {
@@ -64,6 +66,7 @@ export class TimedSql implements SqlClient {
       const name = (query as { statement?: { name: string } }).statement?.name ?? '?';
       this.statements += 1;
       this.slowestOf.set(name, Math.max(ms, this.slowestOf.get(name) ?? 0));
+      this.durationsOf.set(name, [...(this.durationsOf.get(name) ?? []), ms]);
       if (ms > this.slowest.ms) this.slowest = { ms, name };
     }
   }

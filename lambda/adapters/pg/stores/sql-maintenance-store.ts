@@ -151,7 +151,7 @@ export class SqlMaintenanceStore implements MaintenanceStore {
         kind: memory.kind,
         memoryId: memory.id,
         terms: [...memory.masks.keys()],
-        masks: [...memory.masks.values()],
+        masks: JSON.stringify(Object.fromEntries(memory.masks)),
         length: memory.length,
         walked: i === memories.length - 1 ? stands : null,
       });
