@@ -160,6 +160,14 @@ try {
     `masks cleared on ${expected} postings of ${long?.n} long memories: ${changed} of ${before.length} searches answer otherwise`,
   );
 
+  // PostgreSQL 17 (PGlite) counts checkpoints in pg_stat_checkpointer, 15 in pg_stat_bgwriter.
+  const checkpoints = async () =>
+    (
+      await sql
+        .query<{ n: string }>(sqlText`SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer`)
+        .catch(() => sql.query<{ n: string }>(sqlText`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`))
+    )[0]?.n;
+  const checkpointsBefore = Number(await checkpoints());
   const timed = new TimedSql(sql);
   const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock, analyzer);
   let written = 0;
@@ -186,6 +194,7 @@ try {
     { region: REGION, rules: RULES, dimensions: DIMENSIONS, turns, questions },
   );
   const walkMs = performance.now() - t;
+  const checkpointed = Number(await checkpoints()) - checkpointsBefore;
   const [left] = await sql.query<{ n: string }>(sqlText`SELECT count(*) AS n ${ofLong} AND t.passages IS NULL`);
   const after = await searches(stores, users);
   const differ = after.filter((a, i) => a !== before[i]).length;
@@ -208,6 +217,7 @@ try {
   );
   console.log(`  ${spread('maintenance/passages-page')}`);
   console.log(`  ${spread('maintenance/passages-write')}`);
+  console.log(`  checkpoints during the walk: ${checkpointed}`);
   console.log(
     `  other user's calls meanwhile: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`,
   );
