@@ -8,7 +8,7 @@ import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
-import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import type { Principal } from '../../lambda/memory/model.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/policy/ranking.js';
@@ -17,9 +17,8 @@ import { memoryServices } from '../../lambda/memory/services.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
-import { loadLocomo } from './locomo-data.js';
 import { loadable } from './loadable.js';
-import { openBenchEngine, TimedSql, whileProbing as whileProbingAs } from './probe.js';
+import { BENCH_RULES, loadEvents, locomoTexts, openBenchEngine, TimedSql, whileProbing as whileProbingAs } from './probe.js';
 
 /**
  * Recall cost as one partition grows: one user per size, each with N memories of one kind (LoCoMo
@@ -56,15 +55,11 @@ const REGION = 'eu-central-1';
 const LOAD_BATCH = 100;
 /** A row bound past any partition here: hybrid reading every cell, the exact arm. */
 const EVERY_CELL = 1_000_000_000;
-const RULES: CurationRules = {
-  kinds: { event: { ceiling: 100_000, ttlSeconds: null, dedup: false } },
-  pinLimit: 50,
-  journalRetentionSeconds: 86_400,
-};
+const RULES = BENCH_RULES;
 
-const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
-const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
-const questions = conversations.flatMap((c) => c.questions.map((q) => q.text)).slice(0, QUERIES);
+const texts = locomoTexts();
+const turns = texts.turns;
+const questions = texts.questions.slice(0, QUERIES);
 
 const started = Date.now();
 const progress = (line: string) => process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
@@ -95,16 +90,7 @@ async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Pri
         seen.add(fingerprint(content));
         memories.push(await loadable(content, embedder, analyzer));
       }
-      const scope = { region: REGION, userId: principal.userId };
-      await stores.transfer.load({
-        scope,
-        kind: 'event',
-        expires: false,
-        at: new Date(),
-        agent: 'bench',
-        client: 'bench/1',
-        memories,
-      });
+      await loadEvents(stores, { region: REGION, userId: principal.userId }, memories);
       if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${size} memories stored`);
     }
     users.push(principal);

@@ -8,14 +8,13 @@ import { param, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js'
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { LexicalAnalyzer, PASSAGE_TERMS } from '../../lambda/memory/lexical.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
-import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import type { Principal } from '../../lambda/memory/model.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import { parseFlags } from '../support/jest-run.js';
 import { loadable } from './loadable.js';
-import { loadLocomo } from './locomo-data.js';
-import { openBenchEngine, TimedSql, whileProbing } from './probe.js';
+import { BENCH_RULES, loadEvents, locomoTexts, openBenchEngine, TimedSql, whileProbing } from './probe.js';
 
 /**
  * The sweeper's passages walk (decision 0119) over a region whose postings were stored without
@@ -52,18 +51,12 @@ const REGION = 'eu-central-1';
 const LOAD_BATCH = 100;
 /** The sweep's bounds as the server's defaults set them (NAABA_SWEEP_BATCH, NAABA_SWEEP_MAX_BATCHES). */
 const SWEEP = { batchSize: 500, maxBatches: 200 };
-/** Under VECTOR_CELLS.from: no partition here gets cells, so the sweep's work is the walk's. */
-const RULES: CurationRules = {
-  kinds: { event: { ceiling: 100_000, ttlSeconds: null, dedup: false } },
-  pinLimit: 50,
-  journalRetentionSeconds: 86_400,
-};
+/** Partitions stay under VECTOR_CELLS.from: none gets cells, so the sweep's work is the walk's. */
+const RULES = BENCH_RULES;
 /** Searches per user compared before and after. */
 const SEARCHES = 10;
 
-const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
-const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
-const questions = conversations.flatMap((c) => c.questions.map((q) => q.text));
+const { turns, questions } = locomoTexts();
 const analyzer = new LexicalAnalyzer();
 const termsOf = (text: string) => [...analyzer.frequencies(text).values()].reduce((sum, n) => sum + n, 0);
 
@@ -91,15 +84,7 @@ async function load(stores: MemoryStores): Promise<Principal[]> {
         const text = content(u, j);
         memories.push({ ...(await loadable(text, embedder, analyzer)), passages: analyzer.passages(text) });
       }
-      await stores.transfer.load({
-        scope: { region: REGION, userId: user.userId },
-        kind: 'event',
-        expires: false,
-        at: new Date(),
-        agent: 'bench',
-        client: 'bench/1',
-        memories,
-      });
+      await loadEvents(stores, { region: REGION, userId: user.userId }, memories);
     }
     users.push(user);
     if ((u + 1) % 5 === 0 || u + 1 === USERS) progress(`${(u + 1) * MEMORIES} of ${USERS * MEMORIES} memories stored`);

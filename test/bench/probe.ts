@@ -8,12 +8,43 @@ import type { CurationRules, Principal } from '../../lambda/memory/model.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
+import type { LoadPlan } from '../../lambda/ports/transfer-store.js';
 import { startPostgres } from '../support/pg-server.js';
+import { loadLocomo } from './locomo-data.js';
 
 /**
  * What the benches that time the sweeper share: the engine they run on, a client that times each
  * statement, and a probe user calling while the sweeper works.
  */
+
+/** The one kind these benches fill, `event`, with a ceiling no partition of theirs reaches. */
+export const BENCH_RULES: CurationRules = {
+  kinds: { event: { ceiling: 100_000, ttlSeconds: null, dedup: false } },
+  pinLimit: 50,
+  journalRetentionSeconds: 86_400,
+};
+
+/** LoCoMo's turns and questions, dev and held out, read at run time: what these benches store and ask. */
+export function locomoTexts(): { turns: string[]; questions: string[] } {
+  const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
+  return {
+    turns: conversations.flatMap((c) => c.turns.map((t) => t.content)),
+    questions: conversations.flatMap((c) => c.questions.map((q) => q.text)),
+  };
+}
+
+/** Memories loaded in bulk into a user's `event` partition (`TransferStore.load`), as a bulk user's are. */
+export function loadEvents(stores: MemoryStores, scope: LoadPlan['scope'], memories: LoadPlan['memories']): Promise<unknown> {
+  return stores.transfer.load({
+    scope,
+    kind: 'event',
+    expires: false,
+    at: new Date(),
+    agent: 'bench',
+    client: 'bench/1',
+    memories,
+  });
+}
 
 /**
  * The bench's database: an existing PostgreSQL-wire database (`url`), a throwaway PostgreSQL 15

@@ -12,12 +12,12 @@ import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stor
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
-import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import type { Principal } from '../../lambda/memory/model.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
 import { loadable } from './loadable.js';
-import { loadLocomo } from './locomo-data.js';
+import { BENCH_RULES, loadEvents, locomoTexts } from './probe.js';
 
 /**
  * How long PGlite's statistics refresh holds up the calls sent while it runs (issue 32: at most
@@ -54,16 +54,10 @@ if (![SIZE, ROUNDS, QUERIES].every((n) => Number.isInteger(n) && n >= 1)) {
 const DIMENSIONS = 256;
 const REGION = 'eu-central-1';
 const LOAD_BATCH = 100;
-const RULES: CurationRules = {
-  kinds: { event: { ceiling: 100_000, ttlSeconds: null, dedup: false } },
-  pinLimit: 50,
-  journalRetentionSeconds: 86_400,
-};
+const RULES = BENCH_RULES;
 const BUDGET_MS = 200;
 
-const conversations = [...loadLocomo('../shared/data', 'dev'), ...loadLocomo('../shared/data', 'heldout')];
-const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
-const questions = conversations.flatMap((c) => c.questions.map((q) => q.text));
+const { turns, questions } = locomoTexts();
 
 const started = Date.now();
 const progress = (line: string) => process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
@@ -95,15 +89,7 @@ async function build(): Promise<{ snapshot: Blob; user: Principal }> {
       seen.add(fingerprint(content));
       memories.push(await loadable(content, embedder, analyzer));
     }
-    await stores.transfer.load({
-      scope: { region: REGION, userId: user.userId },
-      kind: 'event',
-      expires: false,
-      at: new Date(),
-      agent: 'bench',
-      client: 'bench/1',
-      memories,
-    });
+    await loadEvents(stores, { region: REGION, userId: user.userId }, memories);
     if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${SIZE} memories stored`);
   }
   // Statistics before the sweep, as the timer would have refreshed them during the load.
