@@ -43,8 +43,8 @@ export interface MaintenanceStore {
   /**
    * One page of the walk that gives postings stored without a passage mask theirs (decision
    * 0119): the region's next `batch` memories in id order from where the walk stopped, with the
-   * content of those longer than one passage. A page of a walk that already reached the end is
-   * empty and `finished`.
+   * content of those longer than one passage whose postings have no mask yet. A page of a walk
+   * that already reached the end is empty and `finished`.
    */
   passagesPage(region: string, batch: number): Promise<PassagesPage>;
   /**
@@ -112,7 +112,7 @@ export interface PassagesPage {
   readonly end: boolean;
   /** True when the walk had already reached the end of the region: nothing to write or record. */
   readonly finished: boolean;
-  /** The memories of the page longer than one passage, with their content. */
+  /** The memories of the page longer than one passage whose postings have no mask, with their content. */
   readonly long: readonly { readonly userId: string; readonly kind: string; readonly id: string; readonly content: string }[];
 }
 
