@@ -132,6 +132,7 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
   console.log(
     `  during the sweep: slowest statement ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name}); ${callsLine(calls)}`,
   );
+  console.log(`  the sweep's statements over 200 ms: ${timed.over(200)}`);
   const s = performance.now();
   if (sql instanceof PgliteSqlClient) {
     const steps: string[] = [];

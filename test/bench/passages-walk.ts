@@ -122,9 +122,11 @@ try {
   await (sql instanceof PgliteSqlClient ? sql.refreshStatistics() : sql.exec('ANALYZE'));
   // The sweep a running server would have made since (the postings' flags ranked): the timed sweeps
   // below then do the walk's work only. It walks the masks it finds too, and ends the walk.
-  const settle = new Sweeper(stores.maintenance, RULES, systemClock, analyzer);
+  const settling = new TimedSql(sql);
+  const settle = new Sweeper(sqlMemoryStores(settling).maintenance, RULES, systemClock, analyzer);
   while ((await settle.run(REGION, SWEEP)).incomplete) progress('settling sweep: more to do');
-  progress('settling sweep done');
+  const settled = `${settling.statements} statements, the slowest ${settling.slowest.ms.toFixed(0)} ms (${settling.slowest.name})`;
+  progress(`settling sweep done: ${settled}`);
   const onePassage = param('terms', PASSAGE_TERMS);
   const ofLong = sqlText`FROM memory_terms AS t JOIN memories AS m ON m.region = t.region AND m.id = t.memory_id
     WHERE m.term_count > ${onePassage}::int4`;
@@ -194,6 +196,7 @@ try {
     `\nnpm run bench:passages -- --users ${USERS} --memories ${MEMORIES} --long ${LONG}${flags.engine ? ` --engine ${flags.engine}` : ''}`,
   );
   console.log(`  ${label}; ${USERS * MEMORIES} memories, ${long?.n} over ${PASSAGE_TERMS} terms with ${expected} postings`);
+  console.log(`  the sweep after the bulk load (ranks its postings, before the masks are cleared): ${settled}`);
   console.log(
     `  walk: ${runs} sweeps (${SWEEP.batchSize} memories a page, ${SWEEP.maxBatches} pages a sweep) in ${(walkMs / 1000).toFixed(1)} s, ${timed.statements} statements`,
   );

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
@@ -47,8 +50,26 @@ export function loadEvents(stores: MemoryStores, scope: LoadPlan['scope'], memor
 }
 
 /**
+ * PGlite as `naaba serve` runs it, in a data folder: a throwaway one under the system's temporary
+ * folder, removed by `stop`. Never `memory://` for a timing: its file system grows a file by
+ * copying it whole, which stalls a statement for up to seconds once a table passes 100 MB
+ * (decision 0121). `copyOf` starts from a `dump()` instead of running initdb.
+ */
+export async function openScratchPglite(copyOf?: Blob): Promise<{ sql: PgliteSqlClient; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'naaba-bench-'));
+  const sql = await PgliteSqlClient.open(dir, copyOf);
+  return {
+    sql,
+    stop: async () => {
+      await sql.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
  * The bench's database: an existing PostgreSQL-wire database (`url`), a throwaway PostgreSQL 15
- * cluster on loopback (`engine: 'postgres'`), or PGlite in-process.
+ * cluster on loopback (`engine: 'postgres'`), or PGlite in-process in a throwaway data folder.
  */
 export async function openBenchEngine(flags: {
   readonly engine?: string;
@@ -70,8 +91,7 @@ export async function openBenchEngine(flags: {
       },
     };
   }
-  const sql = await PgliteSqlClient.open();
-  return { sql, label: 'PGlite in-process', stop: () => sql.close() };
+  return { ...(await openScratchPglite()), label: 'PGlite in-process, in a data folder' };
 }
 
 /** The sweeper's client: each statement timed, the slowest kept overall and by name. */
@@ -100,6 +120,15 @@ export class TimedSql implements SqlClient {
       this.durationsOf.set(name, [...(this.durationsOf.get(name) ?? []), ms]);
       if (ms > this.slowest.ms) this.slowest = { ms, name };
     }
+  }
+
+  /** The statements that took longer than `ms`, by name (`name k of n`), or `none`. */
+  over(ms: number): string {
+    const slow = [...this.durationsOf].flatMap(([name, all]) => {
+      const k = all.filter((d) => d > ms).length;
+      return k > 0 ? [`${name} ${k} of ${all.length}`] : [];
+    });
+    return slow.join(', ') || 'none';
   }
 
   query<R>(query: Query): Promise<R[]> {

@@ -4,7 +4,7 @@ import { closeSync, existsSync, openAsBlob, openSync, readFileSync, writeFileSyn
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
 import { inLane } from '../../lambda/adapters/pg/fair-queue.js';
-import { PgliteSqlClient, STATISTICS_SAMPLE } from '../../lambda/adapters/pg/pglite-client.js';
+import { type PgliteSqlClient, STATISTICS_SAMPLE } from '../../lambda/adapters/pg/pglite-client.js';
 import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { STALE_STATISTICS } from '../../lambda/adapters/pg/statements/schema/stale-statistics.js';
 import { send } from '../../lambda/adapters/pg/sql/statement.js';
@@ -17,7 +17,7 @@ import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
 import { loadable } from './loadable.js';
-import { BENCH_RULES, loadEvents, locomoTexts } from './probe.js';
+import { BENCH_RULES, loadEvents, locomoTexts, openScratchPglite } from './probe.js';
 
 /**
  * How long PGlite's statistics refresh holds up the calls sent while it runs (issue 32: at most
@@ -74,7 +74,7 @@ const services = (db: PgliteSqlClient) =>
 
 /** The database every round starts from: one partition of SIZE memories, swept once. */
 async function build(): Promise<{ snapshot: Blob; user: Principal }> {
-  const db = await PgliteSqlClient.open();
+  const { sql: db, stop } = await openScratchPglite();
   await migrate(db, { embeddingDimensions: DIMENSIONS });
   const stores = sqlMemoryStores(db);
   const embedder = new LocalEmbedder(DIMENSIONS);
@@ -99,7 +99,7 @@ async function build(): Promise<{ snapshot: Blob; user: Principal }> {
   const swept = await sweeper.run(REGION, { batchSize: 500, maxBatches: 1000 });
   progress(`swept in ${((performance.now() - t) / 1000).toFixed(1)} s: cells built for ${swept.cells.built} partitions`);
   const snapshot = await db.dump();
-  await db.close();
+  await stop();
   return { snapshot, user };
 }
 
@@ -183,7 +183,7 @@ async function refreshBefore(db: PgliteSqlClient, onStep: (statement: string, ms
 }
 
 async function round(snapshot: Blob, user: Principal, variant: Variant, n: number): Promise<Round> {
-  const db = await PgliteSqlClient.open(undefined, snapshot);
+  const { sql: db, stop } = await openScratchPglite(snapshot);
   try {
     const steps: string[] = [];
     let longestStep = 0;
@@ -220,7 +220,7 @@ async function round(snapshot: Blob, user: Principal, variant: Variant, n: numbe
     const vacuumed = await db.vacuumWhereNeeded();
     return { ...result, openVacuumMs: performance.now() - v, openVacuumed: vacuumed.join(', ') || 'nothing' };
   } finally {
-    await db.close();
+    await stop();
   }
 }
 

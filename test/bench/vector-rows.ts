@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
 import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { type Param, params, type SqlFragment, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
@@ -13,6 +12,7 @@ import { parseFlags } from '../support/jest-run.js';
 import { startPostgres } from '../support/pg-server.js';
 import { loadable } from './loadable.js';
 import { loadLocomo } from './locomo-data.js';
+import { openScratchPglite } from './probe.js';
 
 /**
  * What the exact vector arm pays per row on PostgreSQL and PGlite, and what cheaper rows would
@@ -54,8 +54,7 @@ async function open(): Promise<{ sql: SqlClient; label: string; stop: () => Prom
     };
     return { sql, label: `PostgreSQL ${server.version}`, stop };
   }
-  const sql = await PgliteSqlClient.open();
-  return { sql, label: 'PGlite in-process', stop: () => sql.close() };
+  return { ...(await openScratchPglite()), label: 'PGlite in-process, in a data folder' };
 }
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
