@@ -7,7 +7,7 @@ import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { param, sql as sqlText } from '../../lambda/adapters/pg/sql/template.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { LexicalAnalyzer, PASSAGE_TERMS } from '../../lambda/memory/lexical.js';
-import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
+import { PASSAGES_PAGE, Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
@@ -198,7 +198,7 @@ try {
   console.log(`  ${label}; ${USERS * MEMORIES} memories, ${long?.n} over ${PASSAGE_TERMS} terms with ${expected} postings`);
   console.log(`  the sweep after the bulk load (ranks its postings, before the masks are cleared): ${settled}`);
   console.log(
-    `  walk: ${runs} sweeps (${SWEEP.batchSize} memories a page, ${SWEEP.maxBatches} pages a sweep) in ${(walkMs / 1000).toFixed(1)} s, ${timed.statements} statements`,
+    `  walk: ${runs} sweeps (${Math.min(SWEEP.batchSize, PASSAGES_PAGE)} memories a page, ${SWEEP.maxBatches} pages a sweep) in ${(walkMs / 1000).toFixed(1)} s, ${timed.statements} statements`,
   );
   console.log(
     `  slowest page read ${slowest('maintenance/passages-page')} ms, slowest write ${slowest('maintenance/passages-write')} ms; slowest statement of the sweeps ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name})`,

@@ -9,13 +9,14 @@ import { STALE_STATISTICS } from './statements/schema/stale-statistics.js';
 import { TABLE_VISIBILITY } from './statements/schema/table-visibility.js';
 
 /**
- * The statistics target of the local engine's ANALYZE (PostgreSQL's default is 100): 300 × 30 rows
- * sampled per table whatever its size, 30 most common values per column. At 100 the ANALYZE of a
- * 50,000-memory table held the one session for well over 100 ms; at 10, `npm run verify:plan` saw
- * recall's read of what follows a hit become a hash join over the user's origins in two runs of
- * three (decision 0105).
+ * The statistics target of the local engine's ANALYZE (PostgreSQL's default is 100): 300 × 20 rows
+ * sampled per table whatever its size, 20 most common values per column. At 100 the ANALYZE of a
+ * 50,000-memory table held the one session for well over 100 ms; at 30, `ANALYZE memories` still
+ * took 195–214 ms at 50,000 in a data folder, 112 ms at 20 (decision 0121); at 10, `npm run
+ * verify:plan` once saw recall's read of what follows a hit become a hash join over the user's
+ * origins in two runs of three (decision 0105), so 20 keeps a margin above it.
  */
-export const STATISTICS_SAMPLE = 30;
+export const STATISTICS_SAMPLE = 20;
 
 /**
  * Columns ANALYZE leaves out: the widest of a row (a vector of the embedder's dimension, the text,
