@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { main } from '../../bin/plan/cli.js';
+import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { LOCK_PARTITION } from '../../lambda/adapters/pg/statements/curation/lock-partition.js';
 import { IsolationError, PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
@@ -17,7 +19,7 @@ import { checkCurationModel } from '../model/curation-check.js';
 import { DIMENSIONS } from '../support/vectors.js';
 import { type CrossUserBench, type CrossUserFigures, openCrossUserBench } from './cross-users.js';
 import { openUrl, redact } from '../store/url-harness.js';
-import { PATIENT_CONNECT_MS } from '../support/budgets.js';
+import { HEAVY_STEP_MS, PATIENT_CONNECT_MS } from '../support/budgets.js';
 import { liveMigrationHolds } from '../support/live-migration-run.js';
 import { CI_LIVE_RUN } from './live-migration.js';
 
@@ -59,6 +61,40 @@ if (url) {
       await harness.close();
     }
   }, 1_800_000);
+
+  // On a database of its own, so that its seed meets no other test's rows. Only on a throwaway
+  // cluster: on a given URL, `npm run verify:plan -- --url URL --seed` is the command.
+  const planTest = server ? test : test.skip;
+  if (!server) console.log('skipping the plan check on PostgreSQL: a given URL is not ours to add a database to');
+  planTest(
+    'npm run verify:plan -- --url --seed: every runtime plan holds on a real PostgreSQL, as on PGlite',
+    async () => {
+      const database = `plans_${randomUUID().replaceAll('-', '')}`;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${database}`);
+      } finally {
+        await admin.end();
+      }
+      const planUrl = new URL(url);
+      planUrl.pathname = `/${database}`;
+      const sql = await PgSqlClient.connect({ url: planUrl.toString(), maxConnections: 1, statementTimeoutMs: 60_000 });
+      try {
+        await migrate(sql, { embeddingDimensions: DIMENSIONS });
+      } finally {
+        await sql.close();
+      }
+      const out: string[] = [];
+      const code = await main(['--url', planUrl.toString(), '--seed'], (line) => out.push(line));
+      const report = out.join('\n');
+      expect(report).not.toContain('FAIL');
+      expect(report).toContain('every plan holds');
+      expect(report).toMatch(/ok\s+passages walk: a memory written/);
+      expect(code).toBe(0);
+    },
+    HEAVY_STEP_MS,
+  );
 
   describe('different users never abort each other, on PostgreSQL with its default settings', () => {
     let bench: CrossUserBench;

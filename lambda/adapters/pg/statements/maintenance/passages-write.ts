@@ -31,7 +31,9 @@ export interface WritePassagesInputs {
  * so the plan reads the memory's postings only, however stale the statistics of `passages` are.
  * Joined over a page's many partitions, PGlite planned a read of the region per posting and held
  * one statement 64 s; joined to an `unnest` of the memory's terms, a rescan of them per posting
- * (615–779 ms once at 400 terms).
+ * (615–779 ms once at 400 terms). The length is compared as `dl + 0`, which no index can take: with
+ * `dl` itself, PostgreSQL 15 on `verify:plan --seed`'s data preferred memory_terms_impact (its key
+ * holds `dl`), which reads every posting of each term to find the memory's (decision 0121).
  */
 export const WRITE_PASSAGES = statement<WritePassagesInputs, { written: number }>({
   name: 'maintenance/passages-write',
@@ -41,7 +43,7 @@ WITH written AS (
   UPDATE memory_terms AS t SET passages = CAST(CAST(${p.masks} AS JSONB) ->> t.term AS INT4)
    WHERE t.region = ${p.region} AND t.user_id = ${p.userId}::uuid AND t.kind = ${p.kind}
      AND t.term = ANY(${p.terms}::text[]) AND t.memory_id = ${p.memoryId}::uuid
-     AND t.passages IS NULL AND t.dl = ${p.length}::int4
+     AND t.passages IS NULL AND t.dl + 0 = ${p.length}::int4
   RETURNING 1
 ), recorded AS (
   UPDATE naaba_settings
