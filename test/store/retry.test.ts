@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { type RetryEnvironment, type RetryPolicy, withRetry } from '../../lambda/adapters/pg/retry.js';
+import { BACKFILL_RETRY } from '../../lambda/adapters/pg/schema/backfill.js';
+import { defaultRetryPolicy, type RetryEnvironment, type RetryPolicy, withRetry } from '../../lambda/adapters/pg/retry.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { sql, verbatim } from '../../lambda/adapters/pg/sql/template.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
@@ -191,6 +192,25 @@ describe('the backoff', () => {
     const tight: RetryPolicy = { attempts: 50, baseDelayMs: 100, maxDelayMs: 1_000, budgetMs: 1_000 };
     await expect(withRetry(alwaysBusy, tight, env)).rejects.toThrow('gave up after 4 attempts');
     expect(slept).toEqual([100, 200, 400]);
+  });
+
+  test("a backfill batch that deadlocks after 5 s is retried, where a request's policy gives up (decision 0122)", async () => {
+    // The first attempt runs 5 s on a loaded server before the deadlock is found, then the retry succeeds.
+    const deadlockAfter5s = (env: RetryEnvironment) => {
+      let calls = 0;
+      return async () => {
+        calls += 1;
+        if (calls > 1) return 'done';
+        await env.sleep(5_000);
+        throw sqlError('40P01');
+      };
+    };
+    const request = fakeTime(1);
+    await expect(withRetry(deadlockAfter5s(request.env), defaultRetryPolicy, request.env)).rejects.toThrow(
+      'gave up after 1 attempts',
+    );
+    const backfill = fakeTime(1);
+    expect(await withRetry(deadlockAfter5s(backfill.env), BACKFILL_RETRY, backfill.env)).toBe('done');
   });
 
   test('returns the first success and does not sleep before the first attempt', async () => {

@@ -1,4 +1,4 @@
-import { withRetry } from '../retry.js';
+import { defaultRetryPolicy, type RetryPolicy, withRetry } from '../retry.js';
 import { asRead, type SqlClient } from '../sql-client.js';
 
 /**
@@ -98,10 +98,19 @@ export interface BackfillOptions {
 }
 
 /**
+ * How a backfill batch is retried after a serialization failure or a deadlock with the traffic it
+ * runs beside: as a statement is, but within two minutes rather than a request's 3 s. No request
+ * waits on a migration, and one batch on a loaded server can take longer than 3 s by itself (a
+ * deadlock is found only after `deadlock_timeout`, 1 s by default), so with the request's budget a
+ * batch that deadlocked gave up after its first attempt and stopped the migration (decision 0122).
+ */
+export const BACKFILL_RETRY: RetryPolicy = { ...defaultRetryPolicy, attempts: 8, budgetMs: 120_000 };
+
+/**
  * Runs a backfill step until a batch changes no row. Each batch is one statement, its own
  * transaction, at READ COMMITTED where the engine has it (a step numbers or counts rows no
  * running code writes, so it needs no stronger isolation, and takes no predicate locks), retried
- * like any statement after a serialization failure. Returns the rows changed.
+ * after a serialization failure or a deadlock (`BACKFILL_RETRY`). Returns the rows changed.
  */
 export async function runBackfill(db: SqlClient, statement: string, options: BackfillOptions): Promise<number> {
   const body = codeOf(statement).replace(/;\s*$/, '').replaceAll('{{batch}}', String(options.batchRows));
@@ -127,7 +136,7 @@ export async function runBackfill(db: SqlClient, statement: string, options: Bac
     });
   for (;;) {
     batchStarted = performance.now();
-    const [row] = await withRetry(() => asRead<{ changed: number | string }>(db, counted));
+    const [row] = await withRetry(() => asRead<{ changed: number | string }>(db, counted), BACKFILL_RETRY);
     const changed = Number(row?.changed ?? 0);
     if (changed === 0) break;
     durations.push(performance.now() - batchStarted);
