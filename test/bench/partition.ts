@@ -9,7 +9,6 @@ import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stor
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import type { Principal } from '../../lambda/memory/model.js';
-import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { FUSION, LEXICAL, type RecallRanking } from '../../lambda/memory/policy/ranking.js';
 import type { PageService } from '../../lambda/memory/page/page-service.js';
@@ -17,8 +16,7 @@ import { memoryServices } from '../../lambda/memory/services.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
-import { loadable } from './loadable.js';
-import { BENCH_RULES, loadEvents, locomoTexts, openBenchEngine, TimedSql, whileProbing as whileProbingAs } from './probe.js';
+import { BENCH_RULES, locomoTexts, loadTurns, openBenchEngine, TimedSql, whileProbing as whileProbingAs } from './probe.js';
 
 /**
  * Recall cost as one partition grows: one user per size, each with N memories of one kind (LoCoMo
@@ -80,19 +78,12 @@ async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Pri
   const users: Principal[] = [];
   for (const size of sizes) {
     const principal: Principal = { userId: randomUUID(), region: REGION, agent: 'bench', keyId: randomUUID() };
-    // A turn said twice (or again past the corpus's end) is told apart by its number, as the fingerprint must be unique.
-    const seen = new Set<string>();
-    for (let i = 0; i < size; i += LOAD_BATCH) {
-      const memories = [];
-      for (let j = i; j < Math.min(size, i + LOAD_BATCH); j += 1) {
-        const turn = turns[j % turns.length] ?? '';
-        const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
-        seen.add(fingerprint(content));
-        memories.push(await loadable(content, embedder, analyzer));
-      }
-      await loadEvents(stores, { region: REGION, userId: principal.userId }, memories);
-      if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${size} memories stored`);
-    }
+    await loadTurns(stores, { region: REGION, userId: principal.userId }, turns, size, {
+      embedder,
+      analyzer,
+      batch: LOAD_BATCH,
+      progress,
+    });
     users.push(principal);
   }
   progress(`stored ${sizes.join(', ')} memories for ${sizes.length} users`);

@@ -7,12 +7,16 @@ import { ExactOnlyJudge } from '../../lambda/adapters/local/judge.js';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { fingerprint } from '../../lambda/memory/canonical.js';
+import type { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { CurationRules, Principal } from '../../lambda/memory/model.js';
+import type { Embedder } from '../../lambda/ports/embedder.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import type { LoadPlan } from '../../lambda/ports/transfer-store.js';
 import { startPostgres } from '../support/pg-server.js';
+import { loadable } from './loadable.js';
 import { loadLocomo } from './locomo-data.js';
 
 /**
@@ -47,6 +51,32 @@ export function loadEvents(stores: MemoryStores, scope: LoadPlan['scope'], memor
     client: 'bench/1',
     memories,
   });
+}
+
+/**
+ * One user's `event` partition filled with `size` of `turns`, loaded in bulk `batch` at a time
+ * (`loadEvents`). A turn said twice, or again past the corpus's end, is told apart by its number,
+ * as a partition's fingerprints are unique. `progress` hears every 10,000 memories.
+ */
+export async function loadTurns(
+  stores: MemoryStores,
+  scope: LoadPlan['scope'],
+  turns: readonly string[],
+  size: number,
+  using: { embedder: Embedder; analyzer: LexicalAnalyzer; batch: number; progress?: (line: string) => void },
+): Promise<void> {
+  const seen = new Set<string>();
+  for (let i = 0; i < size; i += using.batch) {
+    const memories = [];
+    for (let j = i; j < Math.min(size, i + using.batch); j += 1) {
+      const turn = turns[j % turns.length] ?? '';
+      const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
+      seen.add(fingerprint(content));
+      memories.push(await loadable(content, using.embedder, using.analyzer));
+    }
+    await loadEvents(stores, scope, memories);
+    if ((i + using.batch) % 10_000 === 0) using.progress?.(`${i + using.batch} of ${size} memories stored`);
+  }
 }
 
 /**

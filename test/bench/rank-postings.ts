@@ -6,13 +6,11 @@ import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { RANK_POSTINGS } from '../../lambda/adapters/pg/statements/maintenance/rank-postings.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
-import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
-import { loadable } from './loadable.js';
-import { BENCH_RULES, loadEvents, locomoTexts, openBenchEngine } from './probe.js';
+import { BENCH_RULES, locomoTexts, loadTurns, openBenchEngine } from './probe.js';
 
 /**
  * The sweeper's posting ranking (decision 0101) right after a bulk load, before any statistics
@@ -97,18 +95,7 @@ try {
   const analyzer = new LexicalAnalyzer();
   const { turns } = locomoTexts();
   const userId = randomUUID();
-  const seen = new Set<string>();
-  for (let i = 0; i < SIZE; i += LOAD_BATCH) {
-    const memories = [];
-    for (let j = i; j < Math.min(SIZE, i + LOAD_BATCH); j += 1) {
-      const turn = turns[j % turns.length] ?? '';
-      const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
-      seen.add(fingerprint(content));
-      memories.push(await loadable(content, embedder, analyzer));
-    }
-    await loadEvents(stores, { region: REGION, userId }, memories);
-    if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${SIZE} memories stored`);
-  }
+  await loadTurns(stores, { region: REGION, userId }, turns, SIZE, { embedder, analyzer, batch: LOAD_BATCH, progress });
   const times = new RankingTimes(sql);
   const sweeper = new Sweeper(sqlMemoryStores(times).maintenance, BENCH_RULES, systemClock, analyzer);
   while ((await sweeper.run(REGION, { batchSize: 500, maxBatches: 1000 })).incomplete) progress('sweep: more to do');

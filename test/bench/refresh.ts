@@ -9,15 +9,13 @@ import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
 import { STALE_STATISTICS } from '../../lambda/adapters/pg/statements/schema/stale-statistics.js';
 import { send } from '../../lambda/adapters/pg/sql/statement.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
-import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';
 import type { Principal } from '../../lambda/memory/model.js';
 import { memoryServices } from '../../lambda/memory/services.js';
 import { systemClock } from '../../lambda/ports/clock.js';
 import { parseFlags } from '../support/jest-run.js';
-import { loadable } from './loadable.js';
-import { BENCH_RULES, loadEvents, locomoTexts, openScratchPglite } from './probe.js';
+import { BENCH_RULES, locomoTexts, loadTurns, openScratchPglite } from './probe.js';
 
 /**
  * How long PGlite's statistics refresh holds up the calls sent while it runs (issue 32: at most
@@ -80,18 +78,12 @@ async function build(): Promise<{ snapshot: Blob; user: Principal }> {
   const embedder = new LocalEmbedder(DIMENSIONS);
   const analyzer = new LexicalAnalyzer();
   const user: Principal = { userId: randomUUID(), region: REGION, agent: 'bench', keyId: randomUUID() };
-  const seen = new Set<string>();
-  for (let i = 0; i < SIZE; i += LOAD_BATCH) {
-    const memories = [];
-    for (let j = i; j < Math.min(SIZE, i + LOAD_BATCH); j += 1) {
-      const turn = turns[j % turns.length] ?? '';
-      const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
-      seen.add(fingerprint(content));
-      memories.push(await loadable(content, embedder, analyzer));
-    }
-    await loadEvents(stores, { region: REGION, userId: user.userId }, memories);
-    if ((i + LOAD_BATCH) % 10_000 === 0) progress(`${i + LOAD_BATCH} of ${SIZE} memories stored`);
-  }
+  await loadTurns(stores, { region: REGION, userId: user.userId }, turns, SIZE, {
+    embedder,
+    analyzer,
+    batch: LOAD_BATCH,
+    progress,
+  });
   // Statistics before the sweep, as the timer would have refreshed them during the load.
   for (const { table } of await send(db, STALE_STATISTICS, {})) await db.analyze(table);
   const sweeper = new Sweeper(stores.maintenance, RULES, systemClock, analyzer);
