@@ -1,7 +1,10 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { explain } from '../../bin/plan/explain.js';
-import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
+import { PgliteSqlClient, SHARED_BUFFERS } from '../../lambda/adapters/pg/pglite-client.js';
 import { NEIGHBOURS } from '../../lambda/adapters/pg/statements/curation/neighbours.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
@@ -106,4 +109,19 @@ SELECT 'local', gen_random_uuid(), 'fact', 1 FROM generate_series(1, 5000)`);
   const vacuumed = await visibility();
   expect(vacuumed?.visible).toBe(vacuumed?.pages);
   expect(await db.vacuumWhereNeeded()).toEqual([]);
+});
+
+test("a database in a data folder opens with the larger shared buffers; one in memory keeps PGlite's", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'naaba-buffers-'));
+  const onDisk = await PgliteSqlClient.open(dir);
+  try {
+    const shown = async (client: PgliteSqlClient) =>
+      (await client.query<{ shared_buffers: string }>(sql`SHOW shared_buffers`))[0]?.shared_buffers;
+    expect(await shown(onDisk)).toBe(SHARED_BUFFERS);
+    expect(await shown(db)).toBe('128MB');
+    expect(SHARED_BUFFERS).not.toBe('128MB');
+  } finally {
+    await onDisk.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

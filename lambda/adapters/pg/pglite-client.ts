@@ -19,6 +19,18 @@ import { TABLE_VISIBILITY } from './statements/schema/table-visibility.js';
 export const STATISTICS_SAMPLE = 20;
 
 /**
+ * PostgreSQL's shared buffers for a database in a data folder, where the local server and `naaba
+ * serve` keep theirs (PGlite's default is 128 MB). A recall at 50,000 memories in one partition
+ * reads its nearest cells' 2,000 memories (`FUSION.cellRows`) by their index, scattered over the
+ * heap; at 128 MB those pages kept falling out, and each miss is a read from the file. Hybrid p50
+ * at 50,000 over p50 at 500 (`npm run bench:partition -- --engine pglite`) was 2.53–2.63 at 128 MB,
+ * 2.08–2.11 at 256 MB and 2.09–2.13 at 512 MB. PGlite zeroes its buffers when it starts, so they
+ * cost resident memory from the first second: about 150 MB more than the default at 256 MB, 390 MB
+ * at 512 MB (decision 0123). A database in memory keeps the default: its files are in memory.
+ */
+export const SHARED_BUFFERS = '256MB';
+
+/**
  * Columns ANALYZE leaves out: the widest of a row (a vector of the embedder's dimension, the text,
  * lists), which no statement filters, joins or groups on, so the planner never asks for their
  * statistics. Sorting 9,000 sampled vectors and texts was most of what `ANALYZE memories` cost
@@ -59,7 +71,12 @@ export class PgliteSqlClient implements SqlClient {
    * `dumpDataDir` tarball) starts a new database as a copy of another instead of running initdb.
    */
   static async open(dataDir?: string, copyOf?: Blob): Promise<PgliteSqlClient> {
-    const db = await PGlite.create(dataDir ?? 'memory://', { extensions: { vector }, ...(copyOf && { loadDataDir: copyOf }) });
+    const db = await PGlite.create(dataDir ?? 'memory://', {
+      extensions: { vector },
+      // PGlite's start parameters replace its defaults, so they are kept and one is added.
+      ...(dataDir && { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] }),
+      ...(copyOf && { loadDataDir: copyOf }),
+    });
     return new PgliteSqlClient(db);
   }
 
