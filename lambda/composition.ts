@@ -54,7 +54,7 @@ async function openSql(config: RuntimeConfig): Promise<SqlClient> {
       import('./adapters/pg/schema/migrate.js'),
       import('./dev/data-dir.js'),
     ]);
-    const client = await PgliteSqlClient.open(pgliteDir(db.dataDir));
+    const client = await PgliteSqlClient.open(pgliteDir(db.dataDir), undefined, db.buffersMb);
     // A new database's files arrive world-readable (decision 0043).
     makePrivate(db.dataDir);
     await migrate(client, { embeddingDimensions: config.embedder.dimensions });

@@ -1,3 +1,4 @@
+import { PGLITE_BUFFERS_MB } from '../adapters/pg/pglite-buffers.js';
 import { DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from '../adapters/pg/schema/hash-buckets.js';
 import type { DatabaseRegions } from '../adapters/pg/schema/migrate.js';
 import type { SqlEngine } from '../adapters/pg/sql-client.js';
@@ -20,7 +21,12 @@ export type { BedrockConfig, EmbedderConfig, JudgeConfig, OpenAiConfig, RetryCon
 export { novaMicroProfile } from './providers.js';
 
 export type DatabaseConfig =
-  | { readonly kind: 'pglite'; readonly dataDir: string }
+  | {
+      readonly kind: 'pglite';
+      readonly dataDir: string;
+      /** Shared buffers of the database in the data folder (NAABA_PGLITE_BUFFERS_MB). */
+      readonly buffersMb: number;
+    }
   | {
       readonly kind: 'url';
       readonly url: string;
@@ -86,7 +92,10 @@ function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
   const url = s.string('NAABA_DATABASE_URL', undefined, { secret: true });
   const secretId = s.string('NAABA_DATABASE_SECRET_ID');
   const ca = readDatabaseCa(s, url, secretId);
-  if (!url && !secretId) return { kind: 'pglite', dataDir };
+  if (!url && !secretId) {
+    const { default: fallback, min, max } = PGLITE_BUFFERS_MB;
+    return { kind: 'pglite', dataDir, buffersMb: s.integer('NAABA_PGLITE_BUFFERS_MB', fallback, min, max) };
+  }
   const engine = s.string('NAABA_DB_ENGINE');
   if (engine !== undefined && engine !== 'postgres' && engine !== 'cockroach') {
     s.problems.push(`NAABA_DB_ENGINE="${engine}": expected postgres or cockroach`);

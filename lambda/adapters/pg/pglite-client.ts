@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { FairQueue } from './fair-queue.js';
 import { inlined } from './inlined.js';
+import { PGLITE_BUFFERS_MB } from './pglite-buffers.js';
 import type { Query, SqlClient } from './sql-client.js';
 import { send } from './sql/statement.js';
 import { SAMPLED_COLUMNS } from './statements/schema/sampled-columns.js';
@@ -17,18 +18,6 @@ import { TABLE_VISIBILITY } from './statements/schema/table-visibility.js';
  * origins in two runs of three (decision 0105), so 20 keeps a margin above it.
  */
 export const STATISTICS_SAMPLE = 20;
-
-/**
- * PostgreSQL's shared buffers for a database in a data folder, where the local server and `naaba
- * serve` keep theirs (PGlite's default is 128 MB). A recall at 50,000 memories in one partition
- * reads its nearest cells' 2,000 memories (`FUSION.cellRows`) by their index, scattered over the
- * heap; at 128 MB those pages kept falling out, and each miss is a read from the file. Hybrid p50
- * at 50,000 over p50 at 500 (`npm run bench:partition -- --engine pglite`) was 2.53–2.63 at 128 MB,
- * 2.08–2.11 at 256 MB and 2.09–2.13 at 512 MB. PGlite zeroes its buffers when it starts, so they
- * cost resident memory from the first second: about 150 MB more than the default at 256 MB, 390 MB
- * at 512 MB (decision 0123). A database in memory keeps the default: its files are in memory.
- */
-export const SHARED_BUFFERS = '256MB';
 
 /**
  * Columns ANALYZE leaves out: the widest of a row (a vector of the embedder's dimension, the text,
@@ -69,12 +58,13 @@ export class PgliteSqlClient implements SqlClient {
   /**
    * Opens (or creates) a database under `dataDir`, or in memory when none is given; `copyOf` (a
    * `dumpDataDir` tarball) starts a new database as a copy of another instead of running initdb.
+   * A database in a folder gets `buffersMb` of shared buffers (`PGLITE_BUFFERS_MB`).
    */
-  static async open(dataDir?: string, copyOf?: Blob): Promise<PgliteSqlClient> {
+  static async open(dataDir?: string, copyOf?: Blob, buffersMb: number = PGLITE_BUFFERS_MB.default): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? 'memory://', {
       extensions: { vector },
       // PGlite's start parameters replace its defaults, so they are kept and one is added.
-      ...(dataDir && { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] }),
+      ...(dataDir && { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffersMb}MB`] }),
       ...(copyOf && { loadDataDir: copyOf }),
     });
     return new PgliteSqlClient(db);
