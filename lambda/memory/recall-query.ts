@@ -1,13 +1,13 @@
 import type { Embedder } from '../ports/embedder.js';
-import type { RecallQuery } from '../ports/curation-store.js';
+import type { RankedMemory, RecallQuery } from '../ports/curation-store.js';
 import { embedChecked } from './embedding.js';
 import { InvalidInputError } from './errors.js';
 import type { LexicalAnalyzer } from './lexical.js';
 import { checkText, LIMITS } from './limits.js';
-import type { CurationRules, Scope } from './model.js';
+import type { CurationRules, RecalledMemory, Scope } from './model.js';
 import { kindCutoffs, recallCandidates } from './policy/expiry.js';
 import { farthestRelated } from './policy/floor.js';
-import { sameSubjectWithin } from './policy/recency.js';
+import { newestFirst, sameSubjectWithin } from './policy/recency.js';
 import { kindsOf } from './policy/kinds.js';
 import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking, rankingParts } from './policy/ranking.js';
 
@@ -65,5 +65,16 @@ export class RecallPlanner {
       includeSuperseded: input.includeSuperseded ?? false,
       now,
     };
+  }
+
+  /**
+   * The store's ranked memories in the order recall answers them: the newer on a subject first
+   * where the query cannot tell the two apart (policy/recency.ts), superseded ones last.
+   */
+  answer(input: RecallInput, ranked: readonly RankedMemory[]): RecalledMemory[] {
+    const fusion = this.deps.scoring?.fusion ?? FUSION;
+    return newestFirst(ranked, { text: input.query, analyzer: this.deps.analyzer }, fusion).map(
+      ({ length: _length, words: _words, sameSubject: _same, ...memory }) => memory,
+    );
   }
 }

@@ -20,8 +20,12 @@ export interface CurationStore {
   insert(plan: InsertPlan, now: Date): Promise<InsertResult>;
   /** Absorbs a restatement into an existing memory and journals the merge. */
   merge(plan: MergePlan, now: Date): Promise<MergeResult>;
-  /** The best live memories first (fused vector and lexical ranks); marks the returned ones useful. */
-  recall(query: RecallQuery): Promise<RecalledMemory[]>;
+  /**
+   * The best live memories first (fused vector and lexical ranks; superseded ones, when asked for,
+   * after every current one); marks the returned ones useful. Recency is not applied here: the
+   * service orders the answer (policy/recency.ts) from what each ranked memory carries.
+   */
+  recall(query: RecallQuery): Promise<RankedMemory[]>;
   /** Deletes the caller's live memories among `ids`; returns the ids actually deleted. */
   forgetIds(scope: Scope, ids: readonly string[], expiry: readonly ExpiryCutoff[]): Promise<string[]>;
   /** Deletes all the caller's memories (of one kind, or all) and the matching journal lines; counts the live ones. */
@@ -134,8 +138,8 @@ export interface RecallQuery {
    */
   readonly farthest: number;
   /**
-   * Two memories found within this cosine distance of each other are on the same subject, and the
-   * newer ranks first (policy/recency.ts); absent: none are (recency orders nothing).
+   * Two memories found within this cosine distance of each other are on the same subject
+   * (`RankedMemory.sameSubject`, read by policy/recency.ts); absent: none are (recency orders nothing).
    */
   readonly sameSubject?: number;
   /** Kinds searched, each with the instant before which its non-pinned memories count as expired. */
@@ -146,6 +150,16 @@ export interface RecallQuery {
   /** Also return superseded memories, each ranked after every current one (policy/supersession.ts). */
   readonly includeSuperseded?: boolean;
   readonly now: Date;
+}
+
+/** A memory recall ranked, with what the newer-first rule reads of it (policy/recency.ts). */
+export interface RankedMemory extends RecalledMemory {
+  /** Its length in terms. */
+  readonly length: number;
+  /** Its lexical arm's score for the query; 0 when that arm did not score it or did not run. */
+  readonly words: number;
+  /** The other ranked memories of its kind whose vectors lie within `sameSubject` of its own, sorted. */
+  readonly sameSubject: readonly string[];
 }
 
 /** What `forget all` removed: live memories, and journal lines. */

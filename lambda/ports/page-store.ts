@@ -1,6 +1,6 @@
-import type { JournalRule, Memory, RecalledMemory, Scope } from '../memory/model.js';
+import type { JournalRule, Memory, Scope } from '../memory/model.js';
 import type { ExpiryCutoff, KindCutoff } from '../memory/policy/expiry.js';
-import type { RecallQuery } from './curation-store.js';
+import type { RankedMemory, RecallQuery } from './curation-store.js';
 
 /**
  * What the memory page reads and changes: recall's ranking without touching anything, listings,
@@ -9,7 +9,7 @@ import type { RecallQuery } from './curation-store.js';
  */
 export interface PageStore {
   /** Ranks exactly as recall does, but writes nothing. */
-  search(query: RecallQuery): Promise<RecalledMemory[]>;
+  search(query: RecallQuery): Promise<RankedMemory[]>;
   /** Live memories of some kinds, filtered, in the order asked (newest first by default), read only. */
   browse(query: BrowseQuery): Promise<MemoryPage>;
   /** One live memory of the caller by id, read only; undefined for anyone else's, an expired or an unknown id. */

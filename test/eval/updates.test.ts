@@ -1,4 +1,4 @@
-import { newerFirst, rankUpdates, UPDATE_PAIRS } from './updates.js';
+import { answerFirst, lookalikeSet, newerFirst, rankLookalikes, rankUpdates, UPDATE_PAIRS } from './updates.js';
 
 /**
  * Issue 33's offline target (decision 0113): with the offline judge, which supersedes nothing, the
@@ -16,4 +16,31 @@ test.each(['pglite', 'memory'] as const)(
     expect(ranks.filter(newerFirst).length).toBeGreaterThanOrEqual(Math.ceil(0.9 * UPDATE_PAIRS.length));
   },
   120_000,
+);
+
+/**
+ * Issue 47's targets (decision 0124) on test/eval/updates/lookalikes.json: recency orders only what
+ * the query cannot tell apart. A newer look-alike (another subject that reads alike) above the
+ * answer in at most 5 % of pairs, the newer first in at least 90 % of updates, and with the lexical
+ * embedder every list entry first for its own question. Without decision 0124's rule: 23 of 30
+ * look-alikes lost in the issue's own measure.
+ */
+test.each([
+  ['pglite', 'local'],
+  ['memory', 'local'],
+  ['memory', 'sentence'],
+] as const)(
+  'on %s with the %s embedder, recency moves updates first and never a look-alike',
+  async (store, embedder) => {
+    const set = lookalikeSet();
+    const ranks = await rankLookalikes(store, embedder);
+
+    expect(ranks.lookalikes).toHaveLength(set.lookalikes.length);
+    expect(ranks.lookalikes.filter((r) => !answerFirst(r)).length).toBeLessThanOrEqual(Math.floor(0.05 * set.lookalikes.length));
+    expect(ranks.updates.filter(newerFirst).length).toBeGreaterThanOrEqual(Math.ceil(0.9 * set.updates.length));
+    // The English sentence encoder ranks French list questions by words alone too weakly to put every entry first (decision 0124).
+    const lists = embedder === 'local' ? ranks.entries : ranks.entries.filter((e) => e.list.startsWith('en-'));
+    expect(lists.filter((e) => e.place !== 0)).toEqual([]);
+  },
+  300_000,
 );

@@ -1,6 +1,8 @@
 import type { Scope, Source } from '../../lambda/memory/model.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
 import { FUSION, LEXICAL } from '../../lambda/memory/policy/ranking.js';
+import { newestFirst } from '../../lambda/memory/policy/recency.js';
 import type { InsertPlan, RecallQuery } from '../../lambda/ports/curation-store.js';
 import { axis, lean } from '../support/vectors.js';
 import type { StoreHarness } from './harness.js';
@@ -136,22 +138,29 @@ export function supersessionStoreTests(context: () => SupersessionSuiteContext):
     // A second walk finds nothing left to settle: every picked row left it.
     expect(await maintenance.sweepSuperseded(region, 'fact', at(10), 10, at(30))).toEqual({ deleted: 0, settled: 0 });
   });
-  test('without a judge, of two statements on one subject the newer ranks first; the rest keeps its place (decision 0113)', async () => {
+  test('each ranked memory names the others found within the same-subject distance, from which the newer ranks first (decisions 0113, 0124)', async () => {
     const older = await insert({ content: 'the door code is 4417', embedding: lean(0, 1, 0.3) }, T0);
     // On the other side of the query: more than the same-subject distance from both.
-    await insert({ content: 'the gate is painted green', embedding: lean(0, 1, -1.19) }, at(1));
+    const gate = await insert({ content: 'the gate is painted green', embedding: lean(0, 1, -1.19) }, at(1));
     const newer = await insert({ content: 'the door code changed to 9023', embedding: lean(0, 1, 1.43) }, at(2));
-    const order = async (sameSubject?: number) =>
-      (await recall(at(3), sameSubject === undefined ? {} : { sameSubject })).map((m) => m.id);
+    const ranked = async (sameSubject?: number) => recall(at(3), sameSubject === undefined ? {} : { sameSubject });
+    const query = { text: 'the door code', analyzer: new LexicalAnalyzer() };
 
-    // Alone, the arms rank the older first and the newer last (it lies farthest from the query).
-    const [first, second, third] = await order();
-    expect([first, third]).toEqual([older, newer]);
-    // Within the same-subject distance of each other, the newer takes the older's place, the older comes right after.
-    expect(await order(0.55)).toEqual([newer, older, second]);
-    // Only the newer moves up: a newer score under half the older's is left where it is (FUSION.newerReach).
-    const far = await recall(at(4), { sameSubject: 0.55, fusion: { ...FUSION, following: 0, newerReach: 0.99 } });
-    expect(far.map((m) => m.id)).toEqual([older, second, newer]);
+    // Alone, the arms rank the older first and the newer last (it lies farthest from the query); none is on another's subject.
+    const alone = await ranked();
+    expect(alone.map((m) => m.id)).toEqual([older, gate, newer]);
+    expect(alone.map((m) => m.sameSubject)).toEqual([[], [], []]);
+    // Within the same-subject distance of each other, each names the other; the gate lies near neither.
+    const near = await ranked(0.55);
+    expect(Object.fromEntries(near.map((m) => [m.id, m.sameSubject]))).toEqual({
+      [older]: [newer],
+      [gate]: [],
+      [newer]: [older],
+    });
+    // The newer takes the older's place, the older comes right after, the rest keeps its place.
+    expect(newestFirst(near, query, FUSION).map((m) => m.id)).toEqual([newer, older, gate]);
+    // Only the newer moves up: a newer score under the share `newerReach` of the older's is left where it is.
+    expect(newestFirst(near, query, { ...FUSION, newerReach: 0.99 }).map((m) => m.id)).toEqual([older, gate, newer]);
   });
 
   test('what follows a hit never pushes one of the first direct hits out of the answer (decision 0113)', async () => {

@@ -12,6 +12,7 @@ import type { ClientInfo, CurationRules, Principal } from '../../lambda/memory/m
 import type { PageService } from '../../lambda/memory/page/page-service.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
 import { type MemoryServices, memoryServices } from '../../lambda/memory/services.js';
+import type { Embedder } from '../../lambda/ports/embedder.js';
 import type { Judge } from '../../lambda/ports/judge.js';
 import type { MemoryStores } from '../../lambda/ports/memory-stores.js';
 import { ManualClock } from './clock.js';
@@ -50,7 +51,7 @@ export interface ServiceHarness {
  */
 export function serviceOver(
   over: SqlClient | 'memory',
-  options: { judge?: Judge; rules?: Partial<CurationRules>; newId?: () => string } = {},
+  options: { judge?: Judge; rules?: Partial<CurationRules>; newId?: () => string; embedder?: Embedder } = {},
 ): ServiceHarness {
   const clock = new ManualClock();
   const memoryStores = over === 'memory' ? inMemoryStores() : undefined;
@@ -58,7 +59,7 @@ export function serviceOver(
   const rules = { ...DEFAULT_RULES, ...options.rules };
   const memory = memoryServices({
     stores,
-    embedder: new LocalEmbedder(256),
+    embedder: options.embedder ?? new LocalEmbedder(256),
     judge: options.judge ?? new ScriptedJudge(() => 'different'),
     clock,
     rules,

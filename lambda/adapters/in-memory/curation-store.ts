@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../memory/cursor.js';
-import type { RecalledMemory, Scope, Source } from '../../memory/model.js';
+import type { Scope, Source } from '../../memory/model.js';
 import { evictionFor } from '../../memory/policy/eviction.js';
 import { type ExpiryCutoff, isLive } from '../../memory/policy/expiry.js';
 import { pinAllowed } from '../../memory/policy/pins.js';
@@ -14,9 +14,10 @@ import type {
   MergeResult,
   NeighbourQuery,
   Neighbours,
+  RankedMemory,
   RecallQuery,
 } from '../../ports/curation-store.js';
-import { rank, toRecalled } from './recall.js';
+import { rank, toRanked } from './recall.js';
 import { byId, cosineDistance, type MemoryState, type StoredMemory, secondsBetween, storedVector } from './state.js';
 
 /** The cutoff of each kind that has one. */
@@ -174,11 +175,11 @@ export class InMemoryCurationStore implements CurationStore {
     return { status: 'merged', id: target.id };
   }
 
-  async recall(query: RecallQuery): Promise<RecalledMemory[]> {
-    return rank(this.state, query).map(({ memory, score }) => {
-      memory.recallCount += 1;
-      if (query.now > memory.lastUsefulAt) memory.lastUsefulAt = query.now;
-      return toRecalled(this.state, memory, score, query);
+  async recall(query: RecallQuery): Promise<RankedMemory[]> {
+    return rank(this.state, query).map((ranked) => {
+      ranked.memory.recallCount += 1;
+      if (query.now > ranked.memory.lastUsefulAt) ranked.memory.lastUsefulAt = query.now;
+      return toRanked(this.state, ranked, query);
     });
   }
 

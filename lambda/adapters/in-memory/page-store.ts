@@ -1,10 +1,10 @@
 import { decodeCursor, encodeCursor } from '../../memory/cursor.js';
-import type { JournalRule, Memory, RecalledMemory, Scope } from '../../memory/model.js';
+import type { JournalRule, Memory, Scope } from '../../memory/model.js';
 import { byEvictionOrder, EVICTABLE } from '../../memory/policy/eviction.js';
 import { holds } from '../../memory/policy/condition.js';
 import type { ExpiryCutoff, KindCutoff } from '../../memory/policy/expiry.js';
 import { pinAllowed, pinsFit } from '../../memory/policy/pins.js';
-import type { RecallQuery } from '../../ports/curation-store.js';
+import type { RankedMemory, RecallQuery } from '../../ports/curation-store.js';
 import type {
   BrowseQuery,
   JournalDayCount,
@@ -19,7 +19,7 @@ import type {
   WriterCount,
 } from '../../ports/page-store.js';
 import { cutoffsByKind, liveUnder } from './curation-store.js';
-import { rank, toMemory, toRecalled } from './recall.js';
+import { rank, toMemory, toRanked } from './recall.js';
 import { byId, type MemoryState, type StoredMemory } from './state.js';
 
 /** The live memories of some kinds, each kind under its own cutoff. */
@@ -53,8 +53,8 @@ function countLines<B extends string | number>(lines: readonly { bucket: B; rule
 export class InMemoryPageStore implements PageStore {
   constructor(private readonly state: MemoryState) {}
 
-  async search(query: RecallQuery): Promise<RecalledMemory[]> {
-    return rank(this.state, query).map(({ memory, score }) => toRecalled(this.state, memory, score, query));
+  async search(query: RecallQuery): Promise<RankedMemory[]> {
+    return rank(this.state, query).map((ranked) => toRanked(this.state, ranked, query));
   }
 
   async browse(query: BrowseQuery): Promise<MemoryPage> {

@@ -1,12 +1,12 @@
-import type { Memory, RecalledMemory } from '../../memory/model.js';
+import type { Memory } from '../../memory/model.js';
 import { holds } from '../../memory/policy/condition.js';
 import { isLive } from '../../memory/policy/expiry.js';
 import { SUPERSEDED } from '../../memory/policy/supersession.js';
 import { isRelated } from '../../memory/policy/floor.js';
 import { MAX_PASSAGE, PASSAGE_TERMS } from '../../memory/lexical.js';
 import { lengthScaled } from '../../memory/policy/ranking.js';
-import { followerPlaces, NO_SUBJECT, newestFirst } from '../../memory/policy/recency.js';
-import type { RecallQuery } from '../../ports/curation-store.js';
+import { followerPlaces, NO_SUBJECT } from '../../memory/policy/recency.js';
+import type { RankedMemory, RecallQuery } from '../../ports/curation-store.js';
 import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector } from './state.js';
 
 /**
@@ -16,7 +16,10 @@ import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector
  * postings per term and partition), reciprocal rank fusion, the relevance floor, then what follows
  * each hit in its origin. Returns the hits and their scores, best first.
  */
-export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMemory; score: number }[] {
+export function rank(
+  state: MemoryState,
+  query: RecallQuery,
+): { memory: StoredMemory; score: number; words: number; sameSubject: string[] }[] {
   const kinds = query.kinds.map((k) => k.kind);
   const rows = state.partition(query.scope, kinds);
   const cutoffOf = new Map(query.kinds.map((k) => [k.kind, k.expiredBefore]));
@@ -43,14 +46,16 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
   vectorArm.forEach((m, i) => {
     add(m.id, vectorWeight / (f.k + i + 1), isRelated({ foundByWords: false, distance: distance(m) }, query.farthest));
   });
-  if (query.terms.length > 0) {
-    lexicalArm(rows, query)
-      .filter(live)
-      .slice(0, f.depth)
-      .forEach((m, i) => {
-        add(m.id, f.lexicalWeight / (f.k + i + 1), true);
-      });
-  }
+  const lexical = query.terms.length > 0 ? lexicalScores(rows, query) : [];
+  lexical
+    .slice(0, query.candidates)
+    .map(([m]) => m)
+    .filter(live)
+    .slice(0, f.depth)
+    .forEach((m, i) => {
+      add(m.id, f.lexicalWeight / (f.k + i + 1), true);
+    });
+  const words = new Map(lexical.map(([m, score]) => [m.id, score]));
   const byScore = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || byId(a, b);
   const ranked = [...parts.entries()]
     .filter(([, p]) => p.score > 0 && p.related)
@@ -86,22 +91,33 @@ export function rank(state: MemoryState, query: RecallQuery): { memory: StoredMe
     .sort(byScore);
   const found = hits.flatMap((h) => {
     const memory = state.memories.get(h.id);
-    return memory
-      ? [{ id: h.id, kind: memory.kind, createdAt: memory.createdAt, score: h.score, length: memory.length, memory }]
-      : [];
+    return memory ? [{ memory, score: h.score, words: words.get(h.id) ?? 0 }] : [];
   });
+  const within = query.sameSubject ?? NO_SUBJECT;
   return (
-    newestFirst(found, { distance: query.sameSubject ?? NO_SUBJECT, terms: f.statementTerms, reach: f.newerReach }, (a, b) =>
-      cosineDistance(a.memory.embedding, b.memory.embedding),
-    )
-      // Superseded memories, when asked for, after every current one (a stable sort keeps the order within each).
-      .sort((a, b) => Number(isSuperseded(state, a.id)) - Number(isSuperseded(state, b.id)))
-      .map(({ memory, score }) => ({ memory, score }))
+    found
+      .map((f) => ({
+        ...f,
+        // The other memories found of its kind within the same-subject distance, as the statement lists them.
+        sameSubject: found
+          .filter((o) => o.memory.kind === f.memory.kind && o.memory.id !== f.memory.id)
+          .filter((o) => cosineDistance(o.memory.embedding, f.memory.embedding) <= within)
+          .map((o) => o.memory.id)
+          .sort(),
+      }))
+      // Superseded memories, when asked for, after every current one; then best first, newest first, by id.
+      .sort(
+        (a, b) =>
+          Number(isSuperseded(state, a.memory.id)) - Number(isSuperseded(state, b.memory.id)) ||
+          b.score - a.score ||
+          b.memory.createdAt.getTime() - a.memory.createdAt.getTime() ||
+          byId(a.memory, b.memory),
+      )
   );
 }
 
-/** The lexical arm's candidates, best first: BM25 over the caller's partitions of the query's kinds. */
-function lexicalArm(rows: readonly StoredMemory[], query: RecallQuery): StoredMemory[] {
+/** Every memory the lexical arm scores, with its score, best first: BM25 over the caller's partitions of the query's kinds. */
+function lexicalScores(rows: readonly StoredMemory[], query: RecallQuery): (readonly [StoredMemory, number])[] {
   const l = query.lexical;
   const n = rows.length;
   const average = Math.max(rows.reduce((sum, m) => sum + m.length, 0) / Math.max(n, 1), 1);
@@ -138,10 +154,9 @@ function lexicalArm(rows: readonly StoredMemory[], query: RecallQuery): StoredMe
       return Number.isFinite(best) ? [[id, best] as const] : [];
     })
     .sort(([a, x], [c, y]) => y - x || (a < c ? -1 : a > c ? 1 : 0))
-    .slice(0, query.candidates)
-    .flatMap(([id]) => {
+    .flatMap(([id, score]) => {
       const m = byMemory.get(id);
-      return m ? [m] : [];
+      return m ? [[m, score] as const] : [];
     });
 }
 
@@ -172,9 +187,16 @@ export function toMemory(state: MemoryState, m: StoredMemory): Memory {
   };
 }
 
-/** A ranked memory as recall answers it, with its distance from the query. */
-export const toRecalled = (state: MemoryState, m: StoredMemory, score: number, query: RecallQuery): RecalledMemory => ({
-  ...toMemory(state, m),
-  distance: cosineDistance(storedVector(query.embedding), m.embedding),
-  score,
+/** A ranked memory as recall answers it, with its distance from the query and what the newer-first rule reads of it. */
+export const toRanked = (
+  state: MemoryState,
+  ranked: { memory: StoredMemory; score: number; words: number; sameSubject: string[] },
+  query: RecallQuery,
+): RankedMemory => ({
+  ...toMemory(state, ranked.memory),
+  distance: cosineDistance(storedVector(query.embedding), ranked.memory.embedding),
+  score: ranked.score,
+  length: ranked.memory.length,
+  words: ranked.words,
+  sameSubject: ranked.sameSubject,
 });

@@ -55,7 +55,8 @@ export class CurationService {
 
   /** The best live memories first; recalling them makes them useful. */
   async recall(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
-    return this.deps.store.recall(await this.deps.planner.plan(scopeOf(principal), input, this.deps.clock.now()));
+    const ranked = await this.deps.store.recall(await this.deps.planner.plan(scopeOf(principal), input, this.deps.clock.now()));
+    return this.deps.planner.answer(input, ranked);
   }
 
   async forget(principal: Principal, input: ForgetInput): Promise<ForgetResult> {

@@ -75,7 +75,10 @@ export class PageService {
 
   /** Recall's ranking, writing nothing. */
   async search(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
-    return this.deps.page.search(await this.deps.planner.plan(scopeOf(principal), input, this.now()));
+    return this.deps.planner.answer(
+      input,
+      await this.deps.page.search(await this.deps.planner.plan(scopeOf(principal), input, this.now())),
+    );
   }
 
   /** Live memories, filtered, newest first unless another order is asked, paged. */

@@ -11,7 +11,7 @@
  * this off (the arms alone, for evaluation). They take at most `followerPlaces` of a recall's places
  * (policy/recency.ts, decision 0113), and of two found memories of at most `statementTerms` terms on
  * the same subject, the newer ranks first when its own score is at least `newerReach` of the
- * older's (the same). On PostgreSQL and PGlite, the vector arm of a
+ * older's and its lexical score at least `newerWords` of the older's (the same; decision 0124). On PostgreSQL and PGlite, the vector arm of a
  * partition that has cells ({@link VECTOR_CELLS}) reads its cells nearest the query until it has
  * read about `cellRows` memories (at most twice that), and every memory not yet in a cell, whatever
  * the partition's size (decision 0100), and the lexical arm's candidates wherever their cell
@@ -29,6 +29,7 @@ export const FUSION = {
   followerPlaces: 0.4,
   statementTerms: 50,
   newerReach: 0.5,
+  newerWords: 0.9,
   cellRows: 2000,
 } as const;
 

@@ -1,3 +1,5 @@
+import { canonicalText } from '../canonical.js';
+import type { LexicalAnalyzer } from '../lexical.js';
 import type { Fusion } from './ranking.js';
 
 /**
@@ -14,6 +16,16 @@ import type { Fusion } from './ranking.js';
  * nothing else moves. It reorders what recall returns and never changes which memories those are;
  * nothing is deleted or marked.
  *
+ * **Recency orders only what the query cannot tell apart** (decision 0124). A newer memory takes an
+ * older one's place only when its words answer the query at least `FUSION.newerWords` as well as
+ * the older's: its lexical score (BM25 over the query's scored terms; for statements, the summed
+ * rarity of the query's terms it holds) at least that share of the older's. "Omar's locker code is
+ * 2718." never takes the place of "Nora's locker code is 3141." for "What is Nora's locker code?":
+ * the rare "Nora" is in the query and the older, not the newer. An update that keeps the subject's
+ * words ("Priya changed her phone number") still takes the older's place; one that drops a rare
+ * word the query holds ("Tomasz just turned 35." for "How old is Tomasz?") no longer does. Without
+ * query terms (the vector arm alone) both score 0, and the newer takes the place as before.
+ *
  * **What follows a hit takes at most a share of the places.** The memories that follow a hit in
  * its origin (decision 0081) come at a share of its score and used to take any place they beat.
  * Now the first `limit` − ⌊`FUSION.followerPlaces` × `limit`⌋ memories the arms ranked (direct
@@ -25,49 +37,125 @@ import type { Fusion } from './ranking.js';
 /** Cosine distances are never negative: within this one no two memories are on the same subject, and recency orders nothing. */
 export const NO_SUBJECT = -1;
 
+/**
+ * How far past the embedder's relevance distance two found memories still lie on one subject: an
+ * update worded anew ("Kenji's leave now begins on 15 January.") lies farther from what it updates
+ * than a look-alike does, and what tells the two apart is the query's words (`answersAsWell`), not
+ * the distance (decision 0124: 1 gave 49 of 72 updates within reach on the dev set, 1.6 gave 68).
+ */
+export const SUBJECT_REACH = 1.6;
+
 /** The distance within which two found memories are on the same subject; an embedder without a calibrated distance has none. */
-export const sameSubjectWithin = (unrelatedBeyond: number | undefined): number => unrelatedBeyond ?? NO_SUBJECT;
+export const sameSubjectWithin = (unrelatedBeyond: number | undefined): number =>
+  unrelatedBeyond === undefined ? NO_SUBJECT : SUBJECT_REACH * unrelatedBeyond;
 
 /** How many of a recall's places are not kept for its first direct hits. */
 export const followerPlaces = (fusion: Pick<Fusion, 'followerPlaces'>, limit: number): number =>
   Math.floor(fusion.followerPlaces * limit);
 
-/** A memory found, as the newer-first rule reads it. */
+/** A memory found, as the newer-first rule reads it (the store's `RankedMemory`). */
 export interface Found {
   readonly id: string;
   readonly kind: string;
+  readonly content: string;
   readonly createdAt: Date;
   readonly score: number;
   /** Its length in terms. */
   readonly length: number;
+  /** Its lexical arm's score for the query (0 when the lexical arm did not score it). */
+  readonly words: number;
+  /** The other memories found of its kind within the same-subject distance. */
+  readonly sameSubject: readonly string[];
+  /** The memory that replaced it, while that exists: superseded memories come after every current one. */
+  readonly supersededBy: string | null;
+}
+
+/** What the rule reads of the query and how it reads text: the query's words, and the analyzer that made its terms. */
+export interface QueryWords {
+  readonly text: string;
+  readonly analyzer: LexicalAnalyzer;
 }
 
 /**
- * The found memories with the newer-first rule's scores, best first (equal scores newest first,
- * then by id), as the recall statement orders them; `distance` between two found memories' vectors.
+ * Words that say a statement changes something it does not repeat ("now", "moved", "no longer",
+ * "désormais", "ne … plus"), in canonical form (policy/recency.ts, decision 0124): an update often
+ * drops the words of the question it answers ("Kenji's leave now begins on 15 January."), a
+ * look-alike says nothing of a change ("Omar's locker code is 2718.").
+ */
+const CHANGE_WORDS =
+  /\b(NOW|NEW|NO LONGER|ANY ?MORE|NO MORE|INSTEAD|FROM NOW ON|THESE DAYS|NOWADAYS|SINCE|CHANGED?|MOVED?|SWITCHED|UPDATED?|REPLACED|BECAME|RAISED|LOWERED|INCREASED|DECREASED|CUT|RESCHEDULED|POSTPONED|PUSHED|SLIPPED|STOPPED|TURNED|REBOOKED|MIGRATED|PASSED|EXTENDED|JOINED|MAINTENANT|DESORMAIS|DORENAVANT|NOUVEAU|NOUVELLE|NOUVEL|CHANGE|DEMENAGE|PLUS|PASSE|PASSEE|DECALE|DECALEE|REPORTE|REPORTEE|AVANCE|AVANCEE|AUGMENTE|AUGMENTEE|REMPLACE|REMPLACEE|FINALEMENT|A PARTIR DE?|MIGREE?|REPASSEE?|DEPLACEE?S?|PROLONGEE?|REJOINT|DEPUIS|CES TEMPS CI|ACTUELLEMENT)\b/iu;
+
+/** Whether a statement says it changes something. */
+export const statesChange = (content: string): boolean => CHANGE_WORDS.test(canonicalText(content));
+
+/**
+ * The terms of a text's names and numbers: words written with a capital letter after a sentence's
+ * first word (or with a capital inside: "iOS"), and words holding a digit. They name the subject ("Nora", "room 204"), which an update
+ * keeps and a look-alike replaces.
+ */
+export function namedTerms(text: string, analyzer: LexicalAnalyzer): Set<string> {
+  const named = new Set<string>();
+  let first = true;
+  for (const raw of text.split(/\s+/u)) {
+    const word = raw.replace(/^[^\p{L}\p{N}]+/u, '');
+    // "d'Adèle", "Nora's": each part on its own, so the elision or the possessive is never the name.
+    for (const [i, part] of word.split(/['’]/u).entries()) {
+      if (/\p{N}/u.test(part) || ((!first || i > 0) && /\p{Lu}/u.test(part))) {
+        for (const term of analyzer.terms(part)) named.add(term);
+      }
+    }
+    if (word !== '' || /[.!?:;]$/u.test(raw)) first = /[.!?:;]$/u.test(raw);
+  }
+  return named;
+}
+
+/**
+ * Whether a newer memory found on an older one's subject answers the query at least as well on what
+ * tells them apart, so that it may take the older's place: it holds every name or number of the
+ * query that the older holds, and its words answer the query at least `words` as well as the
+ * older's, or it says it changes something.
+ */
+export function answersAsWell(newer: Found, older: Found, query: QueryWords, words: number): boolean {
+  const { analyzer } = query;
+  const queryTerms = new Set(analyzer.terms(query.text));
+  const newerTerms = new Set(analyzer.terms(newer.content));
+  const olderTerms = new Set(analyzer.terms(older.content));
+  const named = new Set([...namedTerms(query.text, analyzer), ...namedTerms(older.content, analyzer)]);
+  const namesKept = [...queryTerms].every((t) => !named.has(t) || !olderTerms.has(t) || newerTerms.has(t));
+  return namesKept && (newer.words >= words * older.words || statesChange(newer.content));
+}
+
+/**
+ * The found memories in the order recall answers them: each scores the best of its own score and
+ * those of the older statements on its subject whose place it may take, best first (equal scores
+ * newest first, then by id), superseded memories after every current one.
  */
 export function newestFirst<T extends Found>(
   found: readonly T[],
-  within: { readonly distance: number; readonly terms: number; readonly reach: number },
-  distance: (a: T, b: T) => number,
+  query: QueryWords,
+  within: Pick<Fusion, 'statementTerms' | 'newerReach' | 'newerWords'>,
 ): T[] {
-  const scored = found.map((t) => ({
-    ...t,
-    score: Math.max(
-      ...found
-        .filter(
-          (o) =>
-            o.kind === t.kind &&
-            (o.id === t.id ||
-              (o.createdAt.getTime() < t.createdAt.getTime() &&
-                distance(o, t) <= within.distance &&
-                Math.max(o.length, t.length) <= within.terms &&
-                t.score >= within.reach * o.score)),
-        )
-        .map((o) => o.score),
-    ),
-  }));
-  return scored.sort(
-    (a, b) => b.score - a.score || b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  const byId = new Map(found.map((f) => [f.id, f]));
+  const takes = (t: T, o: T) =>
+    o.kind === t.kind &&
+    o.createdAt.getTime() < t.createdAt.getTime() &&
+    Math.max(o.length, t.length) <= within.statementTerms &&
+    t.score >= within.newerReach * o.score &&
+    answersAsWell(t, o, query, within.newerWords);
+  const scored = found.map((t) => {
+    const reached = t.sameSubject.flatMap((id) => {
+      const o = byId.get(id);
+      return o && takes(t, o) ? [o.score] : [];
+    });
+    return { found: { ...t, score: Math.max(t.score, ...reached) }, score: Math.max(t.score, ...reached) };
+  });
+  return scored
+    .sort(
+      (a, b) =>
+        Number(a.found.supersededBy !== null) - Number(b.found.supersededBy !== null) ||
+        b.score - a.score ||
+        b.found.createdAt.getTime() - a.found.createdAt.getTime() ||
+        (a.found.id < b.found.id ? -1 : a.found.id > b.found.id ? 1 : 0),
+    )
+    .map((s) => s.found);
 }

@@ -1,5 +1,7 @@
-import type { Memory, RecalledMemory, Source } from '../../../memory/model.js';
+import type { Memory, Source } from '../../../memory/model.js';
+import type { RankedMemory } from '../../../ports/curation-store.js';
 import type { MemoryRow } from '../sql/fragments.js';
+import type { RecalledRow } from '../statements/recall/recall.js';
 
 /** A restatement source as the `restated_by` JSON list holds it. */
 interface SourceJson {
@@ -35,9 +37,12 @@ export function toMemory(row: MemoryRow): Memory {
   };
 }
 
-/** A recalled memory, with its distance and fused score. */
-export const toRecalled = (row: MemoryRow & { distance: number; score: number }): RecalledMemory => ({
+/** A ranked memory, with its distance, fused score, and what the newer-first rule reads of it. */
+export const toRanked = (row: RecalledRow): RankedMemory => ({
   ...toMemory(row),
   distance: Number(row.distance),
   score: Number(row.score),
+  length: Number(row.term_count),
+  words: Number(row.words),
+  sameSubject: row.same_subject ?? [],
 });

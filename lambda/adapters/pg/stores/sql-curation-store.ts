@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../../memory/cursor.js';
-import type { RecalledMemory, Scope } from '../../../memory/model.js';
+import type { Scope } from '../../../memory/model.js';
 import type { ExpiryCutoff } from '../../../memory/policy/expiry.js';
 import { NO_SUBJECT } from '../../../memory/policy/recency.js';
 import type {
@@ -13,6 +13,7 @@ import type {
   MergeResult,
   NeighbourQuery,
   Neighbours,
+  RankedMemory,
   RecallQuery,
 } from '../../../ports/curation-store.js';
 import { checkedTerms } from '../lexemes.js';
@@ -26,7 +27,7 @@ import { MERGE_MEMORY } from '../statements/curation/merge-memory.js';
 import { NEIGHBOURS } from '../statements/curation/neighbours.js';
 import { RECALL, type RecallInputs } from '../statements/recall/recall.js';
 import { toVectorLiteral } from '../vector.js';
-import { sourceJson, toRecalled } from './memory-rows.js';
+import { sourceJson, toRanked } from './memory-rows.js';
 import type { StatementRunner } from './statement-runner.js';
 
 /** Recall's inputs as the statement takes them: the vector as its literal, the terms checked, the fusion by name. */
@@ -52,8 +53,6 @@ export function recallInputs(query: RecallQuery, touch: boolean): RecallInputs {
       followingReach: f.following > 0 ? f.followingReach : 0,
       cellRows: f.cellRows,
       followerPlaces: f.followerPlaces,
-      statementTerms: f.statementTerms,
-      newerReach: f.newerReach,
     },
     sameSubject: query.sameSubject ?? NO_SUBJECT,
     lexical: query.lexical,
@@ -150,8 +149,8 @@ export class SqlCurationStore implements CurationStore {
     return row.updated === 1 ? { status: 'merged', id: plan.targetId } : { status: 'gone' };
   }
 
-  async recall(query: RecallQuery): Promise<RecalledMemory[]> {
-    return (await this.sql.read(RECALL, recallInputs(query, true))).map(toRecalled);
+  async recall(query: RecallQuery): Promise<RankedMemory[]> {
+    return (await this.sql.read(RECALL, recallInputs(query, true))).map(toRanked);
   }
 
   async forgetIds(scope: Scope, ids: readonly string[], expiry: readonly ExpiryCutoff[]): Promise<string[]> {

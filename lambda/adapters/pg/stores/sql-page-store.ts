@@ -1,8 +1,8 @@
 import { decodeCursor, encodeCursor } from '../../../memory/cursor.js';
 import { canonicalId } from '../../../memory/ids.js';
-import type { JournalRule, Memory, RecalledMemory, Scope } from '../../../memory/model.js';
+import type { JournalRule, Memory, Scope } from '../../../memory/model.js';
 import type { ExpiryCutoff, KindCutoff } from '../../../memory/policy/expiry.js';
-import type { RecallQuery } from '../../../ports/curation-store.js';
+import type { RankedMemory, RecallQuery } from '../../../ports/curation-store.js';
 import type {
   BrowseQuery,
   JournalDayCount,
@@ -24,7 +24,7 @@ import { NEXT_TO_GO } from '../statements/page/next-to-go.js';
 import { SET_PINNED_MANY } from '../statements/page/set-pinned-many.js';
 import { WRITERS } from '../statements/page/writers.js';
 import { RECALL } from '../statements/recall/recall.js';
-import { toMemory, toRecalled } from './memory-rows.js';
+import { toMemory, toRanked } from './memory-rows.js';
 import { recallInputs } from './sql-curation-store.js';
 import type { StatementRunner } from './statement-runner.js';
 
@@ -32,8 +32,8 @@ import type { StatementRunner } from './statement-runner.js';
 export class SqlPageStore implements PageStore {
   constructor(private readonly sql: StatementRunner) {}
 
-  async search(query: RecallQuery): Promise<RecalledMemory[]> {
-    return (await this.sql.read(RECALL, recallInputs(query, false))).map(toRecalled);
+  async search(query: RecallQuery): Promise<RankedMemory[]> {
+    return (await this.sql.read(RECALL, recallInputs(query, false))).map(toRanked);
   }
 
   async browse(query: BrowseQuery): Promise<MemoryPage> {

@@ -30,12 +30,8 @@ export interface RecallInputs {
     readonly cellRows: number;
     /** The share of the `limit` places (rounded down) that may go to what follows a hit without being ranked (policy/recency.ts). */
     readonly followerPlaces: number;
-    /** Only memories of at most this many terms (statements, not pages) are on a subject with another (policy/recency.ts). */
-    readonly statementTerms: number;
-    /** A newer memory on a subject takes an older one's score only when its own is at least this share of it (policy/recency.ts). */
-    readonly newerReach: number;
   };
-  /** Two memories found within this cosine distance of each other are on the same subject: the newer ranks first (policy/recency.ts); absent (null): none are. */
+  /** Two memories found within this cosine distance of each other are on the same subject (policy/recency.ts); absent (null): none are. */
   readonly sameSubject?: number;
   readonly lexical: LexicalScoring;
   /** Whether the returned memories become useful (recall) or not (the page's search: looking is not recalling). */

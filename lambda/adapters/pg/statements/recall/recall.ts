@@ -55,7 +55,7 @@ function placeable(alias: string, kinds: KindsParams, region: Param<string>, inc
  * within the farthest distance, so a query that matches no term and lies far from every memory
  * returns nothing); then each hit brings the memories that follow it in its origin, and the best
  * `limit` of both are returned, the first direct hits always among them, marked useful unless
- * `touch` is false; of two statements found on one subject the newer ranks first (policy/recency.ts). An arm of weight 0 still
+ * `touch` is false, each with the other memories found on its subject and its lexical score, from which the service orders the answer (policy/recency.ts). An arm of weight 0 still
  * runs but counts for nothing, and what only it found is not returned (the lexical arm alone).
  *
  * The vector arm reads the vector index with the prefix pinned and nothing else on CockroachDB; on
@@ -134,21 +134,21 @@ WITH ${join(ctes)}, ranked AS (
    LIMIT ${p.limit}::int4
 ), found AS (
   ${found}
-), newest AS (
-  -- Each memory found scores the best of its own score and those of the older statements on its subject that it reaches (policy/recency.ts).
-  SELECT t.id, max(o.score) AS score
-    FROM found AS t
-    JOIN found AS o ON o.kind = t.kind
-                   AND (o.id = t.id OR (o.created_at < t.created_at AND (o.embedding <=> t.embedding) <= ${param('sameSubject', inputs.sameSubject ?? NO_SUBJECT)}::float8
-                                        AND GREATEST(o.term_count, t.term_count) <= ${p.fusion.statementTerms}::int4
-                                        AND t.score >= ${p.fusion.newerReach}::float8 * o.score))
-   GROUP BY t.id
+), found_words AS (
+  -- Each memory found with its lexical score for the query (0 when the lexical arm scored it not, or did not run).
+  SELECT f.*, ${lexical ? sql`COALESCE((SELECT s.score FROM lex_scores AS s WHERE s.id = f.id), 0)` : sql`0`}::float8 AS words
+    FROM found AS f
 )
 SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_useful_at, t.recall_count,
-       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, n.score,
+       t.restatements, t.origin, t.agent, t.client, t.restated_by, t.distance, t.score, t.words, t.term_count,
+       -- The other memories found of its kind within the same-subject distance: what the newer-first rule reads (policy/recency.ts).
+       ARRAY(SELECT o.id::text FROM found_words AS o
+              WHERE o.kind = t.kind AND o.id <> t.id
+                AND (o.embedding <=> t.embedding) <= ${param('sameSubject', inputs.sameSubject ?? NO_SUBJECT)}::float8
+              ORDER BY 1) AS same_subject,
        ${conflictsOf('t', region)} AS conflicts, ${supersessionOf('t', region)}
-  FROM found AS t JOIN newest AS n ON n.id = t.id
- ORDER BY ${include ? sql`${predicate(SUPERSEDED, 't', { region })}, ` : verbatim('')}n.score DESC, t.created_at DESC, t.id`;
+  FROM found_words AS t
+ ORDER BY ${include ? sql`${predicate(SUPERSEDED, 't', { region })}, ` : verbatim('')}t.score DESC, t.created_at DESC, t.id`;
   },
 });
 
@@ -156,4 +156,7 @@ SELECT t.id::text AS id, t.kind, t.content, t.pinned, t.created_at, t.last_usefu
 export interface RecalledRow extends MemoryRow {
   readonly distance: number;
   readonly score: number;
+  readonly words: number;
+  readonly term_count: number;
+  readonly same_subject: string[] | null;
 }
