@@ -48,6 +48,8 @@ export interface NeighbourQuery {
   readonly candidates: number;
   /** How many of the nearest current memories to return for the judge (policy/supersession.ts); 1 when absent. */
   readonly judged?: number;
+  /** The new memory's terms (LexicalAnalyzer.terms): `byWords` is found by the rarest of them the partition holds; none: no `byWords`. */
+  readonly terms?: readonly string[];
 }
 
 /** A memory the judge may be asked about: one of the nearest current ones of the kind. */
@@ -63,6 +65,12 @@ export interface Neighbours {
   readonly nearest: Neighbour | undefined;
   /** Up to `judged` nearest current memories, nearest first. */
   readonly candidates: readonly Neighbour[];
+  /**
+   * Among the current memories holding the rarest of `terms` that the partition holds (fewest
+   * memories, then by term; at most `WORDS_READ` of its holders read), the nearest: the one that
+   * shares the new memory's subject (policy/supersession.ts).
+   */
+  readonly byWords: Neighbour | undefined;
   /** `live` false: the restatement's memory has expired and awaits removal; it must not absorb anything. */
   readonly exact: { readonly id: string; readonly live: boolean } | undefined;
 }
@@ -117,7 +125,8 @@ export interface MergePlan {
 }
 
 export type MergeResult =
-  | { readonly status: 'merged'; readonly id: string }
+  /** `supersedes`: the target was superseded, and now replaces the memory that had replaced it (said again, it is current). */
+  | { readonly status: 'merged'; readonly id: string; readonly supersedes?: string }
   | { readonly status: 'pin_limit' }
   /** The target disappeared (forgotten, evicted or expired) between the read and the write. */
   | { readonly status: 'gone' };

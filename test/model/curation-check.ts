@@ -265,7 +265,11 @@ class Remember implements Command {
         );
         world.ids[this.user].push(id);
       } else if (expected.outcome === 'merged') {
-        same('remember outcome', [result.outcome, result.mergedInto], ['merged', expected.into]);
+        same(
+          'remember outcome',
+          [result.outcome, result.mergedInto, result.supersedes ?? null],
+          ['merged', expected.into, expected.supersedes ?? null],
+        );
       } else same('remember outcome', result.outcome, expected.outcome);
     } catch (error) {
       const got = error instanceof PinLimitError ? 'pin_limit' : error instanceof KindFullError ? 'kind_full' : undefined;

@@ -37,7 +37,8 @@ export interface ModelLine {
 export type ModelOutcome =
   | { readonly outcome: 'stored'; readonly evicted: number }
   | { readonly outcome: 'superseded'; readonly supersedes: string; readonly evicted: number }
-  | { readonly outcome: 'merged'; readonly into: string }
+  /** `supersedes`: the restated memory had been replaced; said again, it replaces its replacement. */
+  | { readonly outcome: 'merged'; readonly into: string; readonly supersedes?: string }
   | { readonly outcome: 'pin_limit' }
   | { readonly outcome: 'kind_full' };
 
@@ -175,7 +176,9 @@ export class CurationModel {
         : [...this.user(name).rows.values()].find((m) => m.kind === kind && m.fingerprint === print);
     if (twin && this.isLive(twin)) {
       if (pinned && !twin.pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
-      return { outcome: 'merged', into: twin.id };
+      // Saying a replaced memory again makes it current: it replaces the memory that had replaced it.
+      const replacer = this.isSuperseded(name, twin) ? twin.supersededBy : null;
+      return replacer ? { outcome: 'merged', into: twin.id, supersedes: replacer } : { outcome: 'merged', into: twin.id };
     }
     // An expired exact restatement leaves first, with the rest of its partition's expired memories.
     if (twin) this.expire(name, kind);
@@ -210,6 +213,13 @@ export class CurationModel {
       // `pinned: false` unpins the memory it restates; without `pinned` the pin stays as it was.
       target.pinned = pinned ?? target.pinned;
       this.line(name, target, 'duplicate', this.now);
+      const replacer = outcome.supersedes === undefined ? undefined : this.user(name).rows.get(outcome.supersedes);
+      target.supersededBy = null;
+      target.supersededAt = null;
+      if (replacer) {
+        replacer.supersededBy = target.id;
+        replacer.supersededAt = this.now;
+      }
       return;
     }
     if (outcome.outcome !== 'stored' && outcome.outcome !== 'superseded') return;
@@ -288,10 +298,16 @@ export class CurationModel {
   sweep(): void {
     this.expire(undefined, undefined);
     for (const [user, state] of this.users) {
-      for (const m of [...state.rows.values()]) {
-        const grace = (this.rule(m.kind).supersededGraceSeconds ?? SUPERSEDED_GRACE_SECONDS) * 1000;
-        if (m.supersededAt === null || m.supersededAt >= this.now - grace) continue;
-        if (!this.isSuperseded(user, m)) {
+      // Whether each is superseded is read as the sweep finds them, before any leaves: a memory and
+      // the one that replaced it, both past their grace (a chain, or one said again), go together.
+      const due = [...state.rows.values()]
+        .filter((m) => {
+          const grace = (this.rule(m.kind).supersededGraceSeconds ?? SUPERSEDED_GRACE_SECONDS) * 1000;
+          return m.supersededAt !== null && m.supersededAt < this.now - grace;
+        })
+        .map((m) => ({ m, superseded: this.isSuperseded(user, m) }));
+      for (const { m, superseded } of due) {
+        if (!superseded) {
           m.supersededBy = null;
           m.supersededAt = null;
         } else if (m.pinned) m.supersededAt = null;

@@ -37,7 +37,17 @@ export function recallText(
 
 /** The duplicate check's read. */
 export const NEIGHBOURS_TEXT = NEIGHBOURS.query(
-  { scope, kind: 'fact', embedding: '[1,0]', fingerprint: 'f', expiredBefore: null, candidates: 1, judged: 1 },
+  {
+    scope,
+    kind: 'fact',
+    embedding: '[1,0]',
+    fingerprint: 'f',
+    expiredBefore: null,
+    candidates: 1,
+    judged: 1,
+    terms: ['t'],
+    wordsRead: 50,
+  },
   'cockroach',
 ).text;
 

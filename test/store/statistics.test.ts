@@ -65,6 +65,8 @@ test(
         expiredBefore: null,
         candidates: 1,
         judged: 1,
+        terms: ['t'],
+        wordsRead: 50,
       },
       'postgres',
     );

@@ -3,6 +3,7 @@ import type { Scope, Source } from '../../memory/model.js';
 import { evictionFor } from '../../memory/policy/eviction.js';
 import { type ExpiryCutoff, isLive } from '../../memory/policy/expiry.js';
 import { pinAllowed } from '../../memory/policy/pins.js';
+import { WORDS_READ } from '../../memory/policy/supersession.js';
 import type {
   CurationStore,
   Forgotten,
@@ -52,9 +53,23 @@ export class InMemoryCurationStore implements CurationStore {
       .slice(0, query.judged ?? 1)
       .map(({ m, distance }) => ({ id: m.id, content: m.content, distance }));
     const exact = rows.find((m) => m.fingerprint === query.fingerprint);
+    // The rarest of the new memory's terms the partition holds, then the nearest current memory among its first holders by id.
+    const df = (term: string) => rows.filter((m) => m.terms.has(term)).length;
+    const [rarest] = [...new Set(query.terms ?? [])]
+      .map((term) => ({ term, df: df(term) }))
+      .filter((t) => t.df > 0)
+      .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
+    const [byWords] = rows
+      .filter((m) => rarest !== undefined && m.terms.has(rarest.term))
+      .sort(byId)
+      .slice(0, WORDS_READ)
+      .filter((m) => isLive(m, query.expiredBefore) && !m.supersededBy)
+      .map((m) => ({ id: m.id, content: m.content, distance: cosineDistance(vector, m.embedding) }))
+      .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return {
       nearest: near[0],
       candidates: near,
+      byWords,
       exact: exact ? { id: exact.id, live: isLive(exact, query.expiredBefore) } : undefined,
     };
   }
@@ -172,7 +187,14 @@ export class InMemoryCurationStore implements CurationStore {
     }
     target.restatedBy = restated(target.restatedBy, plan.source, plan.sourcesKept);
     this.line(target, 'duplicate', now);
-    return { status: 'merged', id: target.id };
+    // Said again, a superseded memory supersedes the memory that had replaced it.
+    const replacer = target.supersededBy ? this.state.memories.get(target.supersededBy) : undefined;
+    target.supersededBy = null;
+    target.supersededAt = null;
+    if (!replacer) return { status: 'merged', id: target.id };
+    replacer.supersededBy = target.id;
+    replacer.supersededAt = now;
+    return { status: 'merged', id: target.id, supersedes: replacer.id };
   }
 
   async recall(query: RecallQuery): Promise<RankedMemory[]> {

@@ -4,7 +4,7 @@ import { isLive } from '../../memory/policy/expiry.js';
 import { SUPERSEDED } from '../../memory/policy/supersession.js';
 import { isRelated } from '../../memory/policy/floor.js';
 import { MAX_PASSAGE, PASSAGE_TERMS } from '../../memory/lexical.js';
-import { lengthScaled } from '../../memory/policy/ranking.js';
+import { grained, lengthScaled } from '../../memory/policy/ranking.js';
 import { followerPlaces, NO_SUBJECT } from '../../memory/policy/recency.js';
 import type { RankedMemory, RecallQuery } from '../../ports/curation-store.js';
 import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector } from './state.js';
@@ -153,7 +153,7 @@ function lexicalScores(rows: readonly StoredMemory[], query: RecallQuery): (read
       const best = Math.max(...passages.filter((s) => s !== undefined));
       return Number.isFinite(best) ? [[id, best] as const] : [];
     })
-    .sort(([a, x], [c, y]) => y - x || (a < c ? -1 : a > c ? 1 : 0))
+    .sort(([a, x], [c, y]) => grained(y) - grained(x) || (a < c ? -1 : a > c ? 1 : 0))
     .flatMap(([id, score]) => {
       const m = byMemory.get(id);
       return m ? [[m, score] as const] : [];

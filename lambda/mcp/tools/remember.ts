@@ -11,7 +11,12 @@ const outputSchema = {
   kind: z.string(),
   outcome: z.enum(['stored', 'merged', 'superseded']),
   merged_into: z.string().optional(),
-  supersedes: z.string().optional().describe('on superseded: the earlier memory this one replaces'),
+  supersedes: z
+    .string()
+    .optional()
+    .describe(
+      'on superseded: the earlier memory this one replaces; on merged: the memory it replaces again, when it restates one that had been replaced',
+    ),
   evicted: z.number().int().describe('least-recently-useful memories evicted to keep the kind under its ceiling'),
   judge: z.enum(['exact', 'same', 'different', 'contradicts', 'unavailable', 'not_asked']),
 };
@@ -20,8 +25,12 @@ function render(r: RememberResult): string {
   const evicted =
     r.evicted > 0 ? `; evicted ${r.evicted} least-recently-useful ${r.kind} memor${r.evicted === 1 ? 'y' : 'ies'}` : '';
   switch (r.outcome) {
-    case 'merged':
-      return `merged into existing memory ${r.mergedInto} (${r.judge === 'exact' ? 'exact restatement' : 'judged the same claim'})`;
+    case 'merged': {
+      const merged = `merged into existing memory ${r.mergedInto} (${r.judge === 'exact' ? 'exact restatement' : 'judged the same claim'})`;
+      return r.supersedes
+        ? `${merged}; said again, it is current again and replaces ${r.supersedes}, which had replaced it (forget ${r.mergedInto} to bring that one back)`
+        : merged;
+    }
     case 'superseded':
       return `stored ${r.id} (${r.kind}); it contradicts and replaces ${r.supersedes}, which recall now leaves out (forget ${r.id} to bring it back)${evicted}`;
     case 'stored':
@@ -38,7 +47,8 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
         'Store one memory for the calling user. A restatement of an existing memory is merged into it. ' +
         'When the judge says the new memory contradicts an existing one of the same kind (an update: the meeting moved, the number changed), ' +
         'the new one supersedes it: recall returns the new one and says which id it replaced, and leaves the old one out unless asked for superseded memories; ' +
-        'the old one is deleted after a grace period (journaled as superseded), and forgetting the new one makes the old one current again. ' +
+        'the old one is deleted after a grace period (journaled as superseded), and forgetting the new one makes the old one current again, ' +
+        'as does remembering the old one again word for word (it then replaces the new one). ' +
         'Each kind has a ceiling: at the ceiling superseded memories go first, then the least-recently-useful unpinned memory of that kind.',
       inputSchema: {
         content: text('the memory, one claim in plain text', LIMITS.contentBytes),

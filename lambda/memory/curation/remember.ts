@@ -30,7 +30,10 @@ export interface RememberResult {
   readonly outcome: 'stored' | 'merged' | 'superseded';
   /** On `merged`: the existing memory that absorbed this restatement. */
   readonly mergedInto?: string;
-  /** On `superseded`: the memory the judge said this one contradicts, which this one now replaces. */
+  /**
+   * On `superseded`: the memory the judge said this one contradicts, which this one now replaces. On
+   * `merged` into a superseded memory (said again): the memory that had replaced it, which it now replaces.
+   */
   readonly supersedes?: string;
   /** Memories evicted to keep the kind under its ceiling. */
   readonly evicted: number;
@@ -111,8 +114,8 @@ export class Remember {
   }
 
   /**
-   * The merge rule over the nearest current memories of the kind and any exact restatement: the
-   * judge is asked about each candidate, nearest first, until it answers `same` (merge) or
+   * The merge rule over the current memories nearest in meaning and in words (policy/supersession.ts)
+   * and any exact restatement: the judge is asked about each candidate in turn, until it answers `same` (merge) or
    * `contradicts` (supersede that one, and only that one); an unavailable judge ends the asking and
    * the memory is stored as it is (policy/supersession.ts).
    */
@@ -126,10 +129,11 @@ export class Remember {
       // Superseded memories (at most the ceiling's worth) must not hide the current ones either.
       candidates: recallCandidates(this.deps.rules, [draft.input.kind], JUDGED_CANDIDATES) + draft.rule.ceiling,
       judged: JUDGED_CANDIDATES,
+      terms: [...draft.terms.keys()],
     });
     if (near.exact?.live) return { ...exactRestatement(near.exact.id), expiredTwin: false };
     const expiredTwin = near.exact !== undefined;
-    const candidates = judgedCandidates(near.candidates, this.deps.embedder.unrelatedBeyond);
+    const candidates = judgedCandidates(near.candidates, near.byWords, this.deps.embedder.unrelatedBeyond);
     let decision: MergeDecision = notAsked;
     for (const candidate of candidates) {
       decision = judged(await this.ask(candidate.content, draft.input.content), candidate.id);
@@ -156,7 +160,15 @@ export class Remember {
     );
     if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
     if (merged.status === 'gone') return undefined;
-    return { id: merged.id, kind: draft.input.kind, outcome: 'merged', mergedInto: merged.id, evicted: 0, judge: verdict };
+    return {
+      id: merged.id,
+      kind: draft.input.kind,
+      outcome: 'merged',
+      mergedInto: merged.id,
+      ...(merged.supersedes ? { supersedes: merged.supersedes } : {}),
+      evicted: 0,
+      judge: verdict,
+    };
   }
 
   /** Resolves undefined when an expired exact restatement stood in the way, so the caller decides again (and clears it). */

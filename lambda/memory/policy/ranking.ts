@@ -117,6 +117,17 @@ export function lengthScaled(
 }
 
 /**
+ * The grain at which the lexical arm's scores are ranked: two memories whose scores differ by less
+ * are ranked by id. The same sum of BM25 parts added in another order (float8 in SQL, doubles in
+ * the reference store) differs in its last bits, and without a grain that flipped the ranks of
+ * two memories that answer the query alike (issue 47's differential test found it).
+ */
+export const SCORE_GRAIN = 1e-9;
+
+/** A lexical score as it is ranked: a whole number of grains. */
+export const grained = (score: number): number => Math.floor(score / SCORE_GRAIN);
+
+/**
  * Which arms recall runs: both with the memories that follow the hits (the default), or one arm
  * alone, for evaluation and diagnosis; or both without the relevance floor (decision 0058), or
  * without the following memories (decision 0081), to measure what each adds.

@@ -14,23 +14,35 @@ import { superseded } from './condition.js';
 export const SUPERSEDED = superseded;
 
 /**
- * How many of the nearest current memories of the kind the judge may be asked about per remember:
- * an update is often not the nearest memory (other facts about the same person sit closer). The
- * judge is asked about them nearest first, and the first `same` or `contradicts` ends the asking,
- * so a remember costs at most this many model calls. The nearest is always asked (as before
- * supersession); the others only within the embedder's relevance distance (`unrelatedBeyond`,
- * calibrated on dev for the recall floor, policy/floor.ts), so an unrelated fact is never asked about.
+ * How many current memories of the kind the judge may be asked about per remember: an update is
+ * often not the nearest memory (other facts about the same person sit closer, and among many
+ * look-alikes — "Desk 7 is now assigned to another" beside nine other desks' updates — the nearest
+ * are the other updates). The judge is asked about them in order, and the first `same` or
+ * `contradicts` ends the asking, so a remember costs at most this many model calls.
  */
 export const JUDGED_CANDIDATES = 3;
 
-/** The memories the judge is asked about, nearest first: the nearest, then the next ones within `unrelatedBeyond`. */
-export const judgedCandidates = <C extends { readonly distance: number }>(
+/** Of the memories holding the new memory's rarest stored term, at most this many are read to find `byWords` (a bounded read). */
+export const WORDS_READ = 50;
+
+/**
+ * The memories the judge is asked about, words and meaning together (decision 0124): the nearest
+ * in meaning (always asked, as before supersession); then the current memory that shares the new
+ * memory's rarest stored word (`byWords`: its subject, a name or a number, which a look-alike does
+ * not share); then the next nearest within the embedder's relevance distance (`unrelatedBeyond`,
+ * calibrated on dev for the recall floor, policy/floor.ts), so an unrelated fact is never asked
+ * about for its meaning alone. At most `JUDGED_CANDIDATES`, each once.
+ */
+export function judgedCandidates<C extends { readonly id: string; readonly distance: number }>(
   nearestFirst: readonly C[],
+  byWords: C | undefined,
   unrelatedBeyond: number | undefined,
-): C[] =>
-  nearestFirst
-    .slice(0, JUDGED_CANDIDATES)
-    .filter((c, i) => i === 0 || unrelatedBeyond === undefined || c.distance <= unrelatedBeyond);
+): C[] {
+  const [nearest, ...rest] = nearestFirst;
+  const near = rest.filter((c) => unrelatedBeyond === undefined || c.distance <= unrelatedBeyond);
+  const ordered = [nearest, byWords, ...near].filter((c): c is C => c !== undefined);
+  return ordered.filter((c, i) => ordered.findIndex((o) => o.id === c.id) === i).slice(0, JUDGED_CANDIDATES);
+}
 
 /** How long a superseded memory is kept when its kind says nothing: seven days. */
 export const SUPERSEDED_GRACE_SECONDS = 7 * 24 * 3600;

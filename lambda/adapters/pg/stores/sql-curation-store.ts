@@ -25,6 +25,7 @@ import { INSERT_MEMORY } from '../statements/curation/insert-memory.js';
 import { JOURNAL_PAGE } from '../statements/curation/journal-page.js';
 import { MERGE_MEMORY } from '../statements/curation/merge-memory.js';
 import { NEIGHBOURS } from '../statements/curation/neighbours.js';
+import { WORDS_READ } from '../../../memory/policy/supersession.js';
 import { RECALL, type RecallInputs } from '../statements/recall/recall.js';
 import { toVectorLiteral } from '../vector.js';
 import { sourceJson, toRanked } from './memory-rows.js';
@@ -74,7 +75,10 @@ export class SqlCurationStore implements CurationStore {
       ...query,
       embedding: toVectorLiteral(query.embedding),
       judged: query.judged ?? 1,
+      terms: checkedTerms(query.terms ?? []),
+      wordsRead: WORDS_READ,
     });
+    const words = rows.find((r) => r.role === 'words');
     const candidates = rows
       .filter((r) => r.role === 'nearest')
       .map((r) => ({ id: r.id, content: r.content ?? '', distance: Number(r.distance) }))
@@ -83,6 +87,7 @@ export class SqlCurationStore implements CurationStore {
     return {
       nearest: candidates[0],
       candidates,
+      byWords: words ? { id: words.id, content: words.content ?? '', distance: Number(words.distance) } : undefined,
       exact: exact ? { id: exact.id, live: exact.live } : undefined,
     };
   }
@@ -146,7 +151,10 @@ export class SqlCurationStore implements CurationStore {
       : await this.sql.read(MERGE_MEMORY, inputs);
     if (!row || row.found === 0) return { status: 'gone' };
     if (!row.pin_ok) return { status: 'pin_limit' };
-    return row.updated === 1 ? { status: 'merged', id: plan.targetId } : { status: 'gone' };
+    if (row.updated !== 1) return { status: 'gone' };
+    return row.revived_over
+      ? { status: 'merged', id: plan.targetId, supersedes: row.revived_over }
+      : { status: 'merged', id: plan.targetId };
   }
 
   async recall(query: RecallQuery): Promise<RankedMemory[]> {

@@ -25,13 +25,16 @@ export interface MergeMemoryRow {
   readonly found: number;
   readonly pin_ok: boolean | null;
   readonly updated: number;
+  /** The memory that had replaced the target, which the target now supersedes; null when it was current. */
+  readonly revived_over: string | null;
 }
 
 /**
  * A restatement absorbed into an existing live memory (restatement count, bounded newest-first
  * sources, usefulness now) and the merge journaled as `duplicate`: one statement. A merge that pins
  * writes the user's partition row, so that pin counts hold under concurrency; one that unpins
- * needs no count.
+ * needs no count. A restatement of a superseded memory makes it current again: it supersedes the
+ * memory that had replaced it (policy/supersession.ts, decision 0124), still linked to it.
  */
 export const MERGE_MEMORY = statement<MergeMemoryInputs, MergeMemoryRow>({
   name: 'curation/merge-memory',
@@ -41,7 +44,9 @@ export const MERGE_MEMORY = statement<MergeMemoryInputs, MergeMemoryRow>({
     const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
     return sql`
 WITH target AS (
-  SELECT t.id, t.pinned FROM memories AS t
+  SELECT t.id, t.pinned, t.kind,
+         (SELECT b.id FROM memories AS b WHERE b.region = ${region} AND b.id = t.superseded_by) AS replacer
+    FROM memories AS t
    WHERE t.region = ${region} AND t.user_id = ${userId}::uuid AND t.id = ${p.targetId}::uuid AND ${live('t')}
 ), allowed AS (
   SELECT (NOT ${p.pin}::bool OR t.pinned
@@ -55,10 +60,17 @@ WITH target AS (
          -- Unpinned, a memory of a kind with a TTL (a cutoff) can expire again.
          expires = CASE WHEN ${p.unpin}::bool THEN ${p.expiredBefore}::timestamptz IS NOT NULL
                         ELSE m.expires AND NOT ${p.pin}::bool END,
-         restated_by = ${restatedByPush('m', p.source, p.sourcesKept)}
+         restated_by = ${restatedByPush('m', p.source, p.sourcesKept)},
+         superseded_by = NULL,
+         superseded_at = NULL
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = ${p.targetId}::uuid AND (SELECT pin_ok FROM allowed)
      AND ${live('m')}
   RETURNING m.kind, m.created_at, m.recall_count
+), revived AS (
+  -- Said again, a superseded memory supersedes the memory that had replaced it.
+  UPDATE memories AS b SET superseded_by = ${p.targetId}::uuid, superseded_at = ${p.now}::timestamptz
+   WHERE b.region = ${region} AND b.id = (SELECT t.replacer FROM target AS t) AND EXISTS (SELECT 1 FROM updated)
+  RETURNING b.id
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
   SELECT gen_random_uuid(), ${region}, ${userId}::uuid, ${p.now}::timestamptz, kind, 'duplicate',
@@ -73,6 +85,7 @@ WITH target AS (
 SELECT (SELECT count(*) FROM target)::int4 AS found,
        (SELECT pin_ok FROM allowed) AS pin_ok,
        (SELECT count(*) FROM updated)::int4 AS updated,
+       (SELECT r.id::text FROM revived AS r) AS revived_over,
        (SELECT count(*) FROM counted)::int4 AS counted`;
   },
 });

@@ -18,10 +18,14 @@ export interface NeighboursInputs {
   readonly candidates: number;
   /** How many of the nearest current memories to return, nearest first. */
   readonly judged: number;
+  /** The new memory's terms, checked: the rarest the partition holds finds the `words` row. */
+  readonly terms: readonly string[];
+  /** How many holders of that term are read at most (WORDS_READ). */
+  readonly wordsRead: number;
 }
 
 export interface NeighbourRow {
-  readonly role: 'nearest' | 'exact';
+  readonly role: 'nearest' | 'words' | 'exact';
   readonly id: string;
   readonly content: string | null;
   readonly distance: number | null;
@@ -30,13 +34,16 @@ export interface NeighbourRow {
 
 /**
  * The nearest current memories of the same (region, user, kind) — live, not superseded, at most
- * `judged` of them, nearest first — and any exact restatement (same
- * fingerprint) with whether it is live. The vector read carries only the partition's prefix, so
- * CockroachDB's vector index serves it; liveness is checked on the rows it returns.
+ * `judged` of them, nearest first — the nearest current memory among those holding the rarest of
+ * the new memory's terms that the partition holds (`words`: read from the kept frequencies and
+ * that term's postings by key, at most `wordsRead` of them; policy/supersession.ts), and any exact
+ * restatement (same fingerprint) with whether it is live. The vector read carries only the
+ * partition's prefix, so CockroachDB's vector index serves it; liveness is checked on the rows
+ * each part returns.
  */
 export const NEIGHBOURS = statement<NeighboursInputs, NeighbourRow>({
   name: 'curation/neighbours',
-  expects: { vectorSearch: true, postgresIndex: 'memories_user_kind' },
+  expects: { vectorSearch: true, postgresIndex: ['memories_user_kind', 'memory_terms_pkey'] },
   render: (p) => {
     const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
     const current = predicate(not(SUPERSEDED), 'n', { region: p.scope.region });
@@ -52,6 +59,25 @@ SELECT * FROM (
    ORDER BY n.distance, n.id
    LIMIT ${p.judged}::int4
 ) AS nearest
+UNION ALL
+SELECT * FROM (
+  SELECT 'words' AS role, w.id::text AS id, w.content, w.distance, true AS live
+    FROM (SELECT d.term FROM memory_partition_terms AS d
+           WHERE d.region = ${p.scope.region} AND d.user_id = ${p.scope.userId}::uuid AND d.kind = ${p.kind}
+             AND d.term = ANY(${p.terms}::text[]) AND d.df > 0
+           ORDER BY d.df, d.term
+           LIMIT 1) AS r,
+         LATERAL (SELECT m.id, m.content, m.pinned, m.last_useful_at, m.superseded_by, m.embedding <=> ${p.embedding}::vector AS distance
+                    FROM (SELECT t.memory_id FROM memory_terms AS t
+                           WHERE t.region = ${p.scope.region} AND t.user_id = ${p.scope.userId}::uuid AND t.kind = ${p.kind} AND t.term = r.term
+                           ORDER BY t.memory_id
+                           LIMIT ${p.wordsRead}::int4) AS t
+                    JOIN memories AS m
+                      ON m.region = ${p.scope.region} AND m.user_id = ${p.scope.userId}::uuid AND m.kind = ${p.kind} AND m.id = t.memory_id) AS w
+   WHERE ${live('w')} AND ${predicate(not(SUPERSEDED), 'w', { region: p.scope.region })}
+   ORDER BY w.distance, w.id
+   LIMIT 1
+) AS words
 UNION ALL
 SELECT 'exact' AS role, x.id::text AS id, NULL AS content, NULL AS distance, ${live('x')} AS live
   FROM memories AS x

@@ -1,4 +1,5 @@
 import { MAX_PASSAGE, PASSAGE_TERMS } from '../../../../memory/lexical.js';
+import { SCORE_GRAIN } from '../../../../memory/policy/ranking.js';
 import type { Param, Params } from '../../sql/template.js';
 import { join, param, type SqlFragment, sql } from '../../sql/template.js';
 import type { RecallInputs } from './recall-inputs.js';
@@ -6,6 +7,7 @@ import type { RecallInputs } from './recall-inputs.js';
 /** The passages a posting's mask counts (decision 0115): PASSAGE_TERMS terms each, the last one holding the rest. */
 const PASSAGE_SIZE = param('passageTerms', PASSAGE_TERMS);
 const LAST_PASSAGE = param('lastPassage', MAX_PASSAGE);
+const GRAIN = param('scoreGrain', SCORE_GRAIN);
 
 /** One partition the lexical arm reads: its (region, user, kind) tuple, and its kind alone. */
 export interface PartitionParams {
@@ -191,12 +193,14 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
 ), lex_scores AS (
   SELECT s.memory_id AS id, max(s.score) AS score FROM lex_passages AS s GROUP BY s.memory_id
 ), lex_top AS (
-  SELECT s.id, s.score FROM lex_scores AS s ORDER BY s.score DESC, s.id LIMIT ${p.candidates}::int4
+  -- Ranked at a grain (SCORE_GRAIN, policy/ranking.ts): sums added in another order rank alike.
+  SELECT s.id, s.score, floor(s.score / ${GRAIN}::float8) AS grained
+    FROM lex_scores AS s ORDER BY grained DESC, s.id LIMIT ${p.candidates}::int4
 ), lexical_arm AS (
-  SELECT l.id, row_number() OVER (ORDER BY l.score DESC, l.id) AS rank
+  SELECT l.id, row_number() OVER (ORDER BY l.grained DESC, l.id) AS rank
     FROM lex_top AS l JOIN memories AS m ON m.region = ${p.scope.region} AND m.id = l.id
    WHERE ${live}
-   ORDER BY l.score DESC, l.id
+   ORDER BY l.grained DESC, l.id
    LIMIT ${p.depth}::int4
 )`;
 }
