@@ -9,7 +9,15 @@ import { kindCutoffs, recallCandidates } from './policy/expiry.js';
 import { farthestRelated } from './policy/floor.js';
 import { newestFirst, sameSubjectWithin } from './policy/recency.js';
 import { kindsOf } from './policy/kinds.js';
-import { type Fusion, FUSION, LEXICAL, type LexicalScoring, type RecallRanking, rankingParts } from './policy/ranking.js';
+import {
+  ALL_CELLS,
+  type Fusion,
+  FUSION,
+  LEXICAL,
+  type LexicalScoring,
+  type RecallRanking,
+  rankingParts,
+} from './policy/ranking.js';
 
 /** What a recall asks: words, the kinds to search (all by default) and how many. */
 export interface RecallInput {
@@ -55,7 +63,8 @@ export class RecallPlanner {
       scope,
       embedding,
       terms,
-      fusion: { ...fusion, depth, vectorWeight, following },
+      // The vector arm alone decides the answer: it reads every cell, exact (decision 0125).
+      fusion: { ...fusion, depth, vectorWeight, following, cellRows: terms.length > 0 ? fusion.cellRows : ALL_CELLS },
       lexical: this.deps.scoring?.lexical ?? LEXICAL,
       farthest: farthestRelated(this.deps.embedder.unrelatedBeyond, floored),
       sameSubject: sameSubjectWithin(this.deps.embedder.unrelatedBeyond),

@@ -51,6 +51,8 @@ const DIMENSIONS = 256;
 const REGION = 'eu-central-1';
 /** Memories per bulk statement (the load statement joins each memory to the batch's postings: small batches are faster). */
 const LOAD_BATCH = 100;
+/** The least top-10 agreement of vector-only recall with the exact read this bench accepts (issue 47). */
+const VECTOR_AGREEMENT = 0.95;
 /** A row bound past any partition here: hybrid reading every cell, the exact arm. */
 const EVERY_CELL = 1_000_000_000;
 const RULES = BENCH_RULES;
@@ -276,5 +278,13 @@ if (first && last && last !== first) {
     `  p50 at ${last.size} / p50 at ${first.size}: hybrid ${(last.hybrid / first.hybrid).toFixed(2)}, vector-only ${(last.vector / first.vector).toFixed(2)}, hybrid reading every cell ${(last.exact / first.exact).toFixed(2)}`,
   );
 }
+// Vector-only recall decides the answer alone: it must agree with the exact read (issue 47, decision 0125).
+const short = results.filter((r) => r.vectorOverlap < VECTOR_AGREEMENT);
+if (short.length > 0) {
+  console.log(
+    `  FAIL vector-only top-10 overlap with exact under ${100 * VECTOR_AGREEMENT} % at ${short.map((r) => r.size).join(', ')} memories`,
+  );
+  process.exitCode = 1;
+} else console.log(`  ok   vector-only top-10 overlap with exact at least ${100 * VECTOR_AGREEMENT} % at every size`);
 progress('done');
 await engine.stop();
