@@ -85,7 +85,7 @@ describe('the committed cdk.json', () => {
   });
 
   test.each([
-    ['mcp', ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock']],
+    ['mcp', ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock', 'McpReleaseJudge']],
     ['authorizer', ['AuthorizerReleaseFailures', 'AuthorizerCrashes']],
   ] as const)('CodeDeploy moves the %s alias after the checks, and rolls it back when %j fire', (fn, alarms) => {
     const alias = resources[aliasOf(template, ids[fn])] as {
@@ -162,7 +162,7 @@ describe('the committed cdk.json', () => {
     const bake = JSON.parse(envOf(after).Variables.NAABA_BAKE_ALARMS ?? '[]') as { group: string; alarms: string[] }[];
     expect(envOf(after).Variables.NAABA_BAKE_MINUTES).toBe(String(deploy.bakeMinutes));
     expect(bake.map((g) => g.alarms.map((a) => alarmName(a.replace(/^\$\{|\}$/g, ''))))).toEqual([
-      ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock'],
+      ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock', 'McpReleaseJudge'],
       ['AuthorizerReleaseFailures', 'AuthorizerCrashes'],
     ]);
     // A Lambda hook runs at most 15 minutes: the bake and a margin.
