@@ -8,6 +8,7 @@
  * built with the settings the CDK app ships (lib/bundling.ts), so what is measured is deployed.
  */
 import { execFileSync } from 'node:child_process';
+import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -88,6 +89,44 @@ function coldImport(node: string, module: string): { importMs: number; processMs
 function firstRequestLoad(node: string, file: string): number {
   const clients = FIRST_REQUEST_CLIENTS.map((c) => `await import(${JSON.stringify(c)});`).join(' ');
   const script = `(async () => { const t0 = performance.now(); require(${JSON.stringify(file)}); ${clients} process.stdout.write(String(performance.now() - t0)); })();`;
+  const out = execFileSync(node, ['-e', script], {
+    encoding: 'utf8',
+    env: { PATH: dirname(node), NAABA_LOG_LEVEL: 'SILENT' },
+    cwd: REPO_ROOT,
+  });
+  return Number(out.trim().split('\n').pop());
+}
+
+/**
+ * What the first-request clients would cost carried in a bundle rather than imported from the
+ * runtime's many files (docs/benchmarks.md, issue 48): both clients, built with the shipped settings into a file
+ * of their own, required after the bundle in one fresh process.
+ */
+async function clientsBundle(): Promise<{ file: string; bytes: number }> {
+  const dir = join(BUNDLE_ROOT, 'first-request-clients');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.js');
+  const result = await build({
+    stdin: {
+      contents: FIRST_REQUEST_CLIENTS.map((c, i) => `export * as c${i} from ${JSON.stringify(c)};`).join('\n'),
+      resolveDir: REPO_ROOT,
+      loader: 'ts',
+    },
+    outfile: file,
+    bundle: true,
+    platform: BUNDLING.platform,
+    format: BUNDLING.format,
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    mainFields: [...BUNDLING.mainFields],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return { file, bytes: Object.values(result.metafile.outputs)[0]?.bytes ?? 0 };
+}
+
+function bundleAndCarriedClients(node: string, file: string, clients: string): number {
+  const script = `const t0 = performance.now(); require(${JSON.stringify(file)}); require(${JSON.stringify(clients)}); process.stdout.write(String(performance.now() - t0));`;
   const out = execFileSync(node, ['-e', script], {
     encoding: 'utf8',
     env: { PATH: dirname(node), NAABA_LOG_LEVEL: 'SILENT' },
@@ -203,6 +242,12 @@ async function main(): Promise<void> {
     wholeSdk.push(sdk);
     wholeRatios.push(whole / sdk);
   }
+  const carried = await clientsBundle();
+  const carriedRatios: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const whole = bundleAndCarriedClients(node, mcp.file, carried.file);
+    carriedRatios.push(whole / coldImport(node, SECRETS_CLIENT).importMs);
+  }
   const withSdk = Array.from({ length: RUNS }, () => coldImport(node, mcpWithSdk.file));
   const first = Array.from({ length: RUNS }, () => firstInvocation(node, mcp.file));
   const imports = samples.map((s) => s.importMs);
@@ -230,6 +275,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `  ratio bundle + first-request clients / Secrets Manager client: median ${median(wholeRatios).toFixed(2)} (min ${Math.min(...wholeRatios).toFixed(2)}, max ${Math.max(...wholeRatios).toFixed(2)})`,
+  );
+  console.log(
+    `  if the bundle carried those clients (${kib(carried.bytes)} more, built alike), against the Secrets Manager client: median ${median(carriedRatios).toFixed(2)} (min ${Math.min(...carriedRatios).toFixed(2)}, max ${Math.max(...carriedRatios).toFixed(2)})`,
   );
   console.log(`  with the SDK bundled instead: require() median ${median(withSdk.map((s) => s.importMs)).toFixed(0)} ms`);
   console.log('  runtime-provided SDK clients, each alone from node_modules (paid when first imported):');
