@@ -39,14 +39,19 @@ async function bedrockClient(bedrock: BedrockConfig, overrides: ProviderOverride
 }
 
 /**
- * The Secrets Manager client the database secret is read with: the SDK's defaults (region and
- * credentials from the Lambda environment), traced where the handler traces.
+ * The Secrets Manager client the database secret is read with: region and credentials from the
+ * Lambda environment, traced where the handler traces. Each attempt is bounded (a second to
+ * connect, two to answer) and there are two at most, so the SDK gives up well inside the secret
+ * cache's own deadline (issue 48), which ends the read whatever the SDK does.
  */
 export async function secretsManagerClient(): Promise<SecretsManagerClient> {
   // Loaded on first use, like the Bedrock client: /healthz never pays for it.
   const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  return traced(new SecretsManagerClient({}));
+  return traced(new SecretsManagerClient({ maxAttempts: 2, requestHandler: SECRETS_REQUEST_TIMEOUTS }));
 }
+
+/** Per attempt: connecting, then the whole answer (milliseconds). */
+export const SECRETS_REQUEST_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 2_000 } as const;
 
 function openAiEndpoint(openai: OpenAiConfig, overrides: ProviderOverrides): OpenAiEndpoint {
   return { baseUrl: openai.baseUrl, apiKey: openai.apiKey, fetch: overrides.fetch ?? globalThis.fetch };

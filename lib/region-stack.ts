@@ -91,9 +91,12 @@ export class RegionStack extends Stack {
       reservedConcurrency: reserved(config.concurrency.authorizerReserved),
     });
     this.databases.authorizer.grantRead(this.authorizer);
+    // Traced like the MCP function (issue 48): a slow key lookup or a cold start shows in X-Ray.
+    this.authorizer.enableActiveTracing();
 
     this.sweeper = new MemorySweeper(this, 'Sweeper', { ...common, ...config.sweeper });
     this.databases.sweeper.grantRead(this.sweeper.function);
+    this.sweeper.function.enableActiveTracing();
 
     // In the private network each function may open exactly the connections its grants are for.
     for (const fn of [this.mcp, this.authorizer, this.sweeper.function]) this.network?.connectDatabase(fn.function);
@@ -184,6 +187,16 @@ export class RegionStack extends Stack {
     const authorizerAlarms = [...this.releaseAlarms.authorizer, this.alarms.named('AuthorizerCrashes')];
     this.releaseChecks.bakeOn(this.deployment.shift('Mcp', mcpLive, mcpAlarms, hooks), mcpAlarms);
     this.releaseChecks.bakeOn(this.deployment.shift('Authorizer', authorizerLive, authorizerAlarms, hooks), authorizerAlarms);
+    // An alias update starts the CodeDeploy deployment, which invokes the hooks and reads the alarms of
+    // this very template: CloudFormation must have updated both first (the hooks' environment names the
+    // new versions; the release alarms carry them in their names), which nothing else in the template
+    // orders (issue 48, decision 0134).
+    for (const [alias, alarms] of [
+      [mcpLive, mcpAlarms],
+      [authorizerLive, authorizerAlarms],
+    ] as const) {
+      alias.node.addDependency(this.releaseChecks.beforeTraffic.function, this.releaseChecks.afterTraffic.function, ...alarms);
+    }
     // What the runbook's commands need, without a search through the console.
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,

@@ -417,6 +417,7 @@ export async function runtimeQueries(rep: Representative, engine: SqlEngine = 'p
             grantedBy: SOME_ID,
           },
           'f'.repeat(64),
+          `nb_${'k'.repeat(43)}`,
         ),
     ],
     // Consuming an unknown code reads whether it was used before: two statements.

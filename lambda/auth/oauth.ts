@@ -205,6 +205,7 @@ export class OAuthService {
         grantedBy: decision.principal.keyId,
       },
       formSha256,
+      key,
     );
     if (!saved) {
       throw new ConsentError(

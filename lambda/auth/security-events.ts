@@ -1,9 +1,11 @@
 import { count, logger } from '../observability.js';
+import { DistinctSources } from './distinct-sources.js';
 
 /**
  * Security events (decision 0065): each is counted twice, `security_event` and
- * `security_<name>` (namespace `naaba`, next to decision 0051's metric names; the alarm on a spike
- * reads them), and written as a WARN line `security event`. The line carries identifiers and
+ * `security_<name>` (namespace `naaba`, next to decision 0051's metric names), and the first of each
+ * kind from a source in 5 minutes also as `security_source`, which the alarm reads (decision 0133),
+ * and written as a WARN line `security event`. The line carries identifiers and
  * reasons chosen by the code — never a secret, a token, a hash of one, or text the caller wrote.
  */
 
@@ -55,20 +57,34 @@ export class LineSampler {
 }
 
 const sampler = new LineSampler();
+const sources = new DistinctSources();
 
 /**
- * Records a security event: both counts always, the WARN line unless sampling leaves it out.
- * `now` is when it happened, for the sampling (a caller with a container passes its clock's).
+ * Records a security event: both counts always, `security_source` when it is the first of its kind
+ * from its source in the window, the WARN line unless sampling leaves it out. `now` is when it
+ * happened (a caller with a container passes its clock's); `source` says who caused it where the
+ * fields do not (a refused token's hash, kept in memory only). Returns whether the source was new.
  */
-export function securityEvent(name: SecurityEventName, fields: SecurityEventFields, now: Date = new Date()): void {
+export function securityEvent(
+  name: SecurityEventName,
+  fields: SecurityEventFields,
+  now: Date = new Date(),
+  source?: string,
+): boolean {
   count('security_event');
   count(`security_${name}`);
+  const who = source ?? fields.keyId ?? fields.address ?? fields.clientId;
+  // An event that names no source cannot be told from another: each counts.
+  const fresh = who === undefined || sources.first(`${name}\u0000${who}`, now.getTime());
+  if (fresh) count('security_source');
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   if (!SAMPLED.has(name)) {
     logger.warn('security event', { event: name, ...defined });
-    return;
+    return fresh;
   }
   const skipped = sampler.take(name, now.getTime());
-  if (skipped === undefined) return;
-  logger.warn('security event', { event: name, ...defined, ...(skipped > 0 ? { notLogged: skipped } : {}) });
+  if (skipped !== undefined) {
+    logger.warn('security event', { event: name, ...defined, ...(skipped > 0 ? { notLogged: skipped } : {}) });
+  }
+  return fresh;
 }

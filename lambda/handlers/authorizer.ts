@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import { type AuthorizationDecision, authorize } from '../auth/authorize.js';
 import { KnownKeys } from '../auth/known-keys.js';
 import { securityEvent } from '../auth/security-events.js';
+import { bearerToken, hashToken } from '../auth/token.js';
 import { UnknownTokenCache } from '../auth/unknown-tokens.js';
 import { usageBuckets, usageIdentifier } from '../auth/usage-identifier.js';
 import { container } from '../composition.js';
@@ -70,7 +71,13 @@ async function handleAuthorize(event: TokenAuthorizerEvent, context: Context): P
   count(`authorization_${decision.effect}`);
   // A TOKEN authorizer sees no client address: API Gateway (WAF) bounds floods per address in AWS.
   if (decision.effect === 'unauthorized') {
-    securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token' }, container().clock.now());
+    // The refused token's hash tells one stale client from a flood; it stays in memory (decision 0133).
+    const token = bearerToken(event.authorizationToken);
+    const source = token ? hashToken(token) : 'malformed';
+    const now = container().clock.now();
+    if (securityEvent('auth_failed', { reason: 'unknown_malformed_or_revoked_token' }, now, source)) {
+      count('authorization_unauthorized_source');
+    }
   }
   const result = authorizerResult(decision, event.methodArn);
   if (decision.effect !== 'allow' || !buckets) return result;

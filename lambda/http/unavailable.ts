@@ -22,14 +22,25 @@ export const reachable =
       throw new StoreUnavailableError(cause);
     });
 
-/** Driver codes of a database that cannot be reached: the socket's, and SQLSTATE classes 08 (connection) and 57P (shutdown). */
-const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|08...|57P0[1-3])$/;
+/**
+ * Driver codes of a database that cannot be reached or would not take the session: the socket's,
+ * SQLSTATE classes 08 (connection) and 57P (shutdown), 53300 (too many connections), 28P01 and
+ * 28000 (the login refused) — the set a request's outage watch uses (adapters/pg/outage-watch.ts).
+ */
+const UNREACHABLE =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|08...|57P0[1-3]|53300|28P01|28000)$/;
 
-/** Whether `error` says the database could not be reached (rather than that a statement or the code is wrong). */
+/**
+ * Whether `error`, or an error it was caused by, says the database could not be reached (rather
+ * than that a statement or the code is wrong).
+ */
 export function isUnreachable(error: unknown): boolean {
-  if (error instanceof StoreUnavailableError) return true;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && UNREACHABLE.test(code);
+  for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
+    if (e instanceof StoreUnavailableError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE.test(code)) return true;
+  }
+  return false;
 }
 
 /** Seconds a client is told to wait: a restart or failover of the database takes a few. */

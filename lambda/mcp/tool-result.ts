@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryError, ResponseTooLargeError } from '../memory/errors.js';
 import { type CallOutcome, outcomeOf } from '../memory/outcome.js';
+import { isUnreachable } from '../http/unavailable.js';
 import { count, loggable } from '../observability.js';
 import type { ToolContext } from './context.js';
 
@@ -44,6 +45,12 @@ export async function guarded(context: ToolContext, tool: string, body: () => Pr
     countCall(tool, 'ok');
     return result;
   } catch (error) {
+    if (isUnreachable(error)) {
+      // Weather, not a defect: the request is answered 503 and counted `store_unavailable` once, by
+      // the endpoint (decision 0097); counting it here too would page as an internal error (issue 48).
+      context.log.info('tool call', { tool, ok: false, outcome: 'store_unavailable', latencyMs: Date.now() - started });
+      return failure(error, context, tool);
+    }
     const outcome = outcomeOf(error);
     const attributes = { tool, ok: false, outcome, latencyMs: Date.now() - started };
     // The caller's own mistakes are routine; a provider or store that failed the call is not.

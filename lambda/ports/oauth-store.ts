@@ -70,9 +70,10 @@ export interface OAuthStore {
   findClient(clientId: string, at: Date): Promise<OAuthClient | undefined>;
   /**
    * Stores a code made by the consent form whose one-time value hashes to `formSha256`; resolves
-   * false, storing nothing, when that form already made one.
+   * false, storing nothing, when that form already made one. `consentKey` is the key as typed: a
+   * store may prove the code's key with it rather than trust `code.grantedBy` (decision 0130).
    */
-  saveCode(code: AuthorizationCode, formSha256: string): Promise<boolean>;
+  saveCode(code: AuthorizationCode, formSha256: string, consentKey: string): Promise<boolean>;
   /**
    * Marks the code used and returns it, or says it was used before (with the grant it made, if
    * any) or is unknown. Only one caller ever gets the code back.

@@ -28,6 +28,7 @@ export interface CheckResult {
 
 const TOOLS_LIST = 'MCP function: tools/list';
 const RECALL = 'MCP function: recall with the verification key';
+const JUDGE = "MCP function: the judge answers (two remembers and a forget of the verification key's own memories)";
 
 /** The tools a release must still list (DESIGN §3). */
 export const EXPECTED_TOOLS = ['curation_state', 'forget', 'recall', 'remember'] as const;
@@ -124,6 +125,51 @@ async function recalls(invoker: VersionInvoker, targets: ReleaseTargets, princip
   return result.isError === true ? fail(check, `tool error: ${String(text).slice(0, 200)}`) : pass(check, '200, no tool error');
 }
 
+/** The structured content of a tool call, or why there is none. */
+async function toolCall(
+  invoker: VersionInvoker,
+  targets: ReleaseTargets,
+  principal: Principal,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown> | string> {
+  const { answer, result } = await mcpCall(invoker, targets, principal, 'tools/call', { name, arguments: args });
+  if (typeof answer === 'string') return answer;
+  if (answer.status !== 200 || !result) return `${name} answered ${answer.status}`;
+  const text = (result.content as { text?: unknown }[] | undefined)?.[0]?.text;
+  if (result.isError === true) return `${name}: tool error: ${String(text).slice(0, 200)}`;
+  return (result.structuredContent as Record<string, unknown> | undefined) ?? `${name} answered no structured content`;
+}
+
+/**
+ * The judge asked once (issue 48): a session memory of the verification user, then a restatement
+ * of it, which asks the judge (not an exact restatement, so the model is called); any verdict
+ * passes, `unavailable` fails. Both memories are forgotten, whatever happened, so the user's
+ * memories stay empty for the next check.
+ */
+async function judges(invoker: VersionInvoker, targets: ReleaseTargets, principal: Principal): Promise<CheckResult> {
+  const nonce = randomBytes(6).toString('hex');
+  const ids: string[] = [];
+  const remember = async (content: string) => {
+    const stored = await toolCall(invoker, targets, principal, 'remember', { content, kind: 'session' });
+    if (typeof stored !== 'string' && typeof stored.id === 'string') ids.push(stored.id);
+    return stored;
+  };
+  try {
+    const first = await remember(`The naaba release check ${nonce} stores this session note.`);
+    if (typeof first === 'string') return fail(JUDGE, first);
+    const second = await remember(`Release check ${nonce} of naaba: this session note is stored.`);
+    if (typeof second === 'string') return fail(JUDGE, second);
+    const verdict = String(second.judge);
+    if (verdict === 'unavailable') return fail(JUDGE, 'the judge gave no verdict (unavailable)');
+    if (verdict === 'not_asked' || verdict === 'exact') return fail(JUDGE, `the judge was not asked (${verdict})`);
+    return pass(JUDGE, `verdict ${verdict}`);
+  } finally {
+    const unique = [...new Set(ids)];
+    if (unique.length > 0) await toolCall(invoker, targets, principal, 'forget', { ids: unique });
+  }
+}
+
 /**
  * Every check of a release, in order; the calls that need the verification key's principal are
  * failed, not skipped, when the authorizer did not allow it. Never throws for a failing check.
@@ -134,8 +180,9 @@ export async function releaseChecks(invoker: VersionInvoker, targets: ReleaseTar
   results.push(allowed.result);
   if (!allowed.principal) {
     const skipped = 'not run: the authorizer did not allow the verification key';
-    return [...results, fail(TOOLS_LIST, skipped), fail(RECALL, skipped)];
+    return [...results, fail(TOOLS_LIST, skipped), fail(RECALL, skipped), fail(JUDGE, skipped)];
   }
   results.push(await listsTools(invoker, targets, allowed.principal), await recalls(invoker, targets, allowed.principal));
+  results.push(await judges(invoker, targets, allowed.principal));
   return results;
 }

@@ -212,21 +212,29 @@ export const contextSchema = {
       authorizerFailures: z.number().int().min(1).default(5),
       /** 503s the MCP function gave because it could not reach its database, per 5 minutes (a deploy's new version). */
       storeUnavailable: z.number().int().min(1).default(5),
-      /** Keys refused (unknown, malformed, revoked) per 5 minutes: a flood, or a client left with an old key. */
+      /**
+       * Distinct refused tokens (unknown, malformed, revoked) per 5 minutes, each counted once per
+       * container: a flood of made-up tokens, not one client left with an old key (decision 0133).
+       */
       authorizerUnauthorized: z.number().int().min(1).default(100),
       /** Requests WAF blocked per 5 minutes (its rate rule and the managed rule groups together). */
       wafBlocked: z.number().int().min(1).default(100),
       /**
-       * During a deploy, the share of the new version's Bedrock calls that failed (embeddings or
-       * the judge), over one period: a rollback alarm (decision 0091).
+       * During a deploy, the share of the new version's tool calls that failed for want of
+       * embeddings, over one period: a rollback alarm (decisions 0091, 0133).
        */
       releaseBedrockFailureRate: z.number().gt(0).max(1).default(0.5),
+      /** During a deploy, the share of the new version's judge calls without a verdict: a rollback alarm (decision 0133). */
+      releaseJudgeFailureRate: z.number().gt(0).max(1).default(0.5),
       toolInternal: z.number().int().min(1).default(1),
       embedderUnavailable: z.number().int().min(1).default(5),
       /** Share of the judge's calls that got no verdict, over `judgePeriods` 5-minute periods in a row. */
       judgeUnavailableRate: z.number().gt(0).max(1).default(0.2),
       judgePeriods: z.number().int().min(1).max(12).default(3),
-      /** `security_event` counts (code replay, refresh reuse, refused consent, rate limits, …) per 5 minutes. */
+      /**
+       * Distinct sources of security events (a refused token, a key, an address) per 5 minutes, each
+       * counted once per event kind and container (decision 0133).
+       */
       securityEvents: z.number().int().min(1).default(20),
     })
     .prefault({}),

@@ -91,23 +91,29 @@ export function releaseCount(metricName: (typeof RELEASE_COUNTS)[number], versio
 }
 
 /**
- * The share of one version's Bedrock calls that failed: embeddings that could not be had (each
- * failed tool call) and judge calls without a verdict, over tool calls and judge calls; 0 when
- * there were none.
+ * The share of one version's tool calls that failed because embeddings could not be had, over all
+ * its tool calls; 0 when there were none. The judge has a rate of its own (below): dividing its
+ * failures by tool calls hid a judge that failed every time (issue 48).
  */
-export function releaseBedrockFailureRate(version: string): MathExpression {
+export function releaseEmbedderFailureRate(version: string): MathExpression {
   const calls = Object.fromEntries(OUTCOMES.map((o) => [`c_${o}`, releaseCount(`tool_call_${o}`, version)]));
   const total = Object.keys(calls)
     .map((id) => `FILL(${id}, 0)`)
     .join(' + ');
   return new MathExpression({
-    expression: `IF(${total} + FILL(asked, 0) > 0, (FILL(c_embedder_unavailable, 0) + FILL(unavailable, 0)) / (${total} + FILL(asked, 0)), 0)`,
-    usingMetrics: {
-      ...calls,
-      asked: releaseCount('judge_asked', version),
-      unavailable: releaseCount('judge_unavailable', version),
-    },
+    expression: `IF(${total} > 0, FILL(c_embedder_unavailable, 0) / (${total}), 0)`,
+    usingMetrics: calls,
     period: PERIOD,
-    label: 'Bedrock failures / Bedrock calls, this version',
+    label: 'embedder failures / tool calls, this version',
+  });
+}
+
+/** The share of one version's judge calls that got no verdict: judge failures over judge asks; 0 when none asked. */
+export function releaseJudgeFailureRate(version: string): MathExpression {
+  return new MathExpression({
+    expression: 'IF(FILL(asked, 0) > 0, FILL(unavailable, 0) / FILL(asked, 0), 0)',
+    usingMetrics: { asked: releaseCount('judge_asked', version), unavailable: releaseCount('judge_unavailable', version) },
+    period: PERIOD,
+    label: 'judge unavailable / judge asked, this version',
   });
 }

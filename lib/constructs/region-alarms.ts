@@ -77,9 +77,9 @@ export class RegionAlarms extends Construct {
         'The naaba authorizer crashed or timed out (not a refused key, not a 503 it chose): its log has the runtime error',
     });
     this.watch('AuthorizerUnauthorized', {
-      metric: appCount('authorization_unauthorized'),
+      metric: appCount('authorization_unauthorized_source'),
       threshold: s.authorizerUnauthorized,
-      description: `The naaba authorizer refused ${s.authorizerUnauthorized} or more unknown, malformed or revoked keys in 5 minutes (401s): a flood, or clients left with old keys`,
+      description: `The naaba authorizer refused ${s.authorizerUnauthorized} or more distinct unknown, malformed or revoked tokens in 5 minutes (401s): a flood of made-up tokens, not one stale client`,
     });
     for (const [name, fn] of Object.entries(props.functions)) {
       this.watch(`${name}Throttles`, {
@@ -115,9 +115,9 @@ export class RegionAlarms extends Construct {
       description: 'naaba tool calls failed because Bedrock embeddings were unavailable (model access, throttling, outage)',
     });
     this.watch('SecurityEvents', {
-      metric: appCount('security_event'),
+      metric: appCount('security_source'),
       threshold: s.securityEvents,
-      description: `naaba counted ${s.securityEvents} or more security events in 5 minutes (code replays, refresh-token reuse, refused consents, revocations, rate limits, failed authentications); the security_<name> counts say which`,
+      description: `naaba saw security events from ${s.securityEvents} or more distinct sources (tokens, keys, addresses) in 5 minutes (code replays, refresh-token reuse, refused consents, revocations, rate limits, failed authentications); the security_<name> counts say which`,
     });
     this.watch('JudgeUnavailableRate', {
       metric: judgeUnavailableRate(),

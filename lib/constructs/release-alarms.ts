@@ -3,7 +3,7 @@ import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { DeployConfig } from '../config/deploy-config.js';
-import { PERIOD, releaseBedrockFailureRate, releaseCount } from './naaba-metrics.js';
+import { PERIOD, releaseCount, releaseEmbedderFailureRate, releaseJudgeFailureRate } from './naaba-metrics.js';
 import type { RegionAlarms } from './region-alarms.js';
 
 export interface ReleaseAlarmsProps {
@@ -56,9 +56,14 @@ export class ReleaseAlarms extends Construct {
         description: 'During its deploy, tool calls to the new version of the naaba MCP function ended in an internal error',
       }),
       watch('McpReleaseBedrock', mcpVersion, {
-        metric: releaseBedrockFailureRate(mcpVersion),
+        metric: releaseEmbedderFailureRate(mcpVersion),
         threshold: s.releaseBedrockFailureRate,
-        description: `During its deploy, at least ${Math.round(s.releaseBedrockFailureRate * 100)}% of the new version's Bedrock calls (embeddings, judge) failed`,
+        description: `During its deploy, at least ${Math.round(s.releaseBedrockFailureRate * 100)}% of the new version's tool calls failed for want of Bedrock embeddings`,
+      }),
+      watch('McpReleaseJudge', mcpVersion, {
+        metric: releaseJudgeFailureRate(mcpVersion),
+        threshold: s.releaseJudgeFailureRate,
+        description: `During its deploy, the new version's judge gave no verdict for at least ${Math.round(s.releaseJudgeFailureRate * 100)}% of the times it was asked`,
       }),
     ];
     this.authorizer = [

@@ -37,9 +37,46 @@ export const MANAGED_RULE_GROUPS: readonly { readonly name: string; readonly cou
       'EC2MetaDataSSRF_BODY',
       // MCP clients are programs; not all of them name themselves.
       'NoUserAgent_HEADER',
+      // A URL with an IPv4 host in a query value: exactly the loopback redirect_uri a desktop client
+      // signs in with. Counted here, and blocked by the rule after the group everywhere else (decision 0134).
+      'GenericRFI_QUERYARGUMENTS',
     ],
   },
 ];
+
+/** The label the Common rule set puts on a request its GenericRFI_QUERYARGUMENTS rule matches. */
+export const RFI_QUERY_LABEL = 'awswaf:managed:aws:core-rule-set:GenericRFI_QueryArguments';
+
+/**
+ * A loopback redirect URI (RFC 8252 §7.3: `http://127.0.0.1:PORT/…`, `http://[::1]:PORT/…`, and the
+ * `localhost` some clients still send), as WAF sees `redirect_uri` after URL decoding.
+ */
+export const LOOPBACK_REDIRECT = '^http://(127\\.0\\.0\\.1|\\[::1\\]|localhost)(:[0-9]{1,5})?(/|$)';
+
+/** `GET …/oauth/authorize` whose `redirect_uri` is a loopback address. */
+function loopbackSignIn(): CfnWebACL.StatementProperty {
+  return {
+    andStatement: {
+      statements: [
+        {
+          byteMatchStatement: {
+            fieldToMatch: { uriPath: {} },
+            positionalConstraint: 'ENDS_WITH',
+            searchString: '/oauth/authorize',
+            textTransformations: [{ priority: 0, type: 'NONE' }],
+          },
+        },
+        {
+          regexMatchStatement: {
+            fieldToMatch: { singleQueryArgument: { Name: 'redirect_uri' } },
+            regexString: LOOPBACK_REDIRECT,
+            textTransformations: [{ priority: 0, type: 'URL_DECODE' }],
+          },
+        },
+      ],
+    },
+  };
+}
 
 /**
  * The web ACL on the stage (decisions 0070, 0094): one rate-based rule per client address, which
@@ -108,6 +145,22 @@ export class WebFirewall extends Construct {
           },
           visibilityConfig: visibility(`naaba-${group.name}`),
         })),
+        {
+          // What GenericRFI_QUERYARGUMENTS would have blocked, blocked, but for a sign-in request whose
+          // redirect_uri is a loopback address (decision 0134).
+          name: 'rfi-query-but-loopback-sign-in',
+          priority: MANAGED_RULE_GROUPS.length + 1,
+          statement: {
+            andStatement: {
+              statements: [
+                { labelMatchStatement: { scope: 'LABEL', key: RFI_QUERY_LABEL } },
+                { notStatement: { statement: loopbackSignIn() } },
+              ],
+            },
+          },
+          action: { block: {} },
+          visibilityConfig: visibility('naaba-rfi-query-but-loopback-sign-in'),
+        },
       ],
     });
     new CfnWebACLAssociation(this, 'Stage', { resourceArn: props.stage.stageArn, webAclArn: this.acl.attrArn });

@@ -32,10 +32,13 @@ GRANT SELECT, INSERT, UPDATE ON TABLE memory_partitions TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_terms TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_partition_terms TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_clients TO {{mcp_role}};
-GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_codes TO {{mcp_role}};
-GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_tokens TO {{mcp_role}};
+GRANT SELECT ON TABLE oauth_codes TO {{mcp_role}};
+GRANT SELECT ON TABLE oauth_tokens TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_rate_limits TO {{mcp_role}};
-GRANT EXECUTE ON FUNCTION naaba_create_grant(UUID, STRING, UUID, STRING, TIMESTAMPTZ, STRING, STRING, TIMESTAMPTZ, STRING, TIMESTAMPTZ, crdb_internal_region, STRING, UUID) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_save_code(STRING, crdb_internal_region, STRING, STRING, STRING, STRING, STRING, STRING, TIMESTAMPTZ, STRING) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_consume_code(crdb_internal_region, STRING, TIMESTAMPTZ) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_grant_code(UUID, TIMESTAMPTZ, STRING, TIMESTAMPTZ, STRING, TIMESTAMPTZ, crdb_internal_region, STRING) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_rotate_refresh(STRING, TIMESTAMPTZ, STRING, STRING, TIMESTAMPTZ, STRING, TIMESTAMPTZ, TIMESTAMPTZ) TO {{mcp_role}};
 GRANT EXECUTE ON FUNCTION naaba_revoke_key(UUID, TIMESTAMPTZ) TO {{mcp_role}};
 
 -- The sweeper.
@@ -51,3 +54,11 @@ GRANT SELECT, DELETE ON TABLE oauth_clients TO {{sweeper_role}};
 GRANT SELECT, DELETE ON TABLE oauth_codes TO {{sweeper_role}};
 GRANT SELECT, DELETE ON TABLE oauth_tokens TO {{sweeper_role}};
 GRANT SELECT, DELETE ON TABLE oauth_rate_limits TO {{sweeper_role}};
+
+-- What earlier releases granted and no function may hold any more (decision 0130): `naaba migrate`
+-- otherwise only grants, so these take back, on every run, the MCP function's direct writes of codes
+-- and tokens and the grant routine that took a user and a region as arguments. REVOKE of what a role
+-- does not hold is a no-op.
+REVOKE INSERT, UPDATE, DELETE ON TABLE oauth_codes FROM {{mcp_role}};
+REVOKE INSERT, UPDATE, DELETE ON TABLE oauth_tokens FROM {{mcp_role}};
+REVOKE EXECUTE ON FUNCTION naaba_create_grant(UUID, STRING, UUID, STRING, TIMESTAMPTZ, STRING, STRING, TIMESTAMPTZ, STRING, TIMESTAMPTZ, crdb_internal_region, STRING, UUID) FROM {{mcp_role}};

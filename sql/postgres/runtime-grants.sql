@@ -24,8 +24,9 @@ GRANT SELECT ON TABLE naaba_migrations TO {{authorizer_role}};
 GRANT SELECT ON TABLE api_keys TO {{authorizer_role}};
 GRANT SELECT ON TABLE oauth_tokens TO {{authorizer_role}};
 
--- The MCP function: the four tools, the page, OAuth sign-in. Keys are read (consent, grants);
--- written only through the owner's routines.
+-- The MCP function: the four tools, the page, OAuth sign-in. Keys, codes and tokens are read
+-- (consent, grants); written only through the owner's routines (0012_key_writes.sql,
+-- 0024_credential_writes.sql), which take a grant's user and region from the granting key's row.
 GRANT SELECT ON TABLE naaba_migrations TO {{mcp_role}};
 GRANT SELECT, UPDATE ON TABLE naaba_settings TO {{mcp_role}};
 GRANT SELECT ON TABLE api_keys TO {{mcp_role}};
@@ -37,10 +38,13 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_terms TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_partition_terms TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memory_cells TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_clients TO {{mcp_role}};
-GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_codes TO {{mcp_role}};
-GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_tokens TO {{mcp_role}};
+GRANT SELECT ON TABLE oauth_codes TO {{mcp_role}};
+GRANT SELECT ON TABLE oauth_tokens TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE oauth_rate_limits TO {{mcp_role}};
-GRANT EXECUTE ON FUNCTION naaba_create_grant(uuid, text, uuid, text, timestamptz, text, text, timestamptz, text, timestamptz, text, text, uuid) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_save_code(text, text, text, text, text, text, text, text, timestamptz, text) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_consume_code(text, text, timestamptz) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_grant_code(uuid, timestamptz, text, timestamptz, text, timestamptz, text, text) TO {{mcp_role}};
+GRANT EXECUTE ON FUNCTION naaba_rotate_refresh(text, timestamptz, text, text, timestamptz, text, timestamptz, timestamptz) TO {{mcp_role}};
 GRANT EXECUTE ON FUNCTION naaba_revoke_key(uuid, timestamptz) TO {{mcp_role}};
 
 -- The sweeper: expired memories out (journaled), old journal lines, the vector cells, expired OAuth
@@ -57,3 +61,11 @@ GRANT SELECT, DELETE ON TABLE oauth_clients TO {{sweeper_role}};
 GRANT SELECT, DELETE ON TABLE oauth_codes TO {{sweeper_role}};
 GRANT SELECT, DELETE ON TABLE oauth_tokens TO {{sweeper_role}};
 GRANT SELECT, DELETE ON TABLE oauth_rate_limits TO {{sweeper_role}};
+
+-- What earlier releases granted and no function may hold any more (decision 0130): `naaba migrate`
+-- otherwise only grants, so these take back, on every run, the MCP function's direct writes of codes
+-- and tokens and the grant routine that took a user and a region as arguments. REVOKE of what a role
+-- does not hold is a no-op.
+REVOKE INSERT, UPDATE, DELETE ON TABLE oauth_codes FROM {{mcp_role}};
+REVOKE INSERT, UPDATE, DELETE ON TABLE oauth_tokens FROM {{mcp_role}};
+REVOKE EXECUTE ON FUNCTION naaba_create_grant(uuid, text, uuid, text, timestamptz, text, text, timestamptz, text, timestamptz, text, text, uuid) FROM {{mcp_role}};

@@ -89,8 +89,8 @@ describe.each(REGIONS)('region %s', (region) => {
     const all = alarmsOf(template);
 
     // MCP and sweeper errors, authorizer crashes and refusals, 3 throttles; 5xx, latency, authorizer failures,
-    // internal, embedder, security, judge, WAF blocks; 5 judging a new version; dead letters.
-    expect(all).toHaveLength(2 + 2 + 3 + 8 + 5 + 1);
+    // internal, embedder, security, judge, WAF blocks; 6 judging a new version; dead letters.
+    expect(all).toHaveLength(2 + 2 + 3 + 8 + 6 + 1);
     for (const alarm of all) {
       expect([watched(alarm), alarm.AlarmActions, alarm.OKActions]).toEqual([watched(alarm), [{ Ref: topic }], [{ Ref: topic }]]);
     }
@@ -199,11 +199,12 @@ describe.each(REGIONS)('region %s', (region) => {
 
   test.each([
     ['authorizer_failure', 'authorizerFailures'],
-    ['authorization_unauthorized', 'authorizerUnauthorized'],
+    // Distinct refused tokens, not refusals: one stale client counts once (issue 48).
+    ['authorization_unauthorized_source', 'authorizerUnauthorized'],
     ['tool_call_internal', 'toolInternal'],
     ['tool_call_embedder_unavailable', 'embedderUnavailable'],
-    // The contract with the functions (issue 21): one security_event per event, besides security_<name>.
-    ['security_event', 'securityEvents'],
+    // Distinct sources of security events, besides security_event and security_<name> per event (issues 21, 48).
+    ['security_source', 'securityEvents'],
   ])('the application count %s, namespace naaba, service=naaba', (metric, setting) => {
     expect(alarmsOf(template).filter((a) => watched(a) === `naaba ${metric} service=naaba`)).toEqual([
       expect.objectContaining({ Statistic: 'Sum', Threshold: alarms[setting], TreatMissingData: 'notBreaching' }),
@@ -211,7 +212,7 @@ describe.each(REGIONS)('region %s', (region) => {
   });
 
   test('the judge-unavailable rate: judge_unavailable / judge_asked, 0 when nothing asked, over several periods', () => {
-    const [alarm] = alarmsOf(template).filter((a) => a.Metrics);
+    const [alarm] = alarmsOf(template).filter((a) => a.Metrics && !String(flat(a.AlarmName ?? '')).includes('Release'));
 
     expect(alarm).toMatchObject({
       Threshold: alarms.judgeUnavailableRate,
@@ -272,7 +273,7 @@ test('every alarm names its entry in docs/runbook.md, whose "Counts" line names 
 
   expect(named).not.toContain(undefined);
   expect(named.filter((name) => !entries.has(name ?? ''))).toEqual([]);
-  expect(named.length).toBe(21);
+  expect(named.length).toBe(22);
   for (const [i, alarm] of all.entries()) {
     const counts = /^\*\*Counts:\*\*(.*(?:\n(?!\n).*)*)/m.exec(entries.get(named[i] ?? '') ?? '')?.[1] ?? '';
     const reads = readsOf(alarm);
@@ -283,6 +284,43 @@ test('every alarm names its entry in docs/runbook.md, whose "Counts" line names 
       version: false,
     });
   }
+});
+
+test("every runbook entry's Counts line states the threshold the template gives its alarm (issue 48)", () => {
+  const entries = runbookEntries();
+  const all = alarmsOf(firstStack().template);
+  const unstated = all
+    .map((alarm) => {
+      const name = /docs\/runbook\.md, "(\w+)"/.exec(String(alarm.AlarmDescription))?.[1] ?? '';
+      const counts = /^\*\*Counts:\*\*(.*(?:\n(?!\n).*)*)/m.exec(entries.get(name) ?? '')?.[1] ?? '';
+      return {
+        name,
+        threshold: alarm.Threshold,
+        stated: new RegExp(`\\b${String(alarm.Threshold).replace('.', '\\.')}\\b`).test(counts),
+      };
+    })
+    .filter((a) => !a.stated);
+
+  expect(unstated).toEqual([]);
+});
+
+test('release alarms of the MCP function: the embedder rate over tool calls, the judge rate over its own asks, per version', () => {
+  const all = alarmsOf(firstStack().template);
+  const release = (id: string) => all.find((a) => String(flat(a.AlarmName ?? '')).includes(`-${id}-v`));
+  const reads = (alarm: AlarmProps | undefined) =>
+    Object.fromEntries(
+      (alarm?.Metrics ?? []).filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat?.Metric.MetricName ?? '']),
+    );
+
+  const judge = release('McpReleaseJudge');
+  expect(judge).toMatchObject({ Threshold: alarms.releaseJudgeFailureRate, EvaluationPeriods: 1 });
+  expect(watched(judge as AlarmProps)).toBe('IF(FILL(asked, 0) > 0, FILL(unavailable, 0) / FILL(asked, 0), 0)');
+  expect(reads(judge)).toEqual({ asked: 'judge_asked', unavailable: 'judge_unavailable' });
+  expect(readsOf(judge as AlarmProps).version).toBe(true);
+
+  const embedder = release('McpReleaseBedrock');
+  expect(Object.values(reads(embedder)).sort()).toEqual(OUTCOMES.map((o) => `tool_call_${o}`).sort());
+  expect(watched(embedder as AlarmProps)).toMatch(/^IF\(.+ > 0, FILL\(c_embedder_unavailable, 0\) \/ \(.+\), 0\)$/);
 });
 
 test('the runbook has no entry for an alarm the stack does not make', () => {
@@ -351,6 +389,6 @@ test('thresholds come from cdk.json', () => {
   const all = alarmsOf(template);
 
   expect(all.find((a) => a.MetricName === 'tool_call_internal')?.Threshold).toBe(7);
-  expect(all.find((a) => a.MetricName === 'security_event')?.Threshold).toBe(40);
+  expect(all.find((a) => a.MetricName === 'security_source')?.Threshold).toBe(40);
   expect(all.find((a) => a.Metrics)).toMatchObject({ Threshold: 0.5, EvaluationPeriods: 6 });
 });

@@ -107,6 +107,7 @@ test('settings left out take their defaults', () => {
     authorizerUnauthorized: 100,
     wafBlocked: 100,
     releaseBedrockFailureRate: 0.5,
+    releaseJudgeFailureRate: 0.5,
     toolInternal: 1,
     embedderUnavailable: 5,
     judgeUnavailableRate: 0.2,

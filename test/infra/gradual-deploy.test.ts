@@ -85,7 +85,7 @@ describe('the committed cdk.json', () => {
   });
 
   test.each([
-    ['mcp', ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock']],
+    ['mcp', ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock', 'McpReleaseJudge']],
     ['authorizer', ['AuthorizerReleaseFailures', 'AuthorizerCrashes']],
   ] as const)('CodeDeploy moves the %s alias after the checks, and rolls it back when %j fire', (fn, alarms) => {
     const alias = resources[aliasOf(template, ids[fn])] as {
@@ -136,6 +136,22 @@ describe('the committed cdk.json', () => {
     },
   );
 
+  test.each(['mcp', 'authorizer'] as const)(
+    'the %s alias is updated after its hooks and the alarms its group watches (DependsOn, issue 48)',
+    (fn) => {
+      const alias = resources[aliasOf(template, ids[fn])] as { DependsOn?: string[]; UpdatePolicy?: Json };
+      const groupId = String(
+        (flat(alias.UpdatePolicy as Json) as { CodeDeployLambdaAliasUpdate: { DeploymentGroupName: string } })
+          .CodeDeployLambdaAliasUpdate.DeploymentGroupName,
+      ).replace(/^\$\{(\w+)\}$/, '$1');
+      const watched = watchedAlarms(resources[groupId] as { Properties: Record<string, Json> });
+      const { before, after } = checkIds(template);
+
+      expect(alias.DependsOn ?? []).toEqual(expect.arrayContaining([before, after, ...watched]));
+      expect(watched.length).toBeGreaterThan(1);
+    },
+  );
+
   test('the checks: before traffic they invoke the new versions with the verification key; after, they also bake on the alarms', () => {
     const { before, after } = checkIds(template);
     const envOf = (id: string) => flat(resources[id]?.Properties.Environment as Json) as { Variables: Record<string, string> };
@@ -162,7 +178,7 @@ describe('the committed cdk.json', () => {
     const bake = JSON.parse(envOf(after).Variables.NAABA_BAKE_ALARMS ?? '[]') as { group: string; alarms: string[] }[];
     expect(envOf(after).Variables.NAABA_BAKE_MINUTES).toBe(String(deploy.bakeMinutes));
     expect(bake.map((g) => g.alarms.map((a) => alarmName(a.replace(/^\$\{|\}$/g, ''))))).toEqual([
-      ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock'],
+      ['McpReleaseErrors', 'McpReleaseUnavailable', 'McpReleaseInternal', 'McpReleaseBedrock', 'McpReleaseJudge'],
       ['AuthorizerReleaseFailures', 'AuthorizerCrashes'],
     ]);
     // A Lambda hook runs at most 15 minutes: the bake and a margin.

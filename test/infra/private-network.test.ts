@@ -190,8 +190,9 @@ describe.each([
     const eni = `arn:\${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaENIManagementAccess`;
 
     expect(managedPolicies(template, ids.mcp)).toEqual([eni, `arn:\${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess`]);
-    expect(managedPolicies(template, ids.authorizer)).toEqual([eni]);
-    expect(managedPolicies(template, ids.sweeper)).toEqual([eni]);
+    const xray = `arn:\${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess`;
+    expect(managedPolicies(template, ids.authorizer)).toEqual([eni, xray]);
+    expect(managedPolicies(template, ids.sweeper)).toEqual([eni, xray]);
   });
 });
 

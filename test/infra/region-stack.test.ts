@@ -102,7 +102,8 @@ describe.each(REGIONS)('region %s', (region) => {
       const { authorizer } = ids(template);
 
       expect(roleStatements(template, authorizer).sort(bySid)).toEqual(common(template, authorizer, 'authorizer').sort(bySid));
-      expect(managedPolicies(template, authorizer)).toEqual([]);
+      // Traced (issue 48): X-Ray's write actions take no resource, so the AWS managed policy of just them.
+      expect(managedPolicies(template, authorizer)).toEqual([`arn:\${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess`]);
     });
 
     test('the sweeper: its logs, its own secret, and sending to its own dead-letter queue', () => {
@@ -115,7 +116,7 @@ describe.each(REGIONS)('region %s', (region) => {
         { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: `\${${dlq}.Arn}` },
       ];
       expect(roleStatements(template, fn).sort(bySid)).toEqual(expected.sort(bySid));
-      expect(managedPolicies(template, fn)).toEqual([]);
+      expect(managedPolicies(template, fn)).toEqual([`arn:\${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess`]);
     });
 
     test('no statement the project writes has a wildcard resource, nor an Allow a wildcard action', () => {
@@ -302,7 +303,7 @@ describe.each(REGIONS)('region %s', (region) => {
   });
 
   describe('functions', () => {
-    test('all three run Node.js 24 on arm64, each with its own log group; the MCP function is traced', () => {
+    test('all three run Node.js 24 on arm64, each with its own log group; all three are traced', () => {
       const template = templateOf(region);
       const { mcp, authorizer, sweeper: fn } = ids(template);
       const resources = template.toJSON().Resources;
@@ -310,7 +311,7 @@ describe.each(REGIONS)('region %s', (region) => {
       for (const id of [mcp, authorizer, fn]) {
         expect(resources[id].Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'] });
       }
-      expect(resources[mcp].Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      for (const id of [mcp, authorizer, fn]) expect(resources[id].Properties.TracingConfig).toEqual({ Mode: 'Active' });
       expect(new Set([mcp, authorizer, fn].map((id) => ownLogs(template, id))).size).toBe(3);
     });
 

@@ -6,7 +6,7 @@ import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { SqlKeyStore } from '../../lambda/adapters/pg/stores/sql-key-store.js';
 import { KeyService } from '../../lambda/auth/keys.js';
 import { systemClock } from '../../lambda/ports/clock.js';
-import { BedrockStub, bedrockError, DUMMY_CREDENTIALS, titanAnswer } from '../providers/support/bedrock-stub.js';
+import { BedrockStub, bedrockError, converseAnswer, DUMMY_CREDENTIALS, titanAnswer } from '../providers/support/bedrock-stub.js';
 import { type AwsStandIn, secretsAnswer, startAwsStandIn, type StandInRequest } from '../support/aws-stand-in.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { postgresForTests } from '../support/pg-server.js';
@@ -110,6 +110,7 @@ if (server) {
       }),
     ]);
     bedrock.script.set([], titanAnswer(Array.from({ length: 1024 }, (_, i) => (i === 3 ? 1 : 0))));
+    bedrock.script.converse = converseAnswer('same');
   });
   afterAll(async () => {
     await Promise.all([bedrock?.close(), secrets?.close(), lambda?.close(), codedeploy?.close(), cloudwatch?.close()]);
@@ -160,6 +161,7 @@ if (server) {
     return { statuses, lines: run.lines, failure: run.failure };
   }
 
+  const JUDGE = "MCP function: the judge answers (two remembers and a forget of the verification key's own memories)";
   const checkLines = (lines: string[]) =>
     lines
       .filter((l) => l.includes('"release check"'))
@@ -177,6 +179,7 @@ if (server) {
       'pass authorizer: the verification key is allowed',
       'pass MCP function: tools/list',
       'pass MCP function: recall with the verification key',
+      `pass ${JUDGE}`,
     ]);
     expect(statuses).toEqual([
       { deploymentId: 'd-TEST12345', lifecycleEventHookExecutionId: 'hook-execution-1', status: 'Succeeded' },
@@ -191,7 +194,12 @@ if (server) {
     [
       'an MCP bundle that does not load',
       () => ({ mcp: brokenFile('mcp-broken', "throw new Error('Cannot find module \\'./missing\\'');") }),
-      ['FAIL MCP function: GET /healthz', 'FAIL MCP function: tools/list', 'FAIL MCP function: recall with the verification key'],
+      [
+        'FAIL MCP function: GET /healthz',
+        'FAIL MCP function: tools/list',
+        'FAIL MCP function: recall with the verification key',
+        `FAIL ${JUDGE}`,
+      ],
     ],
     [
       'an authorizer that lets any key through',
@@ -206,6 +214,7 @@ if (server) {
         'FAIL authorizer: the verification key is allowed',
         'FAIL MCP function: tools/list',
         'FAIL MCP function: recall with the verification key',
+        `FAIL ${JUDGE}`,
       ],
     ],
   ])('a broken release (%s) is refused before any traffic: Failed', async (_name, files, failing) => {
@@ -225,10 +234,25 @@ if (server) {
 
       expect(checkLines(lines).filter((l) => l.startsWith('FAIL'))).toEqual([
         'FAIL MCP function: recall with the verification key',
+        `FAIL ${JUDGE}`,
       ]);
       expect(statuses.map((s) => s.status)).toEqual(['Failed']);
     } finally {
       bedrock.script.set([], titanAnswer(Array.from({ length: 1024 }, (_, i) => (i === 3 ? 1 : 0))));
+    }
+  });
+
+  test('a release that breaks only the judge (issue 48) is refused: the judge is asked once, and its failure fails the check', async () => {
+    release();
+    bedrock.script.converse = bedrockError(403, 'AccessDeniedException', 'User is not authorized to perform bedrock:Converse');
+    try {
+      const { statuses, lines } = await hook('beforeTraffic');
+
+      expect(checkLines(lines).filter((l) => l.startsWith('FAIL'))).toEqual([`FAIL ${JUDGE}`]);
+      expect(statuses.map((s) => s.status)).toEqual(['Failed']);
+      expect(bedrock.script.received.filter((r) => r.path.endsWith('/converse')).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      bedrock.script.converse = converseAnswer('same');
     }
   });
 

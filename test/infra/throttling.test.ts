@@ -1,3 +1,4 @@
+import { LOOPBACK_REDIRECT } from '../../lib/constructs/web-firewall.js';
 import { randomUUID } from 'node:crypto';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { usageBuckets, usageIdentifier } from '../../lambda/auth/usage-identifier.js';
@@ -137,7 +138,7 @@ describe('WAF (decision 0094)', () => {
   });
 
   test("then AWS's managed groups for IP reputation, known bad inputs and common attacks; rules on the body only count", () => {
-    const [, ...groups] = (aclOf(template).Rules ?? []) as {
+    const [, ...rules] = (aclOf(template).Rules ?? []) as {
       Priority: number;
       OverrideAction: Json;
       Statement: {
@@ -149,6 +150,7 @@ describe('WAF (decision 0094)', () => {
       };
       VisibilityConfig: { SampledRequestsEnabled: boolean };
     }[];
+    const groups = rules.filter((r) => r.Statement.ManagedRuleGroupStatement);
     const counted = groups.flatMap((g) =>
       (g.Statement.ManagedRuleGroupStatement.RuleActionOverrides ?? []).map((o) => [o.Name, o.ActionToUse]),
     );
@@ -165,10 +167,73 @@ describe('WAF (decision 0094)', () => {
       [3, 'AWS', 'AWSManagedRulesCommonRuleSet'],
     ]);
     for (const g of groups) expect([g.OverrideAction, g.VisibilityConfig.SampledRequestsEnabled]).toEqual([{ None: {} }, false]);
-    // Memory content is the body: it may quote an attack without being one. Everything else blocks.
+    // Memory content is the body: it may quote an attack without being one. Everything else blocks
+    // (GenericRFI_QUERYARGUMENTS through the rule after the group, next test).
     for (const [name, action] of counted)
-      expect([name, action]).toEqual([expect.stringMatching(/_BODY$|^NoUserAgent_HEADER$/), { Count: {} }]);
+      expect([name, action]).toEqual([
+        expect.stringMatching(/_BODY$|^NoUserAgent_HEADER$|^GenericRFI_QUERYARGUMENTS$/),
+        { Count: {} },
+      ]);
     expect(counted.map(([name]) => name)).toContain('SizeRestrictions_BODY');
+  });
+
+  test('a desktop client signs in: the RFI query rule counts, and a rule after it blocks what it matched unless it is /oauth/authorize with a loopback redirect_uri (issue 48)', () => {
+    const rules = (aclOf(template).Rules ?? []) as { Name: string; Priority: number; Statement: Json; Action?: Json }[];
+    const common = rules.find((r) => JSON.stringify(r.Statement).includes('AWSManagedRulesCommonRuleSet'));
+    const after = rules.find((r) => r.Name === 'rfi-query-but-loopback-sign-in');
+
+    expect(after?.Priority).toBeGreaterThan(common?.Priority ?? Number.POSITIVE_INFINITY);
+    expect(after).toMatchObject({
+      Action: { Block: {} },
+      Statement: {
+        AndStatement: {
+          Statements: [
+            { LabelMatchStatement: { Scope: 'LABEL', Key: 'awswaf:managed:aws:core-rule-set:GenericRFI_QueryArguments' } },
+            {
+              NotStatement: {
+                Statement: {
+                  AndStatement: {
+                    Statements: [
+                      {
+                        ByteMatchStatement: {
+                          FieldToMatch: { UriPath: {} },
+                          PositionalConstraint: 'ENDS_WITH',
+                          SearchString: '/oauth/authorize',
+                        },
+                      },
+                      {
+                        RegexMatchStatement: {
+                          FieldToMatch: { SingleQueryArgument: { Name: 'redirect_uri' } },
+                          RegexString: LOOPBACK_REDIRECT,
+                          TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }],
+                        },
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
+    });
+    // What the regex lets through: the loopback redirect URIs docs/oauth.md asks desktop clients to use.
+    const loopback = new RegExp(LOOPBACK_REDIRECT);
+    for (const uri of [
+      'http://127.0.0.1:8977/cb',
+      'http://127.0.0.1/callback',
+      'http://[::1]:33418/',
+      'http://localhost:6274/oauth/callback',
+    ])
+      expect([uri, loopback.test(uri)]).toEqual([uri, true]);
+    for (const uri of [
+      'http://10.0.0.5:8080/cb',
+      'http://127.0.0.1.evil.example/cb',
+      'http://169.254.169.254/latest/meta-data',
+      'https://127.0.0.1:8977/cb',
+      'http://evil.example/?u=http://127.0.0.1/',
+    ])
+      expect([uri, loopback.test(uri)]).toEqual([uri, false]);
   });
 
   test('an alarm on what it blocks, by the web ACL of the stack', () => {

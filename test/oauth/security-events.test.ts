@@ -177,3 +177,29 @@ test('no output of any event holds a secret or its SHA-256', async () => {
     expect([secret, hash].filter((s) => output.includes(s))).toEqual([]);
   }
 });
+
+test('one stale client retrying with the same revoked key counts as one source; distinct made-up tokens each count (issue 48)', async () => {
+  // A new window for the sources seen above.
+  clock.advance(301);
+  const stale = `nb_${'S'.repeat(43)}`;
+  const send = (token: string) =>
+    fetch(endpoint.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+
+  const retried = await observed(async () => {
+    for (let i = 0; i < 12; i += 1) {
+      clock.advance(15);
+      await send(stale);
+    }
+  });
+  clock.advance(1.1);
+  const flood = await observed(async () => {
+    for (let i = 0; i < 6; i += 1) await send(`nb_${'F'.repeat(42)}${i}`);
+  });
+
+  const counted = (metrics: string[], name: string) => metrics.filter((m) => m === name).length;
+  expect(counted(retried.metrics, 'security_auth_failed')).toBe(12);
+  expect(counted(retried.metrics, 'security_source')).toBe(1);
+  expect(counted(retried.metrics, 'authorization_unauthorized_source')).toBe(1);
+  expect(counted(flood.metrics, 'security_source')).toBe(6);
+  expect(counted(flood.metrics, 'authorization_unauthorized_source')).toBe(6);
+});

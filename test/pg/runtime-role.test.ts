@@ -1,6 +1,8 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { hashToken } from '../../lambda/auth/token.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { sqlHarness } from '../store/harness.js';
 import { parseRuntimeGrants, runtimeGrantsText } from '../../lambda/adapters/pg/schema/migrate.js';
@@ -233,16 +235,181 @@ if (adminUrl) {
     });
   });
 
+  describe('a compromised MCP function mints no credential (issue 48, decision 0130)', () => {
+    const ownerContainer = containerOf(owner);
+    afterAll(async () => ownerContainer.close());
+    const far = '2100-01-01T00:00:00Z';
+    /** What the issue's intruder does: its own token, attached to someone else's real key. */
+    const chosen = `nba_${'f'.repeat(43)}`;
+    const people = async () => {
+      const keys = await ownerContainer.keys();
+      return { victim: await keys.issue('victim', region), intruder: await keys.issue('intruder', region) };
+    };
+    const rowsAs = async <Row extends object>(url: string, text: string, values: unknown[] = []): Promise<Row[]> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<Row>(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    const decide = async (token: string, at = new Date()) => {
+      const authorizer = containerOf(logins.authorizer);
+      try {
+        const { authorize } = await import('../../lambda/auth/authorize.js');
+        return await authorize(`Bearer ${token}`, region, await authorizer.keyStore(), undefined, at);
+      } finally {
+        await authorizer.close();
+      }
+    };
+    const keyIdOf = async (name: string) =>
+      (
+        await rowsAs<{ key_id: string }>(
+          owner,
+          'SELECT key_id::text AS key_id FROM api_keys WHERE name = $1 ORDER BY created_at DESC LIMIT 1',
+          [name],
+        )
+      )[0]?.key_id ?? '';
+
+    test("the issue's statement: a token of its choosing on another user's key, expiring in 2100, is refused (42501)", async () => {
+      await people();
+      const victim = await keyIdOf('victim');
+      const statement = `INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES ('${hashToken(chosen)}', '${victim}', 'access', '${far}')`;
+
+      expect(await outcome(logins.mcp, statement)).toBe('42501');
+      expect(await outcome(logins.mcp, `UPDATE oauth_tokens SET expires_at = '${far}'`)).toBe('42501');
+      expect(await outcome(logins.mcp, 'DELETE FROM oauth_tokens')).toBe('42501');
+    });
+
+    test('nor can it make or rewrite a code for a key it does not hold (42501)', async () => {
+      const victim = await keyIdOf('victim');
+      expect(
+        await outcome(
+          logins.mcp,
+          `INSERT INTO oauth_codes (region, code_sha256, client_id, user_id, agent, redirect_uri, code_challenge, resource, expires_at, granted_by) VALUES ('${region}', 'c', 'x', '${uuid}', 'a', 'r', 'c', 'r', '${far}', '${victim}')`,
+        ),
+      ).toBe('42501');
+      expect(await outcome(logins.mcp, `UPDATE oauth_codes SET granted_by = '${victim}'`)).toBe('42501');
+    });
+
+    test('the grant routine that took a user and a region as arguments is no longer its to call (42501)', async () => {
+      const { intruder } = await people();
+      const victimUser = (
+        await rowsAs<{ user_id: string }>(owner, "SELECT user_id::text AS user_id FROM api_keys WHERE name = 'victim' LIMIT 1")
+      )[0]?.user_id;
+      const intruderKey = await keyIdOf('intruder');
+      const statement = `SELECT * FROM naaba_create_grant('${randomUUID()}', 'forged', '${victimUser}', '${region}', now(), 'x', '${hashToken(chosen)}', '${far}', 'r', '${far}', '${region}', 'c', '${intruderKey}')`;
+
+      expect(intruder.token).toMatch(/^nb_/);
+      expect(await outcome(logins.mcp, statement)).toBe('42501');
+    });
+
+    test("a code saved through the routine belongs to the key typed, whatever the caller claims; a key's hash is no key", async () => {
+      const { intruder } = await people();
+      const victim = await keyIdOf('victim');
+      const victimHash = (
+        await rowsAs<{ h: string }>(owner, 'SELECT token_sha256 AS h FROM api_keys WHERE key_id = $1', [victim])
+      )[0]?.h;
+      const save = (key: string, code: string) =>
+        rowsAs<{ saved: number }>(
+          logins.mcp,
+          `SELECT saved FROM naaba_save_code($1, $2, $3, 'client-f', 'agent', 'https://a/cb', $4, 'https://r/mcp', now() + interval '1 minute', $5)`,
+          [key, region, code, 'x'.repeat(43), `form-${code}`],
+        );
+
+      expect(await save(victimHash ?? '', 'code-h')).toEqual([{ saved: 0 }]);
+      expect(await save(`nb_${'z'.repeat(43)}`, 'code-z')).toEqual([{ saved: 0 }]);
+      expect(await save(intruder.token, 'code-i')).toEqual([{ saved: 1 }]);
+      const [code] = await rowsAs<{ user_id: string; granted_by: string }>(
+        owner,
+        "SELECT user_id::text AS user_id, granted_by::text AS granted_by FROM oauth_codes WHERE code_sha256 = 'code-i'",
+      );
+      expect(code?.granted_by).toBe(await keyIdOf('intruder'));
+    });
+
+    test("a grant takes its user and region from the granting key's row, and its tokens' expiry is bounded", async () => {
+      const { intruder } = await people();
+      const intruderRow = (
+        await rowsAs<{ user_id: string }>(
+          owner,
+          "SELECT user_id::text AS user_id FROM api_keys WHERE name = 'intruder' ORDER BY created_at DESC LIMIT 1",
+        )
+      )[0];
+      await rowsAs(
+        logins.mcp,
+        `SELECT saved FROM naaba_save_code($1, $2, 'code-g', 'client-g', 'agent', 'https://a/cb', $3, 'https://r/mcp', now() + interval '1 minute', 'form-g')`,
+        [intruder.token, region, 'x'.repeat(43)],
+      );
+      const access = `nba_${'g'.repeat(43)}`;
+      const [made] = await rowsAs<{ created: number; tokens: number }>(
+        logins.mcp,
+        `SELECT created, tokens FROM naaba_grant_code($1, now(), $2, $3, 'refresh-g', $3, $4, 'code-g')`,
+        [randomUUID(), hashToken(access), far, region],
+      );
+      expect(made).toEqual({ created: 1, tokens: 2 });
+      const [token] = await rowsAs<{ within: boolean }>(
+        owner,
+        "SELECT expires_at <= now() + interval '1 hour' AS within FROM oauth_tokens WHERE token_sha256 = $1",
+        [hashToken(access)],
+      );
+      expect(token).toEqual({ within: true });
+      const decision = await decide(access);
+      expect(decision).toMatchObject({ effect: 'allow', principal: { userId: intruderRow?.user_id, region } });
+    });
+
+    test("the authorizer refuses a token on a person's key, and one that outlives the hour, even when the owner wrote it", async () => {
+      await people();
+      const victim = await keyIdOf('victim');
+      await runAs(owner, [
+        `INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES ('${hashToken(chosen)}', '${victim}', 'access', '${far}')`,
+      ]);
+      const [grant] = await rowsAs<{ key_id: string }>(
+        owner,
+        'SELECT key_id::text AS key_id FROM api_keys WHERE client_id IS NOT NULL LIMIT 1',
+      );
+      const long = `nba_${'l'.repeat(43)}`;
+      await runAs(owner, [
+        `INSERT INTO oauth_tokens (token_sha256, key_id, kind, expires_at) VALUES ('${hashToken(long)}', '${grant?.key_id}', 'access', '${far}')`,
+      ]);
+
+      expect((await decide(chosen)).effect).toBe('unauthorized');
+      expect((await decide(long)).effect).toBe('unauthorized');
+    });
+
+    test('rotation through the routine bounds what it issues too', async () => {
+      const [grant] = await rowsAs<{ key_id: string; client_id: string }>(
+        owner,
+        'SELECT key_id::text AS key_id, client_id FROM api_keys WHERE client_id IS NOT NULL AND revoked_at IS NULL LIMIT 1',
+      );
+      const [rotated] = await rowsAs<{ issued: number }>(
+        logins.mcp,
+        `SELECT issued FROM naaba_rotate_refresh('refresh-g', now(), $1, 'access-r', $2, 'refresh-r', $2, now())`,
+        [grant?.client_id, far],
+      );
+      expect(rotated).toEqual({ issued: 2 });
+      const expiries = await rowsAs<{ kind: string; within: boolean }>(
+        owner,
+        "SELECT kind, expires_at <= now() + CASE kind WHEN 'access' THEN interval '1 hour' ELSE interval '30 days' END AS within FROM oauth_tokens WHERE token_sha256 IN ('access-r', 'refresh-r') ORDER BY kind",
+      );
+      expect(expiries).toEqual([
+        { kind: 'access', within: true },
+        { kind: 'refresh', within: true },
+      ]);
+    });
+  });
+
   storeSuite(
     `as the MCP login naaba_mcp_a (${cockroach ? 'CockroachDB' : 'PostgreSQL'}; keys issued as the owner)`,
     'sql',
     async () => {
       const mcp = await PgSqlClient.connect({ url: logins.mcp, maxConnections: 4, statementTimeoutMs: 60_000 });
       const ownerSql = await PgSqlClient.connect({ url: owner, maxConnections: 1, statementTimeoutMs: 60_000 });
+      const sweeperSql = await PgSqlClient.connect({ url: logins.sweeper, maxConnections: 1, statementTimeoutMs: 60_000 });
       const tables = [...new Set([...grants.values()].flatMap((lines) => [...lines.keys()]))].filter(
         (t) => !t.startsWith('naaba_'),
       );
-      return sqlHarness(keysIssuedBy(ownerSql, mcp), {
+      return sqlHarness(keysIssuedBy(ownerSql, mcp, sweeperSql), {
         // Emptying tables is not a function's right: the owner does it.
         reset: async () => {
           for (const table of ['memory_links', ...tables.filter((t) => t !== 'memory_links')])
@@ -251,6 +418,7 @@ if (adminUrl) {
         close: async () => {
           await mcp.close();
           await ownerSql.close();
+          await sweeperSql.close();
         },
       });
     },
@@ -341,13 +509,17 @@ if (adminUrl) {
 
 /**
  * The MCP login's client, but for the one statement the operator runs as the owner — issuing a
- * key — which the suite needs to have keys at all: the MCP function itself never inserts one.
+ * key — which the suite needs to have keys at all: the MCP function itself never inserts one; and
+ * the purge of expired codes and tokens, which the sweeper's login sends (the MCP function writes
+ * no credential table, decision 0130).
  */
-function keysIssuedBy(owner: SqlClient, mcp: SqlClient): SqlClient {
+function keysIssuedBy(owner: SqlClient, mcp: SqlClient, sweeper: SqlClient): SqlClient {
   const issued = (query: Query) => query.statement?.name === 'keys/insert-key';
+  const swept = (query: Query) =>
+    query.statement?.name === 'oauth/delete-expired-codes' || query.statement?.name === 'oauth/delete-expired-tokens';
   return {
     engine: mcp.engine,
-    query: (query) => (issued(query) ? owner.query(query) : mcp.query(query)),
+    query: (query) => (issued(query) ? owner.query(query) : swept(query) ? sweeper.query(query) : mcp.query(query)),
     ...(mcp.read ? { read: mcp.read.bind(mcp) } : {}),
     ...(mcp.ceiling ? { ceiling: mcp.ceiling.bind(mcp) } : {}),
     ...(mcp.transaction ? { transaction: mcp.transaction.bind(mcp) } : {}),

@@ -37,13 +37,18 @@ const needsOfAll = (texts: readonly string[], tables: ReadonlySet<string>) =>
 const calledRoutines = (texts: readonly string[]) =>
   [...new Set(texts.flatMap((text) => [...text.matchAll(/\bFROM\s+(naaba_[a-z_]+)\s*\(/g)].map((m) => m[1] ?? '')))].sort();
 
+/** Statements only the sweeper sends, on tables the MCP function may not write. */
+const SWEEPER_ONLY = ['statements/oauth/delete-expired-codes.ts', 'statements/oauth/delete-expired-tokens.ts'];
+
 /** What each function needs on PostgreSQL, from its statements. */
 async function neededByRole(tables: ReadonlySet<string>): Promise<Record<RuntimeRole, string[]>> {
   const { authorizer, sweeper, mcpKeys } = await functionStatements('postgres');
   // The MCP function: every runtime statement but the key statements, of which it sends only its own
   // calls' (the rest is the operator's key administration, run as the owner).
+  // Nor the sweeper's purge of codes and tokens (only the region's sweep sends it): the MCP function
+  // writes no credential table (decision 0130).
   const others = runtimeSqlSources()
-    .filter((s) => !s.file.startsWith('statements/keys/'))
+    .filter((s) => !s.file.startsWith('statements/keys/') && !SWEEPER_ONLY.includes(s.file))
     .map((s) => s.text);
   const mcp = needsOfAll([...others, ...mcpKeys], tables);
   return { authorizer: needsOfAll(authorizer, tables), sweeper: needsOfAll(sweeper, tables), mcp };
@@ -103,10 +108,16 @@ test('what the issue asks of each role (issue 31): the authorizer reads keys and
   }
 });
 
-test("the MCP function's key writes go through the owner's routines, which only it may call", async () => {
+test("the MCP function's key, code and token writes go through the owner's routines, which only it may call", async () => {
   const routines = calledRoutines(runtimeSqlSources().map((s) => s.text));
 
-  expect(routines).toEqual(['naaba_create_grant', 'naaba_revoke_key']);
+  expect(routines).toEqual([
+    'naaba_consume_code',
+    'naaba_grant_code',
+    'naaba_revoke_key',
+    'naaba_rotate_refresh',
+    'naaba_save_code',
+  ]);
   for (const engine of ['postgres', 'cockroach'] as const) {
     const functions = parseFunctionGrants(await runtimeGrantsText(engine));
     expect([engine, [...(functions.get('mcp') ?? [])].sort()]).toEqual([engine, routines]);
@@ -117,6 +128,23 @@ test("the MCP function's key writes go through the owner's routines, which only 
   expect(
     [...writes.entries()].filter(([need]) => need !== 'api_keys:SELECT').map(([need, files]) => `${need} (${files.join(', ')})`),
   ).toEqual(['api_keys:INSERT (statements/keys/insert-key.ts)']);
+});
+
+test('issue 48: the MCP function may only read the credential tables, and the grants file takes back what earlier releases gave', async () => {
+  for (const engine of ['postgres', 'cockroach'] as const) {
+    const text = await runtimeGrantsText(engine);
+    const mcp = parseRuntimeGrants(text).get('mcp');
+
+    expect([engine, mcp?.get('api_keys'), mcp?.get('oauth_tokens'), mcp?.get('oauth_codes')]).toEqual([
+      engine,
+      ['SELECT'],
+      ['SELECT'],
+      ['SELECT'],
+    ]);
+    expect(text).toMatch(/^REVOKE INSERT, UPDATE, DELETE ON TABLE oauth_tokens FROM \{\{mcp_role\}\};$/m);
+    expect(text).toMatch(/^REVOKE INSERT, UPDATE, DELETE ON TABLE oauth_codes FROM \{\{mcp_role\}\};$/m);
+    expect(text).toMatch(/^REVOKE EXECUTE ON FUNCTION naaba_create_grant\(.*\) FROM \{\{mcp_role\}\};$/m);
+  }
 });
 
 /** Tables PostgreSQL has and CockroachDB does not: the vector arm's cells, which its vector index makes needless (decision 0083). */

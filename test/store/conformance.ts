@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hashToken } from '../../lambda/auth/token.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Scope, Source } from '../../lambda/memory/model.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
@@ -987,8 +988,9 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         refresh: { sha256: hash(r), expiresAt: at(86_400) },
       });
       let oauth: OAuthStore;
-      /** The key a person types on the consent page: grants are made with it. */
+      /** The key a person types on the consent page (its id, and the key as typed): grants are made with it. */
       let typed: string;
+      const typedKey = `nb_${'k'.repeat(43)}`;
       const client = {
         clientId: 'client-1',
         clientName: 'Client One',
@@ -1021,7 +1023,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       /** A consent, a code and its grant: the grant's key id. */
       const granted = async (tokens = pair('a', 'r'), codeSha256 = hash('c')): Promise<string> => {
         const keyId = randomUUID();
-        expect(await oauth.saveCode(code(codeSha256), `form-${codeSha256}`)).toBe(true);
+        expect(await oauth.saveCode(code(codeSha256), `form-${codeSha256}`, typedKey)).toBe(true);
         expect(await oauth.createGrant(grant(keyId), codeSha256, tokens)).toMatchObject({ created: true });
         return keyId;
       };
@@ -1033,7 +1035,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         typed = randomUUID();
         await keys.insert({
           keyId: typed,
-          tokenSha256: hash('k'),
+          tokenSha256: hashToken(typedKey),
           name: 'owner',
           userId: alice.userId,
           region: alice.region,
@@ -1066,7 +1068,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       });
 
       test('a code is consumed once; the second use names the grant it made', async () => {
-        expect(await oauth.saveCode(code(), 'form-1')).toBe(true);
+        expect(await oauth.saveCode(code(), 'form-1', typedKey)).toBe(true);
         const first = await oauth.consumeCode(alice.region, hash('c'), at(10));
         expect(first).toEqual({ code: code() });
         const keyId = randomUUID();
@@ -1077,7 +1079,7 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       });
 
       test('one consent form makes one code, even when answered twice at once', async () => {
-        const saved = await Promise.all([hash('c'), hash('d')].map((c) => oauth.saveCode(code(c), 'one-form')));
+        const saved = await Promise.all([hash('c'), hash('d')].map((c) => oauth.saveCode(code(c), 'one-form', typedKey)));
         expect(saved.sort()).toEqual([false, true]);
         expect(await count('oauth_codes')).toBe(1);
       });
@@ -1108,7 +1110,8 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
         const keyId = await granted();
         expect(await keys.revoke(typed, at(50))).toBe(true);
         expect((await keys.list()).find((k) => k.keyId === keyId)?.revokedAt).toEqual(at(50));
-        expect(await oauth.saveCode(code(hash('e')), 'form-e')).toBe(true);
+        // A store that proves the key at consent already refuses the code; either way no grant comes of it.
+        await oauth.saveCode(code(hash('e')), 'form-e', typedKey);
         expect(await oauth.createGrant(grant(), hash('e'), pair('f', 'g'))).toEqual({ created: false, replaced: 0 });
         expect(await keys.findByAccessToken(hash('f'), at(100))).toBeUndefined();
       });

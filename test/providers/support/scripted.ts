@@ -24,6 +24,8 @@ export class Script {
   readonly received: Received[] = [];
   private queue: Reply[] = [];
   private otherwise: Reply = { status: 500, json: { message: 'no reply scripted' } };
+  /** When set, the reply to every Converse call (the judge), whatever the script says for the others. */
+  converse: Reply | undefined;
 
   /** Replaces the script: these replies in order, then `otherwise` forever. */
   set(replies: readonly Reply[], otherwise?: Reply): void {
@@ -34,6 +36,7 @@ export class Script {
 
   next(request: Received): Reply {
     this.received.push(request);
+    if (this.converse && request.path.endsWith('/converse')) return this.converse;
     return this.queue.shift() ?? this.otherwise;
   }
 

@@ -2,7 +2,7 @@ import type { ApiKey, KeyStore, NewApiKey } from '../../../ports/key-store.js';
 import type { RetryPolicy } from '../retry.js';
 import type { SqlClient } from '../sql-client.js';
 import { DATABASE_REGIONS } from '../statements/keys/database-regions.js';
-import { FIND_KEY_BY_ACCESS_TOKEN } from '../statements/keys/find-by-access-token.js';
+import { ACCESS_TOKEN_LONGEST_MS, FIND_KEY_BY_ACCESS_TOKEN } from '../statements/keys/find-by-access-token.js';
 import { FIND_KEY_BY_HASH } from '../statements/keys/find-by-hash.js';
 import type { KeyRow } from '../statements/keys/key-row.js';
 import { INSERT_KEY } from '../statements/keys/insert-key.js';
@@ -38,7 +38,8 @@ export class SqlKeyStore implements KeyStore {
   }
 
   async findByAccessToken(tokenSha256: string, now: Date): Promise<ApiKey | undefined> {
-    const [row] = await this.sql.run(FIND_KEY_BY_ACCESS_TOKEN, { tokenSha256, now });
+    const latest = new Date(now.getTime() + ACCESS_TOKEN_LONGEST_MS);
+    const [row] = await this.sql.run(FIND_KEY_BY_ACCESS_TOKEN, { tokenSha256, now, latest });
     return row ? toKey(row) : undefined;
   }
 

@@ -75,8 +75,9 @@ export class SqlOAuthStore implements OAuthStore {
     };
   }
 
-  async saveCode(code: AuthorizationCode, formSha256: string): Promise<boolean> {
-    return (await this.sql.run(SAVE_CODE, { ...code, formSha256 })).length === 1;
+  async saveCode(code: AuthorizationCode, formSha256: string, consentKey: string): Promise<boolean> {
+    const [row] = await this.sql.run(SAVE_CODE, { ...code, consentKey, formSha256 });
+    return Number(row?.saved ?? 0) === 1;
   }
 
   async consumeCode(region: string, codeSha256: string, at: Date) {
@@ -91,19 +92,16 @@ export class SqlOAuthStore implements OAuthStore {
     codeSha256: string,
     tokens: TokenPair,
   ): Promise<GrantCreation> {
+    // The routine takes user, region, client and name from the code's and the granting key's rows.
     const [row] = await this.sql.run(CREATE_GRANT, {
       keyId: grant.keyId,
-      name: grant.name,
-      userId: grant.userId,
-      region: grant.region,
       now: grant.createdAt,
-      clientId: grant.clientId,
       accessSha256: tokens.access.sha256,
       accessExpiresAt: tokens.access.expiresAt,
       refreshSha256: tokens.refresh.sha256,
       refreshExpiresAt: tokens.refresh.expiresAt,
+      region: this.region,
       codeSha256,
-      grantedBy: grant.grantedBy,
     });
     return { created: Number(row?.created ?? 0) === 1, replaced: Number(row?.replaced ?? 0) };
   }

@@ -3,27 +3,28 @@ import { sql } from '../../sql/template.js';
 
 export interface SaveCodeInputs {
   readonly region: string;
+  /** The key typed at consent, as typed: the routine hashes it, so only its holder can make a code for it. */
+  readonly consentKey: string;
   readonly codeSha256: string;
   readonly clientId: string;
-  readonly userId: string;
   readonly agent: string;
   readonly redirectUri: string;
   readonly codeChallenge: string;
   readonly resource: string;
   readonly expiresAt: Date;
-  readonly grantedBy: string | null;
   /** The consent form's hash: unique per region, so a second code from one form inserts nothing. */
   readonly formSha256: string;
 }
 
-/** An authorization code, saved once per consent form. */
+/**
+ * An authorization code, saved once per consent form, for the live key of this region typed at
+ * consent: its user and key come from that key's row. Run by a routine of the owner's
+ * (sql/<engine>/*_credential_writes.sql): the MCP function may not write codes itself (decision 0130).
+ */
 export const SAVE_CODE = statement<SaveCodeInputs, { saved: number }>({
   name: 'oauth/save-code',
   expects: {},
-  render: (
-    p,
-  ) => sql`INSERT INTO oauth_codes (region, code_sha256, client_id, user_id, agent, redirect_uri, code_challenge, resource, expires_at, granted_by, form_sha256)
-    VALUES (${p.region}, ${p.codeSha256}, ${p.clientId}, ${p.userId}::uuid, ${p.agent}, ${p.redirectUri}, ${p.codeChallenge}, ${p.resource}, ${p.expiresAt}::timestamptz, ${p.grantedBy}::uuid, ${p.formSha256})
-    ON CONFLICT (region, form_sha256) DO NOTHING
-    RETURNING 1 AS saved`,
+  render: (p) => sql`SELECT saved FROM naaba_save_code(
+      ${p.consentKey}, ${p.region}, ${p.codeSha256}, ${p.clientId}, ${p.agent}, ${p.redirectUri}, ${p.codeChallenge},
+      ${p.resource}, ${p.expiresAt}::timestamptz, ${p.formSha256})`,
 });
