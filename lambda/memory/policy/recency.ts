@@ -9,22 +9,22 @@ import type { Fusion } from './ranking.js';
  * memory ("the meeting moved to Thursday" beside "the meeting is on Tuesday"), and both come back.
  * Two memories found of the same kind lie on the same subject when both are statements (at most
  * `FUSION.statementTerms` terms: a long memory holds many subjects, and the offline embedder puts
- * long texts near each other) and their vectors are within the embedder's calibrated relevance
- * distance of each other (`unrelatedBeyond`, the distance the recall floor and the judge's
- * candidates use). Each memory found then scores the best score of itself and of every memory
+ * long texts near each other) and their vectors are near each other (`sameSubjectWithin`). Each memory found then scores the best score of itself and of every memory
  * found on its subject written before it, and equal scores go newest first: a newer memory takes at least its older neighbour's place, the older comes right after it, and
  * nothing else moves. It reorders what recall returns and never changes which memories those are;
  * nothing is deleted or marked.
  *
  * **Recency orders only what the query cannot tell apart** (decision 0124). A newer memory takes an
- * older one's place only when its words answer the query at least `FUSION.newerWords` as well as
- * the older's: its lexical score (BM25 over the query's scored terms; for statements, the summed
- * rarity of the query's terms it holds) at least that share of the older's. "Omar's locker code is
- * 2718." never takes the place of "Nora's locker code is 3141." for "What is Nora's locker code?":
- * the rare "Nora" is in the query and the older, not the newer. An update that keeps the subject's
- * words ("Priya changed her phone number") still takes the older's place; one that drops a rare
- * word the query holds ("Tomasz just turned 35." for "How old is Tomasz?") no longer does. Without
- * query terms (the vector arm alone) both score 0, and the newer takes the place as before.
+ * older one's place only when it keeps the names and numbers of the query that the older holds,
+ * and its words answer the query at least `FUSION.newerWords` as well as the older's (lexical
+ * scores: for statements, the summed rarity of the query's terms each holds) or it says it changes
+ * something (`statesChange`). "Omar's locker code is 2718." never takes the place of "Nora's
+ * locker code is 3141." for "What is Nora's locker code?": "Nora" is in the query and the older,
+ * not the newer. "Kenji's leave now begins on 15 January." does take the place of "Kenji starts his
+ * parental leave on 1 February." for "When does Kenji's parental leave start?": it keeps "Kenji"
+ * and says "now". With the words deciding, the same-subject distance reaches `SUBJECT_REACH` times
+ * the embedder's relevance distance. Without query terms (the vector arm alone) both words scores
+ * are 0, and the newer takes the place as before.
  *
  * **What follows a hit takes at most a share of the places.** The memories that follow a hit in
  * its origin (decision 0081) come at a share of its score and used to take any place they beat.
