@@ -104,7 +104,8 @@ if (server) {
 
       expect(refused.value).toMatchObject({ name: 'AuthorizerFailure' });
       expect(refused.ms).toBeLessThan(AUTHORIZER_DEADLINE_MS - 1_000);
-      expect(refusedAgain.ms).toBeLessThan(DEFAULT_SECRET_CACHE.readTimeoutMs + 1_500);
+      // Under three read timeouts: bounded by the cache, with room for a loaded machine (secret-cache.test.ts).
+      expect(refusedAgain.ms).toBeLessThan(3 * DEFAULT_SECRET_CACHE.readTimeoutMs + 1_500);
       expect(unavailable.value).toMatchObject({ statusCode: 503 });
       const answer = unavailable.value as { headers?: Record<string, string> };
       expect(Object.entries(answer.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1]).toBe('5');
