@@ -1,8 +1,7 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CachedDatabaseSecret, DEFAULT_SECRET_CACHE } from '../../lambda/config/secrets.js';
 import { secretsManagerClient } from '../../lambda/providers.js';
-import { setEnvironment } from '../handlers/process-env.js';
-import { DUMMY_CREDENTIALS } from '../providers/support/bedrock-stub.js';
+import { secretsStandInEnvironment } from '../handlers/process-env.js';
 import { type HangingSecrets, startHangingSecrets } from '../support/hanging-secrets.js';
 
 /**
@@ -87,12 +86,7 @@ describe('a Secrets Manager that hangs, then answers (issue 48): the real SDK cl
 
   beforeAll(async () => {
     hanging = await startHangingSecrets({ s: URL_A });
-    restoreEnvironment = setEnvironment({
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: hanging.standIn.url,
-      AWS_REGION: 'eu-central-1',
-      AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: DUMMY_CREDENTIALS.secretAccessKey,
-    });
+    restoreEnvironment = secretsStandInEnvironment(hanging.standIn.url, 'eu-central-1');
   });
   afterAll(async () => {
     await hanging.close();

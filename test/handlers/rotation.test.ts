@@ -1,14 +1,11 @@
 import { jest } from '@jest/globals';
 import pg from 'pg';
-import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
-import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { DUMMY_CREDENTIALS } from '../providers/support/bedrock-stub.js';
 import { type AwsStandIn, secretsAnswer, startAwsStandIn } from '../support/aws-stand-in.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { capturedOutput } from '../support/output.js';
 import { postgresForTests } from '../support/pg-server.js';
 import { lambdaContext, mcpCall, tokenEvent } from './events.js';
-import { setEnvironment } from './process-env.js';
+import { migrateAsOwner, secretsStandInEnvironment } from './process-env.js';
 
 /**
  * Rotation without downtime (decision 0092), on warm containers: the MCP function and the
@@ -40,22 +37,11 @@ if (server) {
 
   beforeAll(async () => {
     standIn = await startAwsStandIn(secretsAnswer(secrets));
-    restoreEnvironment = setEnvironment({
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: standIn.url,
-      AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: DUMMY_CREDENTIALS.secretAccessKey,
+    restoreEnvironment = secretsStandInEnvironment(standIn.url, REGION, {
       // Read when the handlers' logger is made, at their import below.
       NAABA_LOG_LEVEL: 'WARN',
     });
-    const owner = await PgSqlClient.connect({
-      url: server.url,
-      maxConnections: 1,
-      statementTimeoutMs: 10_000,
-      engine: 'postgres',
-    });
-    await migrate(owner, { embeddingDimensions: 256 });
-    await owner.close();
+    await migrateAsOwner(server.url);
     admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     for (const statement of [

@@ -1,14 +1,11 @@
 import { jest } from '@jest/globals';
-import { migrate } from '../../lambda/adapters/pg/schema/migrate.js';
-import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
 import { DEFAULT_SECRET_CACHE } from '../../lambda/config/secrets.js';
-import { DUMMY_CREDENTIALS } from '../providers/support/bedrock-stub.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { type HangingSecrets, startHangingSecrets } from '../support/hanging-secrets.js';
 import { capturedOutput } from '../support/output.js';
 import { postgresForTests } from '../support/pg-server.js';
 import { lambdaContext, mcpCall, tokenEvent } from './events.js';
-import { setEnvironment } from './process-env.js';
+import { migrateAsOwner, secretsStandInEnvironment } from './process-env.js';
 
 /**
  * A hiccup never outlives its cause (issue 48, item 2): cold authorizer and MCP containers read their
@@ -32,21 +29,10 @@ if (server) {
 
   beforeAll(async () => {
     hanging = await startHangingSecrets({ [SECRET]: server.url });
-    restoreEnvironment = setEnvironment({
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: hanging.standIn.url,
-      AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: DUMMY_CREDENTIALS.secretAccessKey,
+    restoreEnvironment = secretsStandInEnvironment(hanging.standIn.url, REGION, {
       NAABA_LOG_LEVEL: 'WARN',
     });
-    const owner = await PgSqlClient.connect({
-      url: server.url,
-      maxConnections: 1,
-      statementTimeoutMs: 10_000,
-      engine: 'postgres',
-    });
-    await migrate(owner, { embeddingDimensions: 256 });
-    await owner.close();
+    await migrateAsOwner(server.url);
   });
   afterAll(async () => {
     await hanging?.close();
