@@ -26,11 +26,17 @@ export async function openPage(browser: Browser, url: string, options: BrowserCo
   return { page, context, errors, requests, close: () => context.close() };
 }
 
-/** Signs in and waits for the overview's counts. */
+/**
+ * Signs in and waits until the sign-in is over: the overview's counts drawn, then the overview shown
+ * (its heading takes the focus last) with no request left in flight. Waiting for the counts alone left
+ * the overview's own requests running, and a test that revoked the key then raced them.
+ */
 export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('API key').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.locator('#kinds [data-kind] .count').first().waitFor();
+  await page.waitForFunction(() => document.activeElement?.id === 'h-overview');
+  await settled(page);
 }
 
 /**

@@ -64,12 +64,24 @@ if (browser) {
     return opened;
   }
 
-  /** Each `/api/import` call held back a little, so a click lands while one is in flight. */
-  const slowImports = (opened: OpenedPage) =>
-    opened.page.route('**/api/import', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+  /**
+   * Holds every `/api/import` call after the first until `release` is called, so that Stop is clicked
+   * while a call is in flight whatever the machine's speed: with calls let through on a timer, a slow
+   * axe scan let the whole file land before the click.
+   */
+  async function holdImports(opened: OpenedPage): Promise<() => void> {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    await opened.page.route('**/api/import', async (route) => {
+      calls += 1;
+      if (calls > 1) await held;
       await route.continue();
     });
+    return release;
+  }
 
   test('a bad file is refused whole: the field is named, nothing is written, and axe finds nothing in light or dark', async () => {
     const key = await endpoint.issueKey('bad-files');
@@ -98,13 +110,14 @@ if (browser) {
     const key = await endpoint.issueKey('stop-and-resume');
     const opened = await signedIn(key);
     const { page } = opened;
-    await slowImports(opened);
+    const release = await holdImports(opened);
     await page.getByLabel('Export file').setInputFiles(asFile('laptop.json', exportFile(4)));
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.locator('#import-state', { hasText: 'of 4 memories in place' }).waitFor();
     expect(await page.locator('#import-progress').isVisible()).toBe(true);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Stop after this step' }).click();
+    release();
     const stopped = await page.locator('#import-state', { hasText: 'Stopped:' }).textContent();
     const inPlace = Number(/(\d) of 4 memories in place/.exec(stopped ?? '')?.[1]);
     expect(inPlace).toBeGreaterThanOrEqual(1);

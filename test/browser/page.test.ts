@@ -7,7 +7,7 @@ import type { IssuedKey } from '../../lambda/auth/keys.js';
 import { setEnvironment } from '../handlers/process-env.js';
 import type { TestEndpoint } from '../support/endpoint.js';
 import { BROWSER_STEP_MS, browserForTests, SCREENSHOTS } from './browser.js';
-import { view } from './fixture.js';
+import { signIn, view } from './fixture.js';
 
 /**
  * The memory page in headless Chromium against the real local server: real keys, a real MCP
@@ -74,12 +74,6 @@ if (browser) {
     });
     await opened.goto(`${endpoint.url}/`);
     return opened;
-  }
-
-  async function signIn(on: Page, token: string): Promise<void> {
-    await on.getByLabel('API key').fill(token);
-    await on.getByRole('button', { name: 'Sign in' }).click();
-    await on.locator('#kinds [data-kind] .count').first().waitFor();
   }
 
   const countOf = async (on: Page, kind: string) => Number(await on.locator(`#kinds [data-kind="${kind}"] .count`).textContent());
@@ -212,9 +206,6 @@ if (browser) {
     const revoking = await browser.newContext();
     const third = await openPage(revoking);
     await signIn(third, doomed.token);
-    // Every call of the sign-in done first: revoked while one is still on its way, the page would sign
-    // out by itself before the click below could reach its navigation.
-    await third.waitForLoadState('networkidle');
     await (await endpoint.container.keys()).revoke(doomed.keyId);
     await view(third, 'Next to go', '#sign-in:not([hidden])');
     expect(await third.getByRole('alert').textContent()).toContain('Signed out: this key was revoked or is no longer valid');

@@ -50,8 +50,6 @@ if (browser) {
     const doomed = await endpoint.issueKey('soon-revoked');
     const opened = await openPage(browser, endpoint.url);
     await signIn(opened.page, doomed.token);
-    // The sign-in's calls done first, so that it is the click below that meets the revoked key.
-    await opened.page.waitForLoadState('networkidle');
     await (await endpoint.container.keys()).revoke(doomed.keyId);
     await view(opened.page, 'Memories', '#sign-in:not([hidden])');
     expect(await opened.page.getByRole('alert').textContent()).toBe(

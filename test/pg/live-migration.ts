@@ -42,6 +42,8 @@ export interface LiveMigrationFigures {
   /** Calls that ended while the migrations ran. */
   readonly callsDuringMigration: number;
   readonly failed: number;
+  /** Why the failed calls failed: SQLSTATE (or the error's name) and how many, so a failure explains itself. */
+  readonly failures: Readonly<Record<string, number>>;
   readonly retried: number;
   readonly callP50Ms: number;
   readonly callP99Ms: number;
@@ -160,6 +162,7 @@ interface Tally {
   calls: number;
   during: number;
   failed: number;
+  failures: Record<string, number>;
   retried: number;
   inserted: number;
   deleted: number;
@@ -196,8 +199,11 @@ async function work(db: SqlClient, role: 'writer' | 'reader', users: number, tal
         if (pick < 2 / 3) tally.inserted += 1;
         else tally.deleted += 1;
       }
-    } catch {
+    } catch (error) {
       tally.failed += 1;
+      const code = (error as { code?: unknown }).code;
+      const why = typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
+      tally.failures[why] = (tally.failures[why] ?? 0) + 1;
     }
     if (withOrigin) tally.originWrites.push(performance.now());
     tally.retried += attempts - 1;
@@ -263,7 +269,17 @@ export async function runLiveMigration(
   );
   const users = await load(migrator, options.rows, say);
 
-  const tally: Tally = { calls: 0, during: 0, failed: 0, retried: 0, inserted: 0, deleted: 0, originWrites: [], latencies: [] };
+  const tally: Tally = {
+    calls: 0,
+    during: 0,
+    failed: 0,
+    failures: {},
+    retried: 0,
+    inserted: 0,
+    deleted: 0,
+    originWrites: [],
+    latencies: [],
+  };
   const state: LoopState = { stop: false, migrating: false, placed: false, finalBatchAt: 0 };
   const workers = [
     ...Array.from({ length: options.writers }, () => work(traffic, 'writer', users, tally, state)),
@@ -316,6 +332,7 @@ export async function runLiveMigration(
     calls: tally.calls,
     callsDuringMigration: tally.during,
     failed: tally.failed,
+    failures: tally.failures,
     retried: tally.retried,
     callP50Ms: quantile(sorted, 0.5),
     callP99Ms: quantile(sorted, 0.99),
@@ -342,7 +359,13 @@ export function liveMigrationReport(f: LiveMigrationFigures): string[] {
       (b) =>
         `  ${b.file} backfill ${b.step}: ${b.rows.toLocaleString('en')} rows in ${b.batches} batches, median batch ${Math.round(b.medianBatchMs)} ms, slowest ${Math.round(b.longestBatchMs)} ms`,
     ),
-    `traffic: ${f.calls} calls (${f.callsDuringMigration} while migrating), ${f.failed} failed, ${f.retried} retried; ${f.inserted} written, ${f.deleted} deleted`,
+    `traffic: ${f.calls} calls (${f.callsDuringMigration} while migrating), ${f.failed} failed${
+      f.failed > 0
+        ? ` (${Object.entries(f.failures)
+            .map(([why, n]) => `${why} ×${n}`)
+            .join(', ')})`
+        : ''
+    }, ${f.retried} retried; ${f.inserted} written, ${f.deleted} deleted`,
     `call latency p50 ${f.callP50Ms.toFixed(1)} ms, p99 ${f.callP99Ms.toFixed(1)} ms, max ${f.callMaxMs.toFixed(1)} ms; max call / slowest batch ${(f.callMaxMs / Math.max(1, slowest)).toFixed(2)}, max call / median batch ${(f.callMaxMs / Math.max(1, median)).toFixed(2)}`,
     `checks: lost ${f.lost}, without a place ${f.unplaced} (older code's writes under way when the backfill ended: ${f.inFlightAtBackfillEnd}), placed unlike the single statement ${f.misplaced}, place clashes ${f.placeClashes}, partition counts wrong ${f.partitionMismatches}`,
   ];

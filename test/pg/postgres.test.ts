@@ -252,8 +252,20 @@ if (url) {
       await admin.query('CREATE DATABASE naaba_live');
       await admin.end();
       const liveUrl = url.replace(/\/naaba$/, '/naaba_live');
-      const migrator = await PgSqlClient.connect({ url: liveUrl, maxConnections: 2, statementTimeoutMs: 600_000 });
-      const traffic = await PgSqlClient.connect({ url: liveUrl, maxConnections: 6, statementTimeoutMs: 60_000 });
+      // Patient connects: a pool opening a connection on a busy machine is not the migration failing a call.
+      const connectionTimeoutMs = PATIENT_CONNECT_MS;
+      const migrator = await PgSqlClient.connect({
+        url: liveUrl,
+        maxConnections: 2,
+        statementTimeoutMs: 600_000,
+        connectionTimeoutMs,
+      });
+      const traffic = await PgSqlClient.connect({
+        url: liveUrl,
+        maxConnections: 6,
+        statementTimeoutMs: 60_000,
+        connectionTimeoutMs,
+      });
       try {
         await liveMigrationHolds(migrator, traffic);
       } finally {

@@ -10,9 +10,22 @@ import { CI_LIVE_RUN, liveMigrationReport, runLiveMigration } from '../pg/live-m
  */
 export async function liveMigrationHolds(migrator: SqlClient, traffic: SqlClient): Promise<void> {
   const figures = await runLiveMigration(migrator, traffic, CI_LIVE_RUN);
-  console.log(liveMigrationReport(figures).join('\n'));
-  expect(figures.backfills.find((b) => b.file === '0010_origin_sequence.sql')?.batches).toBeGreaterThan(1);
-  expect(figures.callsDuringMigration).toBeGreaterThan(0);
-  expect(figures).toMatchObject({ failed: 0, lost: 0, misplaced: 0, placeClashes: 0, partitionMismatches: 0 });
-  expect(figures.unplaced).toBeLessThanOrEqual(figures.inFlightAtBackfillEnd);
+  const report = liveMigrationReport(figures).join('\n');
+  console.log(report);
+  // The report goes with every figure checked: a failure on a busy CI machine explains itself there.
+  const held = {
+    batches: (figures.backfills.find((b) => b.file === '0010_origin_sequence.sql')?.batches ?? 0) > 1,
+    callsDuringMigration: figures.callsDuringMigration > 0,
+    nothingWrong: [figures.failed, figures.lost, figures.misplaced, figures.placeClashes, figures.partitionMismatches].every(
+      (n) => n === 0,
+    ),
+    placedButInFlight: figures.unplaced <= figures.inFlightAtBackfillEnd,
+  };
+  expect({ ...held, report }).toEqual({
+    batches: true,
+    callsDuringMigration: true,
+    nothingWrong: true,
+    placedButInFlight: true,
+    report,
+  });
 }
