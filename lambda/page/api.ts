@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../memory/errors.js';
 import { canonicalId } from '../memory/ids.js';
+import { checkText } from '../memory/limits.js';
 import { journalLineJson, memoryJson } from '../memory/memory-json.js';
 import { transferMemory } from '../memory/transfer/transfer-file.js';
 import type { Principal, RecalledMemory } from '../memory/model.js';
@@ -58,7 +59,19 @@ function integer(params: URLSearchParams, name: string): number | undefined {
   return Number(raw);
 }
 
-const text = (params: URLSearchParams, name: string) => params.get(name) || undefined;
+/**
+ * An optional text query parameter, held to the tools' text rules (limits.ts `checkText`): a NUL or
+ * an unpaired surrogate is the caller's mistake, named, and never reaches a store.
+ */
+function text(params: URLSearchParams, name: string): string | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return undefined;
+  checkText(name, raw, { chars: QUERY_TEXT_CHARS });
+  return raw;
+}
+
+/** The longest text query parameter: past any origin (512), key name, client or cursor this server gives. */
+const QUERY_TEXT_CHARS = 1000;
 
 /** An optional `true`/`false` query parameter; anything else is a clear error. */
 function flag(params: URLSearchParams, name: string): boolean | undefined {

@@ -199,6 +199,9 @@ export class Importer {
       ...supersessions.flatMap((x) => [[x.older, x.newer] as const, [x.newer, x.older] as const]),
     ];
     const kinds = [...new Set([...kept.map((m) => m.kind), ...doc.journal.map((l) => l.kind)])].sort();
+    const base = { memories: doc.memories.length, written: 0, alreadyPresent: 0, expired: doc.memories.length - kept.length };
+    // Nothing to write (a new account's export, or every memory expired): no kind to check, done.
+    if (kinds.length === 0) return { ...base, links: 0, journalLines: 0, steps: 0, complete: true };
     const plan: ImportPlan = {
       scope,
       kinds: kinds.map((kind) => ({
@@ -242,11 +245,11 @@ export class Importer {
       options.progress?.({ done, total: memories.length });
       await this.rest(performance.now() - started);
     }
-    const base = { memories: doc.memories.length, written, alreadyPresent: present, expired: doc.memories.length - kept.length };
-    if (done < memories.length) return { ...base, links: 0, journalLines: 0, steps: taken, complete: false };
+    const counts = { ...base, written, alreadyPresent: present };
+    if (done < memories.length) return { ...counts, links: 0, journalLines: 0, steps: taken, complete: false };
     const last = await this.deps.store.importMemories({ ...plan, memories: light, supersessions, writeMemories: false });
     if (last.status === 'refused') throw new ImportRefusedError(this.refusal(last, { written, of: memories.length }));
-    return { ...base, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
+    return { ...counts, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
   }
 
   /** Leaves the database to other callers for a while after a step, in proportion to the step's time. */
