@@ -26,15 +26,16 @@ export interface PageApiDeps {
   readonly origins: OriginPolicy;
   /** The local server's data folder, absolute, which its `naaba connect` line names; absent on a deployed endpoint. */
   readonly dataDir?: string;
-  /** How long one import call writes before it answers (`NAABA_IMPORT_CALL_SECONDS`); 15 s when absent. */
+  /** How long one import call runs before it starts no new step (`NAABA_IMPORT_CALL_SECONDS`); 6 s when absent. */
   readonly importCallMs?: number;
 }
 
 /**
- * How long one import call writes before it answers, well inside a function's 30 s (and API
- * Gateway's 29 s): a larger import answers `complete: false` and the same file sent again goes on.
+ * How long one import call runs before it starts no new step: with the step it is in and the
+ * check before the first, a call answers within 10 s (decision 0147), well inside API Gateway's
+ * 29 s. A larger import answers `complete: false` and the same file sent again goes on.
  */
-const IMPORT_CALL_MS = 15_000;
+const IMPORT_CALL_MS = 6_000;
 
 /** Headers of every API answer: never cached, never sniffed, no CORS. */
 const API_HEADERS = {
