@@ -75,8 +75,8 @@ export interface RuntimeConfig {
   /** OAuth sign-in: requests per client address to register, authorize, token and revoke (decision 0064). */
   readonly oauth: { readonly limits: OAuthRateLimits };
   /**
-   * How long one `/api/import` call writes before it answers how far it got (0: one step per
-   * call); the page and `naaba import` send the same file again until it is complete.
+   * How long one `/api/import` call runs before it starts no new step and answers how far it got
+   * (0: one step per call); the page and `naaba import` send the same file again until it is complete.
    */
   readonly importCallSeconds: number;
 }
@@ -232,7 +232,7 @@ export function describeConfig(
       everySeconds: s.integer('NAABA_SWEEP_EVERY_SECONDS', 30, 0, 86_400),
     },
     oauth: { limits: readRateLimits(s) },
-    importCallSeconds: s.integer('NAABA_IMPORT_CALL_SECONDS', 15, 0, 25),
+    importCallSeconds: s.integer('NAABA_IMPORT_CALL_SECONDS', 6, 0, 20),
   };
   return { config, report: s.report, problems: s.problems };
 }

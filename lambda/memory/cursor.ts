@@ -22,6 +22,18 @@ export interface CursorPosition {
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const COUNT = /^\d{1,10}$/;
+/** The instants a row can carry (an import's range, transfer-file.ts): every engine stores them. */
+const EARLIEST = Date.parse('1970-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+/** The largest recall count a row holds (int4). */
+const MAX_COUNT = 2_147_483_647;
+
+/** An instant as `toISOString` writes it, naming a real day (no 31 February), in the range rows carry. */
+function rowInstant(value: string): boolean {
+  if (!ISO_INSTANT.test(value)) return false;
+  const t = Date.parse(value);
+  return t >= EARLIEST && t <= LATEST && new Date(t).toISOString() === value;
+}
 
 /** The cursor of the page after the row with this value and id. */
 export function encodeCursor(list: CursorList, value: Date | number, id: string): string {
@@ -36,7 +48,7 @@ export function decodeCursor(cursor: string | undefined, list: CursorList): Curs
   const legacy = parts.length === 2 && (list === 'journal' || list === 'created');
   const [made, value = '', rawId = ''] = legacy ? [list, ...parts] : parts;
   const id = canonicalId(rawId);
-  const valid = list === 'recalls' ? COUNT.test(value) : ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value));
+  const valid = list === 'recalls' ? COUNT.test(value) && Number(value) <= MAX_COUNT : rowInstant(value);
   if ((!legacy && parts.length !== 3) || made !== list || !valid || !id) {
     throw new InvalidInputError(
       'cursor is not one this server gave for this list; pass next_cursor from the previous page, or none',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../memory/errors.js';
 import { canonicalId } from '../memory/ids.js';
+import { checkText } from '../memory/limits.js';
 import { journalLineJson, memoryJson } from '../memory/memory-json.js';
 import { transferMemory } from '../memory/transfer/transfer-file.js';
 import type { Principal, RecalledMemory } from '../memory/model.js';
@@ -25,15 +26,16 @@ export interface PageApiDeps {
   readonly origins: OriginPolicy;
   /** The local server's data folder, absolute, which its `naaba connect` line names; absent on a deployed endpoint. */
   readonly dataDir?: string;
-  /** How long one import call writes before it answers (`NAABA_IMPORT_CALL_SECONDS`); 15 s when absent. */
+  /** How long one import call runs before it starts no new step (`NAABA_IMPORT_CALL_SECONDS`); 6 s when absent. */
   readonly importCallMs?: number;
 }
 
 /**
- * How long one import call writes before it answers, well inside a function's 30 s (and API
- * Gateway's 29 s): a larger import answers `complete: false` and the same file sent again goes on.
+ * How long one import call runs before it starts no new step: with the step it is in and the
+ * check before the first, a call answers within 10 s (decision 0147), well inside API Gateway's
+ * 29 s. A larger import answers `complete: false` and the same file sent again goes on.
  */
-const IMPORT_CALL_MS = 15_000;
+const IMPORT_CALL_MS = 6_000;
 
 /** Headers of every API answer: never cached, never sniffed, no CORS. */
 const API_HEADERS = {
@@ -58,7 +60,19 @@ function integer(params: URLSearchParams, name: string): number | undefined {
   return Number(raw);
 }
 
-const text = (params: URLSearchParams, name: string) => params.get(name) || undefined;
+/**
+ * An optional text query parameter, held to the tools' text rules (limits.ts `checkText`): a NUL or
+ * an unpaired surrogate is the caller's mistake, named, and never reaches a store.
+ */
+function text(params: URLSearchParams, name: string): string | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return undefined;
+  checkText(name, raw, { chars: QUERY_TEXT_CHARS });
+  return raw;
+}
+
+/** The longest text query parameter: past any origin (512), key name, client or cursor this server gives. */
+const QUERY_TEXT_CHARS = 1000;
 
 /** An optional `true`/`false` query parameter; anything else is a clear error. */
 function flag(params: URLSearchParams, name: string): boolean | undefined {

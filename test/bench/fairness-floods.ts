@@ -68,6 +68,16 @@ export const FLOODS: readonly Flood[] = [
     }),
   },
   {
+    // Issue 52: the hostile tester's flood, 20 loops at once whatever `--loops` says.
+    name: 'flood: random bearer tokens from 20 loops, no key',
+    loops: 20,
+    request: () => ({
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, authorization: `Bearer nb_${randomBytes(32).toString('base64url')}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    }),
+  },
+  {
     name: 'flood: OAuth registrations, no key',
     request: (_, n) => ({
       path: '/oauth/register',
@@ -111,6 +121,72 @@ export const IMPORT_FLOOD: Flood = {
     body: importFile(),
   }),
 };
+
+/** Memories of the bulk key's one partition (issue 52): the page's bulk actions act on a large one. */
+export const BULK_PARTITION = 5_000;
+/** Ids a bulk action names at once: the page's most. */
+const BULK_IDS = 100;
+
+/** An export file of `n` short facts: the bulk key's partition, imported before the server starts. */
+export function bulkFile(n: number): string {
+  const at = new Date(Date.now() - 3_600_000).toISOString();
+  const memories = Array.from({ length: n }, (_, i) => ({
+    id: randomUUID(),
+    kind: 'fact',
+    content: `Bulk note ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} number ${i * 13}.`,
+    pinned: false,
+    createdAt: at,
+    lastUsefulAt: at,
+    recallCount: 0,
+    restatements: 1,
+    agent: 'bench',
+    client: 'bench',
+    origin: null,
+    restatedBy: [],
+    conflicts: [],
+  }));
+  return JSON.stringify({ format: 'naaba-memories', version: 1, exportedAt: new Date().toISOString(), memories, journal: [] });
+}
+
+/** Names of the bulk loads, known before the ids they act on. */
+export const BULK_NAMES = {
+  pins: `bulk: pin, then unpin, ${BULK_IDS} ids at a time on a ${BULK_PARTITION.toLocaleString('en')}-memory partition`,
+  forget: `bulk: forget ${BULK_IDS} ids at a time on a ${BULK_PARTITION.toLocaleString('en')}-memory partition (one loop)`,
+} as const;
+
+/** Slices of 100 ids the forgets take, first to last; the pins act on the slices after them, never forgotten. */
+const FORGET_SLICES = 35;
+
+/**
+ * The page's bulk actions from the bulk key over `ids`, its partition's memories: pins and unpins
+ * of 100 ids from every loop, over the last 1,500 ids; and forgets of 100 ids from one loop, each a
+ * slice of the first 3,500 not forgotten yet (35 forgets; past them a forget finds nothing).
+ */
+export function bulkFloods(ids: readonly string[], token: string): Flood[] {
+  const slices = Math.floor(ids.length / BULK_IDS);
+  const slice = (k: number) => ids.slice(k * BULK_IDS, (k + 1) * BULK_IDS);
+  const pinSlice = (k: number) => slice(FORGET_SLICES + (k % Math.max(slices - FORGET_SLICES, 1)));
+  const api = (path: string, body: unknown): FloodRequest => ({
+    path,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  let forgotten = 0;
+  return [
+    {
+      name: BULK_NAMES.pins,
+      request: (_, n) => {
+        const [loop, k] = [Math.floor(n / 1_000_000), n % 1_000_000];
+        return api('/api/pins', { ids: pinSlice(loop * 3 + Math.floor(k / 2)), pinned: k % 2 === 0 });
+      },
+    },
+    {
+      name: BULK_NAMES.forget,
+      loops: 1,
+      request: () => api('/api/forget', { ids: slice(Math.min(forgotten++, FORGET_SLICES - 1)) }),
+    },
+  ];
+}
 
 /** The value at quantile `q` of sorted numbers. */
 export const quantile = (sorted: readonly number[], q: number) =>

@@ -6,16 +6,30 @@
  * connections that send again as soon as an answer (or a refusal) arrives. Each round measures
  * the victim alone and then beside each flood, side by side in one run; the victim's p50 beside a
  * flood is compared with its p50 alone over all rounds (on a shared machine, load moves both).
- * The import scenario sends one import of 745 KB at a time (issue 34). Nothing here asserts a time.
+ * The import scenario sends one import of 745 KB at a time (issue 34). Issue 52 adds random tokens
+ * from 20 loops, and the page's bulk actions from a third key with a partition of 5,000 facts
+ * (imported before the server starts): pins and unpins of 100 ids from every loop, forgets of 100
+ * ids from one; the table gives the victim's p95 against quiet as well as its p50. Nothing here
+ * asserts a time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, positiveInteger } from '../eval/cli.js';
 import { runCli, startServeBinary } from '../support/cli.js';
 import { call, connect } from '../support/endpoint.js';
-import { largeMemory, type Flood, FLOODS, IMPORT_FLOOD, quantile } from './fairness-floods.js';
+import {
+  BULK_NAMES,
+  BULK_PARTITION,
+  bulkFile,
+  bulkFloods,
+  type Flood,
+  FLOODS,
+  IMPORT_FLOOD,
+  largeMemory,
+  quantile,
+} from './fairness-floods.js';
 
 const options = parseOptions(process.argv.slice(2), ['seconds', 'loops', 'rounds', 'interval', 'only']);
 const SECONDS = positiveInteger(options, 'seconds', 6);
@@ -29,14 +43,31 @@ const ONLY = options
   .get('only')
   ?.split(',')
   .filter((w) => w !== '');
-const LOADS = [...FLOODS, IMPORT_FLOOD].filter((f) => !ONLY || ONLY.some((w) => f.name.includes(w)));
+const chosen = (name: string) => !ONLY || ONLY.some((w) => name.includes(w));
+const LOADS = [...FLOODS, IMPORT_FLOOD].filter((f) => chosen(f.name));
+/** The bulk loads run when chosen: they need a partition of 5,000 imported before the server starts. */
+const BULK = Object.values(BULK_NAMES).some(chosen);
+/**
+ * With the bulk loads, facts may fill the bulk key's partition and its pins stay within the limit:
+ * the default kinds otherwise.
+ */
+const BULK_RULES = JSON.stringify({
+  kinds: {
+    fact: { ceiling: BULK_PARTITION + 1_000 },
+    preference: { ceiling: 200 },
+    instruction: { ceiling: 100 },
+    event: { ceiling: 500 },
+    session: { ceiling: 100, ttl: '24h' },
+  },
+  pin_limit: 10_000,
+});
 
 interface Issued {
   readonly token: string;
 }
 
-async function issue(dir: string, name: string): Promise<string> {
-  const result = await runCli(['issue-key', name, '--json', '--data', dir]);
+async function issue(dir: string, name: string, env: Record<string, string> = {}): Promise<string> {
+  const result = await runCli(['issue-key', name, '--json', '--data', dir], env);
   if (result.code !== 0) throw new Error(`issue-key failed: ${result.stderr}`);
   return (JSON.parse(result.stdout) as Issued).token;
 }
@@ -114,11 +145,40 @@ const median = (xs: number[]) => quantile(sorted(xs), 0.5);
 const p95 = (xs: number[]) => quantile(sorted(xs), 0.95);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
+/** The bulk key and its partition of 5,000 facts, imported while no server holds the folder (no rest between steps). */
+async function seedBulk(dir: string, env: Record<string, string>): Promise<string> {
+  process.stderr.write(`seeding: ${BULK_PARTITION} facts for the bulk key\n`);
+  const token = await issue(dir, 'bulk', env);
+  const file = join(dir, 'bulk.json');
+  writeFileSync(file, bulkFile(BULK_PARTITION));
+  const result = await runCli(['import', file, '--data', dir], { ...env, NAABA_KEY: token });
+  if (result.code !== 0) throw new Error(`the bulk import failed: ${result.stderr}`);
+  return token;
+}
+
+/** Every id of a key's memories, through the export's pages. */
+async function idsOf(base: string, token: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
+    const response = await fetch(`${base}/api/export/memories${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = (await response.json()) as { memories: { id: string }[]; nextCursor: string | null };
+    ids.push(...page.memories.map((m) => m.id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-fairness-'));
-  const server = await startServeBinary(['--data', dir, '--port', '0'], { NAABA_LOG_LEVEL: 'SILENT' });
+  const env: Record<string, string> = BULK ? { NAABA_CURATION: BULK_RULES } : {};
+  const bulkToken = BULK ? await seedBulk(dir, env) : undefined;
+  const server = await startServeBinary(['--data', dir, '--port', '0'], { NAABA_LOG_LEVEL: 'SILENT', ...env });
   try {
     const mcpUrl = `${server.url}/mcp`;
+    const loads: Flood[] = [...LOADS];
+    if (bulkToken) loads.push(...bulkFloods(await idsOf(server.url, bulkToken), bulkToken).filter((f) => chosen(f.name)));
     const floodToken = await issue(dir, 'flood');
     const victimToken = await issue(dir, 'victim');
     process.stderr.write('seeding: 100 memories of 8 KB for the flood key, 100 short ones for the victim\n');
@@ -145,7 +205,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round += 1) {
       process.stderr.write(`round ${round}: quiet\n`);
       keep('quiet', await victim(mcpUrl, victimToken, SECONDS * 1000));
-      for (const which of LOADS) {
+      for (const which of loads) {
         process.stderr.write(`round ${round}: ${which.name}\n`);
         const newcomer = which.newKeyDuring ? await issue(dir, `newcomer ${round}`) : undefined;
         const [during, answered] = await Promise.all([
@@ -161,19 +221,20 @@ async function main(): Promise<void> {
     }
 
     const quiet = median(times.get('quiet') ?? []);
+    const quietP95 = p95(times.get('quiet') ?? []);
     const quietMean = mean(times.get('quiet') ?? []);
     console.log(
       `bench:fairness  ${LOOPS} flood connections, ${ROUNDS} rounds of ${SECONDS} s per scenario; the victim recalls (limit 10) one call at a time, one due every ${INTERVAL_MS} ms, timed from when it was due; load average ${loadBefore} before, ${load()} after`,
     );
     console.log(
-      '| scenario | victim calls | victim p50 (ms) | victim p95 (ms) | victim mean (ms) | victim max (ms) | p50 / quiet p50 | mean / quiet mean | flood answers by status |',
+      '| scenario | victim calls | victim p50 (ms) | victim p95 (ms) | victim mean (ms) | victim max (ms) | p50 / quiet p50 | p95 / quiet p95 | mean / quiet mean | flood answers by status |',
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const [scenario, samples] of times) {
       const counted = statuses.get(scenario);
       const answered = counted ? [...counted].map(([s, n]) => `${s === -1 ? 'reset' : s}: ${n}`).join(', ') : '';
       console.log(
-        `| ${scenario} | ${samples.length} | ${median(samples).toFixed(1)} | ${p95(samples).toFixed(1)} | ${mean(samples).toFixed(1)} | ${Math.max(...samples).toFixed(0)} | ${(median(samples) / quiet).toFixed(2)} | ${(mean(samples) / quietMean).toFixed(2)} | ${answered} |`,
+        `| ${scenario} | ${samples.length} | ${median(samples).toFixed(1)} | ${p95(samples).toFixed(1)} | ${mean(samples).toFixed(1)} | ${Math.max(...samples).toFixed(0)} | ${(median(samples) / quiet).toFixed(2)} | ${(p95(samples) / quietP95).toFixed(2)} | ${(mean(samples) / quietMean).toFixed(2)} | ${answered} |`,
       );
     }
     console.log(`\na key never used before, its first call one second into each random-token flood: ${newcomers.join(', ')}`);

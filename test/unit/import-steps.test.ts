@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ImportProgress } from '../../lambda/memory/transfer/importer.js';
+import { inMemoryStores } from '../../lambda/adapters/in-memory/memory-stores.js';
+import { LocalEmbedder } from '../../lambda/adapters/local/embedder.js';
+import { ExpiredMemories } from '../../lambda/memory/expired-memories.js';
+import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
+import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
+import { Importer, type ImportProgress } from '../../lambda/memory/transfer/importer.js';
 import { largeMemory } from '../bench/fairness-floods.js';
+import { ManualClock } from '../support/clock.js';
 import { principal, serviceOver } from '../support/memory.js';
 
 /**
@@ -92,4 +98,96 @@ test('memories made at the same instant: each resumed call walks the steps befor
   // Ordered by the new ids (drawn afresh each call), a call wrote ahead and reported 1 of 4 each time.
   expect(reached).toEqual([1, 2, 3, 4]);
   expect(await h.inspect.count()).toBe(4);
+});
+
+/**
+ * An importer over the reference store whose stopwatch moves `stepMs` at each store call that
+ * may write, a tenth of it at each check that writes nothing, and nowhere else: the call's bound
+ * is tested in store calls, never in wall-clock time.
+ */
+function timedImporter(stepMs: number) {
+  const stores = inMemoryStores();
+  const clock = new ManualClock();
+  const embedder = new LocalEmbedder(256);
+  let now = 0;
+  let calls = 0;
+  const importer = new Importer({
+    store: {
+      importMemories: (plan) => {
+        now += plan.writeMemories === false ? stepMs / 10 : stepMs;
+        calls += 1;
+        return stores.transfer.importMemories(plan);
+      },
+      load: (plan) => stores.transfer.load(plan),
+    },
+    expired: new ExpiredMemories(stores.curation, DEFAULT_RULES, clock),
+    rules: DEFAULT_RULES,
+    clock,
+    analyzer: new LexicalAnalyzer(),
+    embed: (text) => embedder.embed(text),
+    newId: randomUUID,
+    stopwatch: () => now,
+  });
+  return { importer, clock, elapsed: () => now, calls: () => calls };
+}
+
+const large = (n: number, from = 0) => Array.from({ length: n }, (_, i) => largeMemory(from + i));
+
+test.each([0, 50, 90])(
+  'a call resumed with %i %% of the file there finds that part in a few checks and writes a full step',
+  async (percent) => {
+    const t = timedImporter(1);
+    const owner = principal();
+    const contents = large(40);
+    const at = t.clock.now().toISOString();
+    const there = (contents.length * percent) / 100;
+    if (there > 0) await t.importer.run(owner, file(at, contents.slice(0, there)));
+    const before = t.calls();
+
+    const report = await t.importer.run(owner, file(at, contents), { stopAfterMs: 0 });
+
+    // One memory a step: this call writes the next one, whatever was there before it.
+    expect(report).toMatchObject({ written: 1, alreadyPresent: there, steps: 1, complete: false });
+    // The check of the whole file, at most log2(41) checks of a prefix, and the one step: never a walk of the 36 there.
+    expect(t.calls() - before).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(41)) + 1);
+  },
+);
+
+test('every step counts against the bound, and a call ends within it and one step, however much is there', async () => {
+  const t = timedImporter(1_000);
+  const owner = principal();
+  const contents = large(12);
+  const at = t.clock.now().toISOString();
+  await t.importer.run(owner, file(at, contents.slice(0, 9)));
+  const reports = [];
+  for (let i = 0; i < 12; i += 1) {
+    const started = t.elapsed();
+    const report = await t.importer.run(owner, file(at, contents), { stopAfterMs: 2_500 });
+    reports.push({ ...report, took: t.elapsed() - started });
+    if (report.complete) break;
+  }
+
+  // Three of twelve to go, a step a second, 2.5 s a call: two calls, each writing, the second complete.
+  expect(reports.map((r) => [r.written, r.complete])).toEqual([
+    [2, false],
+    [1, true],
+  ]);
+  // The call's bound (2.5 s) and at most one step (1 s) more; the last call also writes the links and lines.
+  for (const r of reports.slice(0, -1)) expect(r.took).toBeLessThanOrEqual(2_500 + 1_000);
+});
+
+test("an import of a new account's empty export writes nothing and is complete at once", async () => {
+  const t = timedImporter(1);
+  const report = await t.importer.run(principal(), file(t.clock.now().toISOString(), []));
+  expect(report).toEqual({
+    memories: 0,
+    written: 0,
+    alreadyPresent: 0,
+    expired: 0,
+    links: 0,
+    journalLines: 0,
+    steps: 0,
+    complete: true,
+  });
+  expect(t.calls()).toBe(0);
 });

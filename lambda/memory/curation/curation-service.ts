@@ -67,7 +67,7 @@ export class CurationService {
       const gone = await this.deps.store.forgetAll(scope, input.kind, expiry);
       return { deleted: [], count: gone.memories, journalLinesRemoved: gone.journalLines };
     }
-    if (input.ids.length === 0) throw new InvalidInputError('give at least one id, or all: true');
+    if (input.ids.length === 0) throw new InvalidInputError('ids must name at least one memory, or give all: true');
     if (input.ids.length > LIMITS.forgetIdsMax) {
       throw new InvalidInputError(`at most ${LIMITS.forgetIdsMax} ids per call; got ${input.ids.length}`);
     }

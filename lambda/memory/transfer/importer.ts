@@ -46,7 +46,11 @@ export interface ImportReport {
 /** How an import call runs: who hears its progress, and how long it may write before it answers. */
 export interface ImportOptions {
   readonly progress?: (p: ImportProgress) => void;
-  /** Stop starting new steps after this long (at least one step runs); no bound when absent. */
+  /**
+   * Start no new step once the call has run this long, counted from its start and whether or not
+   * a step wrote anything (at least one step runs); no bound when absent. A call then ends within
+   * this plus one step (decision 0147).
+   */
   readonly stopAfterMs?: number;
 }
 
@@ -77,6 +81,8 @@ export interface ImporterDeps {
    * 0 when absent.
    */
   readonly restPerStep?: number;
+  /** Milliseconds from a fixed origin, never going back: what the call's bound is measured by. `performance.now` when absent. */
+  readonly stopwatch?: () => number;
 }
 
 /** A step writes memories up to about this much content (one memory of the largest size), and at most this many. */
@@ -106,9 +112,6 @@ function steps(memories: readonly ImportedMemory[]): ImportedMemory[][] {
   }
   return out;
 }
-
-/** A memory as a step that writes none of them sends it: what finds it again, without its postings. */
-const withoutTerms = (m: ImportedMemory): ImportedMemory => ({ ...m, frequencies: new Map(), passages: new Map() });
 
 /** Embeddings made at once: a provider's rate limit is shared by every caller. */
 const EMBED_CONCURRENCY = 4;
@@ -156,24 +159,21 @@ export class Importer {
   }
 
   async run(scope: Scope, file: unknown, options: ImportOptions = {}): Promise<ImportReport> {
-    const began = performance.now();
+    const began = this.time();
     const now = this.deps.clock.now();
     const doc: TransferDocument = parseTransfer(file, this.deps.rules, now);
     const kept = doc.memories.filter((m) => this.live(m, now));
     const prints = this.fingerprints(kept);
     const ids = new Map(kept.map((m) => [m.id, this.deps.newId()] as const));
-    const vectors = await embedAll(
-      kept.map((m) => m.content),
-      this.deps.embed,
-    );
+    // What finds a memory again, without its embedding and postings: a step fills those in (`filled`) only when it runs.
     const memories: ImportedMemory[] = kept.map((m, i) => ({
       id: ids.get(m.id) ?? '',
       kind: m.kind,
       content: m.content,
       fingerprint: prints[i] ?? '',
-      embedding: vectors[i] ?? [],
-      frequencies: this.deps.analyzer.frequencies(m.content),
-      passages: this.deps.analyzer.passages(m.content),
+      embedding: [],
+      frequencies: new Map(),
+      passages: new Map(),
       pinned: m.pinned,
       expires: !m.pinned && kindRule(this.deps.rules, m.kind).ttlSeconds !== null,
       createdAt: new Date(m.createdAt),
@@ -199,6 +199,9 @@ export class Importer {
       ...supersessions.flatMap((x) => [[x.older, x.newer] as const, [x.newer, x.older] as const]),
     ];
     const kinds = [...new Set([...kept.map((m) => m.kind), ...doc.journal.map((l) => l.kind)])].sort();
+    const base = { memories: doc.memories.length, written: 0, alreadyPresent: 0, expired: doc.memories.length - kept.length };
+    // Nothing to write (a new account's export, or every memory expired): no kind to check, done.
+    if (kinds.length === 0) return { ...base, links: 0, journalLines: 0, steps: 0, complete: true };
     const plan: ImportPlan = {
       scope,
       kinds: kinds.map((kind) => ({
@@ -213,26 +216,24 @@ export class Importer {
     };
     // An expired memory of the same text would stand in the new one's way: it leaves first, as expiry.
     for (const k of plan.kinds) if (k.expiredBefore) await this.deps.expired.clear(scope, k.kind);
-    const light = memories.map(withoutTerms);
     // First the whole file, written nowhere: does all of it fit? Then nothing is written when it does not.
-    const check = await this.deps.store.importMemories({
-      ...plan,
-      memories: light,
-      links: [],
-      journal: [],
-      writeMemories: false,
-    });
+    const check = await this.deps.store.importMemories({ ...plan, links: [], journal: [], writeMemories: false });
     if (check.status === 'refused') throw new ImportRefusedError(this.refusal(check));
     const parts = steps(memories);
+    // A resumed import: the steps earlier calls wrote are passed over whole, found in a few checks, never walked.
+    const skipped = check.alreadyPresent === 0 ? 0 : await this.presentSteps(plan, parts);
+    let present = parts.slice(0, skipped).reduce((n, part) => n + part.length, 0);
     let written = 0;
-    let present = 0;
-    let done = 0;
+    let done = present;
     let taken = 0;
-    for (const part of parts) {
-      // Steps of memories already there (an import going on) cost little: only writing ones count against the bound.
-      if (written > 0 && options.stopAfterMs !== undefined && performance.now() - began > options.stopAfterMs) break;
-      const started = performance.now();
-      const step = await this.deps.store.importMemories({ ...plan, memories: part, links: [], journal: [] });
+    if (skipped > 0) options.progress?.({ done, total: memories.length });
+    const left = () =>
+      options.stopAfterMs === undefined ? Number.POSITIVE_INFINITY : options.stopAfterMs - (this.time() - began);
+    for (const part of parts.slice(skipped)) {
+      // Every step counts against the bound, one that writes nothing too; the first always runs, so each call goes on.
+      if (taken > 0 && left() <= 0) break;
+      const started = this.time();
+      const step = await this.deps.store.importMemories({ ...plan, memories: await this.filled(part), links: [], journal: [] });
       // Someone else wrote in between and a ceiling is now in the way: what is written stays, and says so.
       if (step.status === 'refused') throw new ImportRefusedError(this.refusal(step, { written, of: memories.length }));
       written += step.written;
@@ -240,18 +241,66 @@ export class Importer {
       done += part.length;
       taken += 1;
       options.progress?.({ done, total: memories.length });
-      await this.rest(performance.now() - started);
+      await this.rest(this.time() - started, left());
     }
-    const base = { memories: doc.memories.length, written, alreadyPresent: present, expired: doc.memories.length - kept.length };
-    if (done < memories.length) return { ...base, links: 0, journalLines: 0, steps: taken, complete: false };
-    const last = await this.deps.store.importMemories({ ...plan, memories: light, supersessions, writeMemories: false });
+    const counts = { ...base, written, alreadyPresent: present };
+    if (done < memories.length) return { ...counts, links: 0, journalLines: 0, steps: taken, complete: false };
+    const last = await this.deps.store.importMemories({ ...plan, supersessions, writeMemories: false });
     if (last.status === 'refused') throw new ImportRefusedError(this.refusal(last, { written, of: memories.length }));
-    return { ...base, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
+    return { ...counts, links: last.links, journalLines: last.journalLines, steps: taken, complete: true };
   }
 
-  /** Leaves the database to other callers for a while after a step, in proportion to the step's time. */
-  private async rest(stepMs: number): Promise<void> {
-    const ms = stepMs * (this.deps.restPerStep ?? 0);
+  private time(): number {
+    return this.deps.stopwatch?.() ?? performance.now();
+  }
+
+  /**
+   * How many leading steps are there already, whole: the part an earlier call of the same file
+   * wrote, found by halving (a longer prefix present means every shorter one is), in about
+   * log2(steps) checks that write nothing. Memories of later steps that are there are found by
+   * their step, as before.
+   */
+  private async presentSteps(plan: ImportPlan, parts: readonly ImportedMemory[][]): Promise<number> {
+    const present = async (n: number) => {
+      const prefix = parts.slice(0, n).flat();
+      const result = await this.deps.store.importMemories({
+        ...plan,
+        memories: prefix,
+        links: [],
+        journal: [],
+        writeMemories: false,
+      });
+      return result.status === 'imported' && result.alreadyPresent === prefix.length;
+    };
+    let [lo, hi] = [0, parts.length];
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (await present(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** A step's memories with their embeddings and postings, made only for a step that runs. */
+  private async filled(part: readonly ImportedMemory[]): Promise<ImportedMemory[]> {
+    const vectors = await embedAll(
+      part.map((m) => m.content),
+      this.deps.embed,
+    );
+    return part.map((m, i) => ({
+      ...m,
+      embedding: vectors[i] ?? [],
+      frequencies: this.deps.analyzer.frequencies(m.content),
+      passages: this.deps.analyzer.passages(m.content),
+    }));
+  }
+
+  /**
+   * Leaves the database to other callers for a while after a step, in proportion to the step's
+   * time, but never past the call's bound (`leftMs`).
+   */
+  private async rest(stepMs: number, leftMs: number): Promise<void> {
+    const ms = Math.min(stepMs * (this.deps.restPerStep ?? 0), leftMs);
     if (ms >= 1) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
