@@ -6,7 +6,15 @@ import { EVICTABLE, EVICTION_ORDER, excessFor, excessIn, fitsWithoutEvictionIn }
 import { EXPIRED, expiresAfter, expiresAfterIn, inExpiryIndexIn, LIVE } from '../../lambda/memory/policy/expiry.js';
 import { isRelated, relatedIn } from '../../lambda/memory/policy/floor.js';
 import { VALUES } from '../../lambda/memory/policy/formula.js';
-import { pinAllowed, pinAllowedIn, pinsFit, setPinnedAllowed, setPinnedAllowedIn } from '../../lambda/memory/policy/pins.js';
+import {
+  pinAllowed,
+  pinAllowedIn,
+  pinnedAfter,
+  pinnedAfterIn,
+  pinsFit,
+  setPinnedAllowed,
+  setPinnedAllowedIn,
+} from '../../lambda/memory/policy/pins.js';
 import { keptPlaces, keptPlacesIn } from '../../lambda/memory/policy/recency.js';
 import { SUPERSEDED } from '../../lambda/memory/policy/supersession.js';
 
@@ -132,6 +140,16 @@ describe('sql/policy: rules of counts and flags as expressions', () => {
       () => expression(expiresAfterIn(SQL, n('m.expires'), { pin: n('pin'), unpin: false }, n('ttl'))),
       '(m.expires AND NOT pin)',
     ],
+    [
+      'pinned after a restatement that may unpin',
+      () => expression(pinnedAfterIn(SQL, n('m.pinned'), { pin: n('pin'), unpin: n('unpin') })),
+      '((m.pinned OR pin) AND NOT unpin)',
+    ],
+    [
+      'pinned after a restatement that never unpins',
+      () => expression(pinnedAfterIn(SQL, n('m.pinned'), { pin: n('excluded.pinned'), unpin: false })),
+      '(m.pinned OR excluded.pinned)',
+    ],
   ])('%s', (_, rendered, expected) => {
     expect(text(rendered())).toBe(expected);
   });
@@ -152,6 +170,7 @@ describe('the same rules over values (what the in-memory store and the service e
         expect(pinsFit(have, adding, limit)).toBe(adding === 0 || have + adding <= limit);
         expect(setPinnedAllowed(pin, have, adding, limit)).toBe(!pin || adding === 0 || have + adding <= limit);
         expect(excessFor(have, limit)).toBe(Math.max(0, have + 1 - limit));
+        expect(pinnedAfter(already, { pin, unpin: ttl && !pin })).toBe((already || pin) && !(ttl && !pin));
         expect(expiresAfter(ttl && !already, { pin, unpin: !pin && already }, ttl)).toBe(
           !pin && already ? ttl : ttl && !already && !pin,
         );

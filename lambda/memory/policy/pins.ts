@@ -21,6 +21,14 @@ export type PinChange = 'pin' | 'unpin' | 'keep';
 /** The pin change a `remember` asks of the memory it restates: absent `pinned` keeps the pin as it is. */
 export const pinChangeOf = (pinned: boolean | undefined): PinChange => (pinned === undefined ? 'keep' : pinned ? 'pin' : 'unpin');
 
+/** Whether a memory is pinned after a restatement's pin change: pinned if it was or the change pins, unless it unpins. */
+export const pinnedAfterIn = <N, B>(f: Formula<N, B>, was: B, change: { readonly pin: B; readonly unpin: B }): B =>
+  f.and(f.or(was, change.pin), f.not(change.unpin));
+
+/** {@link pinnedAfterIn} over values. */
+export const pinnedAfter = (was: boolean, change: { readonly pin: boolean; readonly unpin: boolean }): boolean =>
+  pinnedAfterIn(VALUES, was, change);
+
 /** Whether pins of `adding` more memories fit beside `have` (an import, which never evicts and checks the whole file before it writes). */
 export const pinsFitIn = <N, B>(f: Formula<N, B>, have: N, adding: N, pinLimit: N): B =>
   f.or(f.equals(adding, f.constant(0)), f.atMost(f.plus(have, adding), pinLimit));

@@ -1,7 +1,7 @@
 import type { Scope } from '../../../../memory/model.js';
 import { EVICTABLE, EVICTION_ORDER, excessIn } from '../../../../memory/policy/eviction.js';
 import { EXPIRED, expiresAfterIn, inExpiryIndexIn, LIVE } from '../../../../memory/policy/expiry.js';
-import { pinAllowedIn } from '../../../../memory/policy/pins.js';
+import { pinAllowedIn, pinnedAfterIn } from '../../../../memory/policy/pins.js';
 import { cellsMark, expiryLines, lastPlace, pinnedCount, restatedByPush } from '../../sql/fragments.js';
 import { expression, orderBy, predicate, SQL } from '../../sql/policy.js';
 import { countedTerms, flaggedPostings } from '../../sql/postings.js';
@@ -80,12 +80,8 @@ export const INSERT_MEMORY = statement<InsertMemoryInputs, InsertMemoryRow>({
     const kindExpires = sql`(${p.expiredBefore}::timestamptz IS NOT NULL)`;
     const pinOk = pinAllowedIn(SQL, { pin, alreadyPinned: false }, pinnedCount(p.scope), sql`${p.pinLimit}::int4`);
     // A restatement pins what `remember` pins and never unpins (an insert has no `pinned: false` to give).
-    const restatedExpires = expiresAfterIn(
-      SQL,
-      verbatim('m.expires'),
-      { pin: verbatim('excluded.pinned'), unpin: false },
-      kindExpires,
-    );
+    const restated = { pin: verbatim('excluded.pinned'), unpin: false };
+    const restatedExpires = expiresAfterIn(SQL, verbatim('m.expires'), restated, kindExpires);
     return sql`
 WITH kind_rows AS (
   SELECT id, pinned, last_useful_at, fingerprint, superseded_by FROM memories
@@ -114,7 +110,7 @@ WITH kind_rows AS (
   ON CONFLICT (region, user_id, kind, fingerprint) DO UPDATE
      SET restatements = m.restatements + 1,
          last_useful_at = excluded.last_useful_at,
-         pinned = m.pinned OR excluded.pinned,
+         pinned = ${expression(pinnedAfterIn(SQL, verbatim('m.pinned'), restated))},
          expires = ${expression(restatedExpires)},
          restated_by = ${restatedByPush('m', p.source, p.sourcesKept)}
    WHERE ${predicate(LIVE, 'm', { cutoff })}

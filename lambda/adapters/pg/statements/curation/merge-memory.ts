@@ -1,6 +1,6 @@
 import type { Scope } from '../../../../memory/model.js';
 import { expiresAfterIn, LIVE } from '../../../../memory/policy/expiry.js';
-import { pinAllowedIn } from '../../../../memory/policy/pins.js';
+import { pinAllowedIn, pinnedAfterIn } from '../../../../memory/policy/pins.js';
 import { pinnedCount, restatedByPush } from '../../sql/fragments.js';
 import { expression, predicate, SQL } from '../../sql/policy.js';
 import { statement } from '../../sql/statement.js';
@@ -51,7 +51,12 @@ export const MERGE_MEMORY = statement<MergeMemoryInputs, MergeMemoryRow>({
       sql`${p.pinLimit}::int4`,
     );
     // Unpinned, a memory of a kind with a TTL (a cutoff) can expire again.
-    const expires = expiresAfterIn(SQL, verbatim('m.expires'), change, sql`(${p.expiredBefore}::timestamptz IS NOT NULL)`);
+    const restatedExpires = expiresAfterIn(
+      SQL,
+      verbatim('m.expires'),
+      change,
+      sql`(${p.expiredBefore}::timestamptz IS NOT NULL)`,
+    );
     return sql`
 WITH target AS (
   SELECT t.id, t.pinned, t.kind,
@@ -65,8 +70,8 @@ WITH target AS (
   UPDATE memories AS m
      SET restatements = m.restatements + 1,
          last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz),
-         pinned = (m.pinned OR ${p.pin}::bool) AND NOT ${p.unpin}::bool,
-         expires = ${expression(expires)},
+         pinned = ${expression(pinnedAfterIn(SQL, verbatim('m.pinned'), change))},
+         expires = ${expression(restatedExpires)},
          restated_by = ${restatedByPush('m', p.source, p.sourcesKept)},
          superseded_by = NULL,
          superseded_at = NULL
