@@ -4,7 +4,7 @@ import { DataDirBusyError } from '../../lambda/dev/data-dir.js';
 import { MigrationError } from '../../lambda/adapters/pg/schema/migrate.js';
 import { IsolationError } from '../../lambda/adapters/pg/pg-client.js';
 import { SchemaError } from '../../lambda/adapters/pg/schema/facts.js';
-import { DatabaseTlsError } from '../../lambda/adapters/pg/tls.js';
+import { DatabaseTlsError } from '../../lambda/config/database-tls.js';
 import { MemoryError } from '../../lambda/memory/errors.js';
 import { asksForHelp, parseArgs, UsageError } from './args.js';
 import { COMMANDS, invocation } from './commands.js';

@@ -1,7 +1,7 @@
 /**
  * The index of decision records, `docs/decisions/README.md`, generated from the records and from
  * `gaps.json`, so that a new record never needs a hand edit of the index
- * (`npm run docs:decisions`; `test/docs/decisions-index.test.ts` fails when the file is stale).
+ * (`npm run docs:decisions`; `test/unit/decisions-index.test.ts` fails when the file is stale).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -209,7 +209,7 @@ const INTRO = `# Decision records
 
 One short record per real choice, numbered in the order they were written. This index is made from
 each record's first heading and its \`Status:\` line, and from [gaps.json](gaps.json) for the
-missing numbers; \`test/docs/decisions-index.test.ts\` fails when it is out of date.
+missing numbers; \`test/unit/decisions-index.test.ts\` fails when it is out of date.
 
 A new record: take the next free number (other branches may be writing some: see the reserved
 numbers below), name the file \`NNNN-short-title.md\`, open it with \`# NNNN — Title\` and a

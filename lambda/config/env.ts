@@ -1,8 +1,5 @@
-import { PGLITE_BUFFERS_MB } from '../adapters/pg/pglite-buffers.js';
-import { DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from '../adapters/pg/schema/hash-buckets.js';
-import type { DatabaseRegions } from '../adapters/pg/schema/migrate.js';
-import type { SqlEngine } from '../adapters/pg/sql-client.js';
-import { certificateFile, tlsConnection } from '../adapters/pg/tls.js';
+import { type DatabaseRegions, DEFAULT_HASH_BUCKETS, HASH_BUCKETS, PGLITE_BUFFERS_MB, type SqlEngine } from './database.js';
+import { certificateFile, tlsConnection } from './database-tls.js';
 import type { CurationRules } from '../memory/model.js';
 import { TEXT_LANGUAGES, type TextLanguage } from '../memory/lexical.js';
 import { RECALL_RANKINGS, type RecallRanking } from '../memory/policy/ranking.js';

@@ -1,5 +1,5 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { certificateBundle } from '../adapters/pg/tls.js';
+import { certificateBundle } from './database-tls.js';
 import { ConfigError } from './errors.js';
 
 /** What the database secret holds: the URL, and the CA of a cluster that is not publicly trusted. */

@@ -8,7 +8,7 @@ import { recordIndexedWith, schemaDimensions } from '../../lambda/adapters/pg/sc
 import { type DatabaseRegions, migrate, migrationFiles } from '../../lambda/adapters/pg/schema/migrate.js';
 import type { Query, SqlClient, SqlEngine } from '../../lambda/adapters/pg/sql-client.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
-import { tlsConnection } from '../../lambda/adapters/pg/tls.js';
+import { tlsConnection } from '../../lambda/config/database-tls.js';
 import { fingerprint } from '../../lambda/memory/canonical.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { Sweeper } from '../../lambda/memory/maintenance/sweeper.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explain } from '../../bin/plan/explain.js';
-import { PGLITE_BUFFERS_MB } from '../../lambda/adapters/pg/pglite-buffers.js';
+import { PGLITE_BUFFERS_MB } from '../../lambda/config/database.js';
 import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { loadConfig } from '../../lambda/config/env.js';
 import { NEIGHBOURS } from '../../lambda/adapters/pg/statements/curation/neighbours.js';

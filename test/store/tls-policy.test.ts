@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PgSqlClient } from '../../lambda/adapters/pg/pg-client.js';
-import { DatabaseTlsError, certificateBundle, tlsConnection } from '../../lambda/adapters/pg/tls.js';
+import { DatabaseTlsError, certificateBundle, tlsConnection } from '../../lambda/config/database-tls.js';
 import { describeConfig } from '../../lambda/config/env.js';
 import { ConfigError } from '../../lambda/config/errors.js';
 import { readDatabaseSecret } from '../../lambda/config/secrets.js';

@@ -1,8 +1,8 @@
 import { decodeCursor, encodeCursor } from '../../memory/cursor.js';
 import type { Scope, Source } from '../../memory/model.js';
 import { evictionFor } from '../../memory/policy/eviction.js';
-import { type ExpiryCutoff, isLive } from '../../memory/policy/expiry.js';
-import { pinAllowed } from '../../memory/policy/pins.js';
+import { type ExpiryCutoff, expiresAfter, inExpiryIndex, isLive } from '../../memory/policy/expiry.js';
+import { pinAllowed, pinnedAfter } from '../../memory/policy/pins.js';
 import { WORDS_READ } from '../../memory/policy/supersession.js';
 import type {
   CurationStore,
@@ -112,8 +112,9 @@ export class InMemoryCurationStore implements CurationStore {
       if (!isLive(twin, plan.expiredBefore)) return { status: 'expired_twin' };
       twin.restatements += 1;
       twin.lastUsefulAt = now;
-      twin.pinned ||= plan.pinned;
-      twin.expires &&= !plan.pinned;
+      const change = { pin: plan.pinned, unpin: false };
+      twin.pinned = pinnedAfter(twin.pinned, change);
+      twin.expires = expiresAfter(twin.expires, change, plan.expiredBefore !== null);
       twin.restatedBy = restated(twin.restatedBy, plan.source, plan.sourcesKept);
       this.line(twin, 'duplicate', now);
       return { status: 'merged', id: twin.id };
@@ -133,7 +134,7 @@ export class InMemoryCurationStore implements CurationStore {
       passages: new Map(plan.terms.map((t, i) => [t, plan.passages?.[i] ?? 1])),
       length: frequencies.reduce((sum, n) => sum + n, 0),
       pinned: plan.pinned,
-      expires: plan.expiredBefore !== null && !plan.pinned,
+      expires: inExpiryIndex({ pinned: plan.pinned, kindExpires: plan.expiredBefore !== null }),
       createdAt: now,
       lastUsefulAt: now,
       recallCount: 0,
@@ -178,13 +179,9 @@ export class InMemoryCurationStore implements CurationStore {
     }
     target.restatements += 1;
     if (now > target.lastUsefulAt) target.lastUsefulAt = now;
-    if (plan.pin === 'unpin') {
-      target.pinned = false;
-      target.expires = plan.expiredBefore !== null;
-    } else {
-      target.pinned ||= pin;
-      target.expires &&= !pin;
-    }
+    const unpin = plan.pin === 'unpin';
+    target.expires = expiresAfter(target.expires, { pin, unpin }, plan.expiredBefore !== null);
+    target.pinned = pinnedAfter(target.pinned, { pin, unpin });
     target.restatedBy = restated(target.restatedBy, plan.source, plan.sourcesKept);
     this.line(target, 'duplicate', now);
     // Said again, a superseded memory supersedes the memory that had replaced it.

@@ -2,8 +2,8 @@ import { decodeCursor, encodeCursor } from '../../memory/cursor.js';
 import type { JournalRule, Memory, Scope } from '../../memory/model.js';
 import { byEvictionOrder, EVICTABLE } from '../../memory/policy/eviction.js';
 import { holds } from '../../memory/policy/condition.js';
-import type { ExpiryCutoff, KindCutoff } from '../../memory/policy/expiry.js';
-import { pinAllowed, pinsFit } from '../../memory/policy/pins.js';
+import { type ExpiryCutoff, inExpiryIndex, type KindCutoff } from '../../memory/policy/expiry.js';
+import { pinAllowed, setPinnedAllowed } from '../../memory/policy/pins.js';
 import type { RankedMemory, RecallQuery } from '../../ports/curation-store.js';
 import type {
   BrowseQuery,
@@ -129,7 +129,7 @@ export class InMemoryPageStore implements PageStore {
     }
     if (m.pinned === plan.pinned) return { status: 'unchanged' };
     m.pinned = plan.pinned;
-    m.expires = !plan.pinned && plan.expiry.some((e) => e.kind === m.kind);
+    m.expires = inExpiryIndex({ pinned: plan.pinned, kindExpires: plan.expiry.some((e) => e.kind === m.kind) });
     return { status: 'changed' };
   }
 
@@ -139,11 +139,11 @@ export class InMemoryPageStore implements PageStore {
     const all = found.filter((m): m is StoredMemory => m !== undefined && live(m));
     if (all.length < found.length) return { status: 'gone' };
     const toChange = all.filter((m) => m.pinned !== plan.pinned).sort(byId);
-    if (plan.pinned && !pinsFit(this.state.pinnedCount(plan.scope), toChange.length, plan.pinLimit))
+    if (!setPinnedAllowed(plan.pinned, this.state.pinnedCount(plan.scope), toChange.length, plan.pinLimit))
       return { status: 'pin_limit' };
     for (const m of toChange) {
       m.pinned = plan.pinned;
-      m.expires = !plan.pinned && plan.expiry.some((e) => e.kind === m.kind);
+      m.expires = inExpiryIndex({ pinned: plan.pinned, kindExpires: plan.expiry.some((e) => e.kind === m.kind) });
     }
     return { status: 'changed', changed: toChange.map((m) => m.id) };
   }

@@ -5,7 +5,7 @@ import { SUPERSEDED } from '../../memory/policy/supersession.js';
 import { isRelated } from '../../memory/policy/floor.js';
 import { MAX_PASSAGE, PASSAGE_TERMS } from '../../memory/lexical.js';
 import { grained, lengthScaled } from '../../memory/policy/ranking.js';
-import { followerPlaces, NO_SUBJECT } from '../../memory/policy/recency.js';
+import { keptPlaces, NO_SUBJECT } from '../../memory/policy/recency.js';
 import type { RankedMemory, RecallQuery } from '../../ports/curation-store.js';
 import { byId, cosineDistance, type MemoryState, type StoredMemory, storedVector } from './state.js';
 
@@ -84,7 +84,7 @@ export function rank(
       best.set(o.id, Math.max(best.get(o.id) ?? 0, hit.score * f.followingShare * scaled.followingScale));
   }
   // The first direct hits keep their place: what follows a hit takes at most its share of the places (policy/recency.ts).
-  const kept = new Set(ranked.slice(0, query.limit - followerPlaces(f, query.limit)).map((r) => r.id));
+  const kept = new Set(ranked.slice(0, keptPlaces(f, query.limit)).map((r) => r.id));
   const scored = [...best.entries()].map(([id, score]) => ({ id, score })).filter((h) => h.score > 0);
   const hits = [...scored.filter((h) => kept.has(h.id)), ...scored.filter((h) => !kept.has(h.id)).sort(byScore)]
     .slice(0, query.limit)

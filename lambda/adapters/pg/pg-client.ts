@@ -3,7 +3,7 @@ import { inlined } from './inlined.js';
 import type { Query, SqlClient, SqlEngine } from './sql-client.js';
 import { ISOLATION_LEVEL } from './statements/schema/isolation-level.js';
 import { SERVER_VERSION } from './statements/schema/server-version.js';
-import { tlsConnection } from './tls.js';
+import { tlsConnection } from '../../config/database-tls.js';
 
 export interface PgClientOptions {
   readonly url: string;

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { FairQueue } from './fair-queue.js';
 import { inlined } from './inlined.js';
-import { PGLITE_BUFFERS_MB } from './pglite-buffers.js';
+import { PGLITE_BUFFERS_MB } from '../../config/database.js';
 import type { Query, SqlClient } from './sql-client.js';
 import { send } from './sql/statement.js';
 import { SAMPLED_COLUMNS } from './statements/schema/sampled-columns.js';

@@ -1,9 +1,8 @@
+import type { SqlEngine } from '../../config/database.js';
 import type { Query } from './sql/template.js';
 
 export type { Query } from './sql/template.js';
-
-/** The SQL engines naaba runs on. Runtime SQL is the subset both accept; DDL is per engine. */
-export type SqlEngine = 'postgres' | 'cockroach';
+export type { SqlEngine } from '../../config/database.js';
 
 /**
  * The narrow driver surface the stores use. Every `query` is one round trip, so wrapping a

@@ -1,5 +1,6 @@
 import { all, compareBy, type Condition, holds, type MemoryFacts, not, type OrderField, pinned, spared } from './condition.js';
 import { isLive } from './expiry.js';
+import { type Formula, VALUES } from './formula.js';
 
 /**
  * Who a ceiling may evict: a live memory that is not pinned, and not the memory a new one
@@ -18,7 +19,11 @@ export const EVICTION_ORDER: readonly OrderField[] = ['supersededFirst', 'lastUs
 export const byEvictionOrder = compareBy(EVICTION_ORDER);
 
 /** How many live memories must go for one more to fit under the ceiling. */
-export const excessFor = (live: number, ceiling: number): number => Math.max(0, live + 1 - ceiling);
+export const excessIn = <N, B>(f: Formula<N, B>, live: N, ceiling: N): N =>
+  f.greatest(f.constant(0), f.minus(f.plus(live, f.constant(1)), ceiling));
+
+/** {@link excessIn} over values. */
+export const excessFor = (live: number, ceiling: number): number => excessIn(VALUES, live, ceiling);
 
 /** What a new memory of a kind costs under its ceiling: the memories to evict, or no room. */
 export type Eviction =
@@ -46,5 +51,9 @@ export function evictionFor<M extends MemoryFacts>(
 }
 
 /** Whether `adding` memories fit beside `have` live ones without evicting any (an import never evicts). */
+export const fitsWithoutEvictionIn = <N, B>(f: Formula<N, B>, have: N, adding: N, ceiling: N): B =>
+  f.or(f.equals(adding, f.constant(0)), f.atMost(f.plus(have, adding), ceiling));
+
+/** {@link fitsWithoutEvictionIn} over values. */
 export const fitsWithoutEviction = (have: number, adding: number, ceiling: number): boolean =>
-  adding === 0 || have + adding <= ceiling;
+  fitsWithoutEvictionIn(VALUES, have, adding, ceiling);

@@ -1,5 +1,6 @@
 import type { CurationRules, KindRule } from '../model.js';
 import { any, type Condition, holds, type MemoryFacts, not, pinned, usefulSinceCutoff } from './condition.js';
+import { type Formula, VALUES } from './formula.js';
 import { kindRule } from './kinds.js';
 
 /**
@@ -12,6 +13,33 @@ export const LIVE: Condition = any(pinned, usefulSinceCutoff);
 
 /** Expired: the memory is not live. */
 export const EXPIRED: Condition = not(LIVE);
+
+/**
+ * Whether a memory is in the expiry index (the `expires` flag, the only rows the sweeper reads): its
+ * kind has a time-to-live and it is not pinned.
+ */
+export const inExpiryIndexIn = <N, B>(f: Formula<N, B>, memory: { readonly pinned: B; readonly kindExpires: B }): B =>
+  f.and(memory.kindExpires, f.not(memory.pinned));
+
+/** {@link inExpiryIndexIn} over values. */
+export const inExpiryIndex = (memory: { readonly pinned: boolean; readonly kindExpires: boolean }): boolean =>
+  inExpiryIndexIn(VALUES, memory);
+
+/**
+ * The `expires` flag after a restatement changes the pin (policy/pins.ts `PinChange`): a pin takes
+ * the memory out of the expiry index, an unpin puts it back when its kind has a time-to-live, and
+ * keeping the pin keeps the flag.
+ */
+export const expiresAfterIn = <N, B>(
+  f: Formula<N, B>,
+  was: B,
+  change: { readonly pin: B; readonly unpin: B },
+  kindExpires: B,
+): B => f.when(change.unpin, kindExpires, f.and(was, f.not(change.pin)));
+
+/** {@link expiresAfterIn} over values. */
+export const expiresAfter = (was: boolean, change: { readonly pin: boolean; readonly unpin: boolean }, kindExpires: boolean) =>
+  expiresAfterIn(VALUES, was, change, kindExpires);
 
 /** Whether a memory of a kind with this cutoff is live. */
 export const isLive = (memory: MemoryFacts, cutoff: Date | null): boolean => holds(LIVE, memory, { cutoff, spared: null });

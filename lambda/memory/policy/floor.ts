@@ -1,3 +1,5 @@
+import { type Formula, VALUES } from './formula.js';
+
 /**
  * The relevance floor (decision 0058): recall returns a memory only if the lexical arm found it
  * (it shares a rarer word with the query), or it lies within the embedder's calibrated distance of
@@ -15,6 +17,9 @@ export function farthestRelated(unrelatedBeyond: number | undefined, floored: bo
 }
 
 /** Whether a ranked memory is related to the query: found by its words, or near enough in meaning. */
-export function isRelated(hit: { readonly foundByWords: boolean; readonly distance: number }, farthest: number): boolean {
-  return hit.foundByWords || hit.distance <= farthest;
-}
+export const relatedIn = <N, B>(f: Formula<N, B>, hit: { readonly foundByWords: B; readonly distance: N }, farthest: N): B =>
+  f.or(hit.foundByWords, f.atMost(hit.distance, farthest));
+
+/** {@link relatedIn} over values. */
+export const isRelated = (hit: { readonly foundByWords: boolean; readonly distance: number }, farthest: number): boolean =>
+  relatedIn(VALUES, hit, farthest);

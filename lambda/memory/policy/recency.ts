@@ -1,5 +1,6 @@
 import { canonicalText } from '../canonical.js';
 import type { LexicalAnalyzer } from '../lexical.js';
+import { type Formula, VALUES } from './formula.js';
 import type { Fusion } from './ranking.js';
 
 /**
@@ -49,9 +50,13 @@ export const SUBJECT_REACH = 1.6;
 export const sameSubjectWithin = (unrelatedBeyond: number | undefined): number =>
   unrelatedBeyond === undefined ? NO_SUBJECT : SUBJECT_REACH * unrelatedBeyond;
 
-/** How many of a recall's places are not kept for its first direct hits. */
-export const followerPlaces = (fusion: Pick<Fusion, 'followerPlaces'>, limit: number): number =>
-  Math.floor(fusion.followerPlaces * limit);
+/** How many of a recall's places are kept for its first direct hits: the rest may go to what follows a hit. */
+export const keptPlacesIn = <N, B>(f: Formula<N, B>, followerShare: N, limit: N): N =>
+  f.minus(limit, f.floor(f.times(followerShare, limit)));
+
+/** {@link keptPlacesIn} over values. */
+export const keptPlaces = (fusion: Pick<Fusion, 'followerPlaces'>, limit: number): number =>
+  keptPlacesIn(VALUES, fusion.followerPlaces, limit);
 
 /** A memory found, as the newer-first rule reads it (the store's `RankedMemory`). */
 export interface Found {

@@ -5,7 +5,7 @@ import { InvalidInputError } from '../errors.js';
 import type { ExpiredMemories } from '../expired-memories.js';
 import type { LexicalAnalyzer } from '../lexical.js';
 import type { CurationRules, Scope } from '../model.js';
-import { expiredBefore, isLive } from '../policy/expiry.js';
+import { expiredBefore, inExpiryIndex, isLive } from '../policy/expiry.js';
 import { fitsWithoutEviction } from '../policy/eviction.js';
 import { kindRule } from '../policy/kinds.js';
 import { pinsFit } from '../policy/pins.js';
@@ -175,7 +175,7 @@ export class Importer {
       frequencies: new Map(),
       passages: new Map(),
       pinned: m.pinned,
-      expires: !m.pinned && kindRule(this.deps.rules, m.kind).ttlSeconds !== null,
+      expires: inExpiryIndex({ pinned: m.pinned, kindExpires: kindRule(this.deps.rules, m.kind).ttlSeconds !== null }),
       createdAt: new Date(m.createdAt),
       lastUsefulAt: new Date(m.lastUsefulAt),
       recallCount: m.recallCount,

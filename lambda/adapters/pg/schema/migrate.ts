@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { VECTOR_CELLS } from '../../../memory/policy/ranking.js';
 import type { SqlClient, SqlEngine } from '../sql-client.js';
 import { send } from '../sql/statement.js';
-import { DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from './hash-buckets.js';
+import { type DatabaseRegions, DEFAULT_HASH_BUCKETS, HASH_BUCKETS } from '../../../config/database.js';
 import { type BackfillProgress, DEFAULT_BATCH_ROWS, migrationPhases, runBackfill, runsInPhases } from './backfill.js';
 import { APPLIED_MIGRATIONS } from '../statements/schema/applied-migrations.js';
 import { CURRENT_DATABASE } from '../statements/schema/current-database.js';
@@ -14,11 +14,7 @@ import { SERVER_VERSION } from '../statements/schema/server-version.js';
 /** Where the migrations live: `sql/<engine>/NNNN_name.sql` at the repository root. */
 const SQL_ROOT = new URL('../../../../sql/', import.meta.url);
 
-/** The regions of a multi-region CockroachDB database: rows live in one of these. */
-export interface DatabaseRegions {
-  readonly primary: string;
-  readonly others: readonly string[];
-}
+export type { DatabaseRegions } from '../../../config/database.js';
 
 export interface MigrationSettings {
   readonly embeddingDimensions: number;

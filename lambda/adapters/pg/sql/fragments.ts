@@ -1,4 +1,5 @@
 import type { KindCutoff } from '../../../memory/policy/expiry.js';
+import { pinned } from '../../../memory/policy/condition.js';
 import { LIVE } from '../../../memory/policy/expiry.js';
 import type { SqlEngine } from '../sql-client.js';
 import type { CutoffSql } from './policy.js';
@@ -80,6 +81,10 @@ export const supersessionOf = (alias: string, region: Param<string>): SqlFragmen
        ARRAY(SELECT older.id::text FROM memory_links AS l JOIN memories AS older ON older.region = l.region AND older.id = l.linked_id
               WHERE l.region = ${region} AND l.memory_id = ${m}.id AND older.superseded_by = ${m}.id ORDER BY 1) AS supersedes`;
 };
+
+/** How many memories the user has pinned (the pin limit's count: a pinned memory never expires), as a subquery. */
+export const pinnedCount = (scope: ScopeParams): SqlFragment =>
+  sql`(SELECT count(*) FROM memories WHERE region = ${scope.region} AND user_id = ${scope.userId}::uuid AND ${predicate(pinned, undefined, {})})`;
 
 /** Kinds read at once, each a parameter, with their expiry cutoffs as the liveness rule takes them. */
 export interface KindsParams {

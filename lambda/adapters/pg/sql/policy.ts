@@ -1,4 +1,5 @@
 import type { Condition, OrderField } from '../../../memory/policy/condition.js';
+import type { Formula } from '../../../memory/policy/formula.js';
 import { type Param, type SqlFragment, sql, verbatim, join } from './template.js';
 
 /**
@@ -38,7 +39,9 @@ const COLUMNS: Record<Exclude<OrderField, 'supersededFirst'> | 'pinned' | 'kind'
 const column = (alias: string | undefined, field: keyof typeof COLUMNS) =>
   verbatim(alias ? `${alias}.${COLUMNS[field]}` : COLUMNS[field]);
 
-type Rendered = boolean | SqlFragment;
+/** A truth as SQL: a constant (folded into what reads it) or an expression. */
+export type SqlTruth = boolean | SqlFragment;
+type Rendered = SqlTruth;
 
 function combine(parts: readonly Rendered[], conjunction: boolean): Rendered {
   // A constant that decides the whole (true in OR, false in AND) wins; the neutral one drops out.
@@ -116,3 +119,33 @@ export const orderBy = (order: readonly OrderField[], alias?: string, inputs: Co
       field === 'supersededFirst' ? sql`CASE WHEN ${supersededSql(alias, inputs)} THEN 0 ELSE 1 END` : column(alias, field),
     ),
   );
+
+/** A truth as an expression: a constant becomes `true` or `false`. */
+export const expression = (truth: SqlTruth): SqlFragment =>
+  typeof truth === 'boolean' ? verbatim(truth ? 'true' : 'false') : truth;
+
+/**
+ * The rules of counts and flags (policy/formula.ts) as SQL expressions over the fragments a
+ * statement gives them (`${p.pinLimit}::int4`, a count's subquery). Every compound result is
+ * parenthesised, so it reads the same wherever a statement puts it; a constant truth folds away,
+ * so `{ foundByWords: false }` leaves the distance test alone.
+ */
+export const SQL: Formula<SqlFragment, SqlTruth> = {
+  constant: (n) => verbatim(String(n)),
+  plus: (a, b) => sql`(${a} + ${b})`,
+  minus: (a, b) => sql`(${a} - ${b})`,
+  times: (a, b) => sql`(${a} * ${b})`,
+  floor: (a) => sql`CAST(floor(${a}) AS INT4)`,
+  greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
+  equals: (a, b) => sql`(${a} = ${b})`,
+  below: (a, b) => sql`(${a} < ${b})`,
+  atMost: (a, b) => sql`(${a} <= ${b})`,
+  truth: (b) => b,
+  not: (a) => (typeof a === 'boolean' ? !a : sql`NOT ${a}`),
+  and: (...of) => combine(of, true),
+  or: (...of) => combine(of, false),
+  when: (test, then, otherwise) => {
+    if (typeof test === 'boolean') return test ? then : otherwise;
+    return sql`CASE WHEN ${test} THEN ${expression(then)} ELSE ${expression(otherwise)} END`;
+  },
+};

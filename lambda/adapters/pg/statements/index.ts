@@ -24,6 +24,7 @@ import { CELL_PARTITIONS } from './maintenance/cells-partitions.js';
 import { REFINE_CELLS } from './maintenance/cells-refine.js';
 import { REFRESH_CELLS } from './maintenance/cells-refresh.js';
 import { SEED_CELLS } from './maintenance/cells-seed.js';
+import { UNMARK_CELLS } from './maintenance/cells-unmark.js';
 import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
 import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
 import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
@@ -98,7 +99,8 @@ export type AnyStatement = Statement<any, unknown>;
 
 /**
  * Every runtime statement, one per file, by use case: what the plan verifier's catalogue must cover
- * (bin/plan/catalogue.ts) and what a test holds to the folder layout (`<use case>/<name>.ts`).
+ * (bin/plan/catalogue.ts). test/unit/statement-registry.test.ts reads the folder and fails unless
+ * every statement a file of it exports is listed here, under its file's name (`<use case>/<name>`).
  */
 export const STATEMENTS: readonly AnyStatement[] = [
   COUNTS,
@@ -124,6 +126,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   REFINE_CELLS,
   REFRESH_CELLS,
   SEED_CELLS,
+  UNMARK_CELLS,
   CELLS_BUILT,
   LIST_CELLS,
   CLEAR_EMPTY_TERMS,

@@ -1,11 +1,12 @@
 import type { Scope } from '../../../../memory/model.js';
-import { EVICTABLE, EVICTION_ORDER } from '../../../../memory/policy/eviction.js';
-import { EXPIRED, LIVE } from '../../../../memory/policy/expiry.js';
-import { cellsMark, expiryLines, lastPlace, restatedByPush } from '../../sql/fragments.js';
-import { orderBy, predicate } from '../../sql/policy.js';
+import { EVICTABLE, EVICTION_ORDER, excessIn } from '../../../../memory/policy/eviction.js';
+import { EXPIRED, expiresAfterIn, inExpiryIndexIn, LIVE } from '../../../../memory/policy/expiry.js';
+import { pinAllowedIn, pinnedAfterIn } from '../../../../memory/policy/pins.js';
+import { cellsMark, expiryLines, lastPlace, pinnedCount, restatedByPush } from '../../sql/fragments.js';
+import { expression, orderBy, predicate, SQL } from '../../sql/policy.js';
 import { countedTerms, flaggedPostings } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
-import { sql } from '../../sql/template.js';
+import { sql, verbatim } from '../../sql/template.js';
 
 export interface InsertMemoryInputs {
   readonly scope: Scope;
@@ -75,6 +76,12 @@ export const INSERT_MEMORY = statement<InsertMemoryInputs, InsertMemoryRow>({
   render: (p, _inputs, engine) => {
     const { region, userId } = p.scope;
     const cutoff = { one: p.expiredBefore };
+    const pin = sql`${p.pinned}::bool`;
+    const kindExpires = sql`(${p.expiredBefore}::timestamptz IS NOT NULL)`;
+    const pinOk = pinAllowedIn(SQL, { pin, alreadyPinned: false }, pinnedCount(p.scope), sql`${p.pinLimit}::int4`);
+    // A restatement pins what `remember` pins and never unpins (an insert has no `pinned: false` to give).
+    const restated = { pin: verbatim('excluded.pinned'), unpin: false };
+    const restatedExpires = expiresAfterIn(SQL, verbatim('m.expires'), restated, kindExpires);
     return sql`
 WITH kind_rows AS (
   SELECT id, pinned, last_useful_at, fingerprint, superseded_by FROM memories
@@ -84,28 +91,27 @@ WITH kind_rows AS (
 ), stale AS (
   SELECT id FROM kind_rows AS k WHERE ${predicate(EXPIRED, 'k', { cutoff })} AND k.fingerprint <> ${p.fingerprint}
 ), excess AS (
-  SELECT GREATEST(0, (SELECT count(*) FROM live_rows) + 1 - ${p.ceiling}::int4) AS n
+  SELECT ${excessIn(SQL, sql`(SELECT count(*) FROM live_rows)`, sql`${p.ceiling}::int4`)} AS n
 ), victims AS (
   SELECT id FROM (
     SELECT l.id, row_number() OVER (ORDER BY ${orderBy(EVICTION_ORDER, 'l', { region })}) AS rank
       FROM live_rows AS l WHERE ${predicate(EVICTABLE, 'l', { spared: p.conflictsWith })}
   ) AS ranked WHERE rank <= (SELECT n FROM excess)
 ), allowed AS (
-  SELECT (NOT ${p.pinned}::bool OR (SELECT count(*) FROM memories
-                            WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned) < ${p.pinLimit}::int4) AS pin_ok,
+  SELECT ${expression(pinOk)} AS pin_ok,
          (SELECT count(*) FROM victims) >= (SELECT n FROM excess) AS room_ok
 ), written AS (
   INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned,
                              expires, created_at, last_useful_at, origin, origin_seq, agent, client)
   SELECT ${p.id}::uuid, ${region}, ${userId}::uuid, ${p.kind}, ${p.content}, ${p.fingerprint}, ${p.embedding}::vector, ${p.terms}::text[], ${p.length}::int4, ${p.pinned}::bool,
-         ${p.expiredBefore}::timestamptz IS NOT NULL AND NOT ${p.pinned}::bool, ${p.now}::timestamptz, ${p.now}::timestamptz, ${p.origin},
+         ${expression(inExpiryIndexIn(SQL, { pinned: pin, kindExpires }))}, ${p.now}::timestamptz, ${p.now}::timestamptz, ${p.origin},
          CASE WHEN ${p.origin}::text IS NOT NULL THEN ${lastPlace(p.scope, sql`${p.origin}::text`, sql`${p.kind}`)} + 1 END, ${p.agent}, ${p.client}
     FROM allowed WHERE pin_ok AND room_ok
   ON CONFLICT (region, user_id, kind, fingerprint) DO UPDATE
      SET restatements = m.restatements + 1,
          last_useful_at = excluded.last_useful_at,
-         pinned = m.pinned OR excluded.pinned,
-         expires = m.expires AND NOT excluded.pinned,
+         pinned = ${expression(pinnedAfterIn(SQL, verbatim('m.pinned'), restated))},
+         expires = ${expression(restatedExpires)},
          restated_by = ${restatedByPush('m', p.source, p.sourcesKept)}
    WHERE ${predicate(LIVE, 'm', { cutoff })}
   RETURNING m.id, m.created_at, m.recall_count

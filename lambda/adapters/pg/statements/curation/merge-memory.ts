@@ -1,9 +1,10 @@
 import type { Scope } from '../../../../memory/model.js';
-import { LIVE } from '../../../../memory/policy/expiry.js';
-import { restatedByPush } from '../../sql/fragments.js';
-import { predicate } from '../../sql/policy.js';
+import { expiresAfterIn, LIVE } from '../../../../memory/policy/expiry.js';
+import { pinAllowedIn, pinnedAfterIn } from '../../../../memory/policy/pins.js';
+import { pinnedCount, restatedByPush } from '../../sql/fragments.js';
+import { expression, predicate, SQL } from '../../sql/policy.js';
 import { statement } from '../../sql/statement.js';
-import { sql } from '../../sql/template.js';
+import { sql, verbatim } from '../../sql/template.js';
 
 export interface MergeMemoryInputs {
   readonly scope: Scope;
@@ -42,6 +43,20 @@ export const MERGE_MEMORY = statement<MergeMemoryInputs, MergeMemoryRow>({
   render: (p) => {
     const { region, userId } = p.scope;
     const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
+    const change = { pin: sql`${p.pin}::bool`, unpin: sql`${p.unpin}::bool` };
+    const pinOk = pinAllowedIn(
+      SQL,
+      { pin: change.pin, alreadyPinned: verbatim('t.pinned') },
+      pinnedCount(p.scope),
+      sql`${p.pinLimit}::int4`,
+    );
+    // Unpinned, a memory of a kind with a TTL (a cutoff) can expire again.
+    const restatedExpires = expiresAfterIn(
+      SQL,
+      verbatim('m.expires'),
+      change,
+      sql`(${p.expiredBefore}::timestamptz IS NOT NULL)`,
+    );
     return sql`
 WITH target AS (
   SELECT t.id, t.pinned, t.kind,
@@ -49,17 +64,14 @@ WITH target AS (
     FROM memories AS t
    WHERE t.region = ${region} AND t.user_id = ${userId}::uuid AND t.id = ${p.targetId}::uuid AND ${live('t')}
 ), allowed AS (
-  SELECT (NOT ${p.pin}::bool OR t.pinned
-          OR (SELECT count(*) FROM memories WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned) < ${p.pinLimit}::int4) AS pin_ok
+  SELECT ${expression(pinOk)} AS pin_ok
     FROM target AS t
 ), updated AS (
   UPDATE memories AS m
      SET restatements = m.restatements + 1,
          last_useful_at = GREATEST(m.last_useful_at, ${p.now}::timestamptz),
-         pinned = (m.pinned OR ${p.pin}::bool) AND NOT ${p.unpin}::bool,
-         -- Unpinned, a memory of a kind with a TTL (a cutoff) can expire again.
-         expires = CASE WHEN ${p.unpin}::bool THEN ${p.expiredBefore}::timestamptz IS NOT NULL
-                        ELSE m.expires AND NOT ${p.pin}::bool END,
+         pinned = ${expression(pinnedAfterIn(SQL, verbatim('m.pinned'), change))},
+         expires = ${expression(restatedExpires)},
          restated_by = ${restatedByPush('m', p.source, p.sourcesKept)},
          superseded_by = NULL,
          superseded_at = NULL

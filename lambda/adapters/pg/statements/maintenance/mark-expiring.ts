@@ -1,5 +1,10 @@
+import { inExpiryIndexIn } from '../../../../memory/policy/expiry.js';
+import { expression, SQL } from '../../sql/policy.js';
 import { statement } from '../../sql/statement.js';
-import { sql } from '../../sql/template.js';
+import { sql, verbatim } from '../../sql/template.js';
+
+/** The `expires` flag of a memory of the walked kind, which has a TTL (policy/expiry.ts). */
+const marks = expression(inExpiryIndexIn(SQL, { pinned: verbatim('m.pinned'), kindExpires: true }));
 
 export interface MarkExpiringInputs {
   readonly region: string;
@@ -30,8 +35,8 @@ WITH page AS (
    ORDER BY m.id
    LIMIT ${p.batch}::int4
 ), marked AS (
-  UPDATE memories AS m SET expires = true
-   WHERE m.region = ${p.region} AND m.id IN (SELECT id FROM page) AND m.kind = ${p.kind} AND NOT m.pinned AND NOT m.expires
+  UPDATE memories AS m SET expires = ${marks}
+   WHERE m.region = ${p.region} AND m.id IN (SELECT id FROM page) AND m.kind = ${p.kind} AND ${marks} AND NOT m.expires
   RETURNING 1
 ), walked AS (
   SELECT (SELECT count(*) FROM page) AS n, (SELECT id::text FROM page ORDER BY id DESC LIMIT 1) AS last

@@ -1,6 +1,9 @@
 import type { Scope } from '../../../../memory/model.js';
-import type { KindCutoff } from '../../../../memory/policy/expiry.js';
-import { kindsParams, liveIn } from '../../sql/fragments.js';
+import { not, pinned } from '../../../../memory/policy/condition.js';
+import { inExpiryIndexIn, type KindCutoff } from '../../../../memory/policy/expiry.js';
+import { setPinnedAllowedIn } from '../../../../memory/policy/pins.js';
+import { kindsParams, liveIn, pinnedCount } from '../../sql/fragments.js';
+import { expression, predicate, SQL } from '../../sql/policy.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -38,20 +41,21 @@ export const SET_PINNED_MANY = statement<SetPinnedManyInputs, SetPinnedManyRow>(
   expects: (inputs) => ({ postgresIndex: inputs.pinned ? ['memories_pkey', 'memories_pinned'] : 'memories_pkey' }),
   render: (p, inputs) => {
     const { region, userId } = p.scope;
+    const pin = sql`${p.pinned}::bool`;
+    const adding = sql`(SELECT count(*) FROM target AS t WHERE ${predicate(not(pinned), 't', {})})`;
+    const pinOk = setPinnedAllowedIn(SQL, pin, pinnedCount(p.scope), adding, sql`${p.pinLimit}::int4`);
+    const kindExpires = sql`(m.kind = ANY(${p.expiringKinds}::text[]))`;
     return sql`
 WITH target AS (
   SELECT t.id, t.pinned FROM memories AS t
    WHERE t.region = ${region} AND t.user_id = ${userId}::uuid AND t.id = ANY(${p.ids}::uuid[]) AND ${liveIn('t', kindsParams(inputs.expiry))}
 ), verdict AS (
   SELECT (SELECT count(*) FROM target) = array_length(${p.ids}::uuid[], 1) AS all_found,
-         (NOT ${p.pinned}::bool
-          OR NOT EXISTS (SELECT 1 FROM target WHERE NOT pinned)
-          OR (SELECT count(*) FROM memories WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned)
-             + (SELECT count(*) FROM target WHERE NOT pinned) <= ${p.pinLimit}::int4) AS pin_ok
+         ${expression(pinOk)} AS pin_ok
 ), updated AS (
   UPDATE memories AS m
      SET pinned = ${p.pinned}::bool,
-         expires = NOT ${p.pinned}::bool AND m.kind = ANY(${p.expiringKinds}::text[])
+         expires = ${expression(inExpiryIndexIn(SQL, { pinned: pin, kindExpires }))}
    WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = ANY(${p.ids}::uuid[]) AND m.pinned <> ${p.pinned}::bool
      AND m.id IN (SELECT id FROM target) AND (SELECT all_found AND pin_ok FROM verdict)
   RETURNING m.id

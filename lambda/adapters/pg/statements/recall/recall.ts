@@ -1,5 +1,6 @@
 import { not } from '../../../../memory/policy/condition.js';
-import { NO_SUBJECT } from '../../../../memory/policy/recency.js';
+import { relatedIn } from '../../../../memory/policy/floor.js';
+import { keptPlacesIn, NO_SUBJECT } from '../../../../memory/policy/recency.js';
 import { SUPERSEDED } from '../../../../memory/policy/supersession.js';
 import {
   conflictsOf,
@@ -11,7 +12,7 @@ import {
   partitionList,
   supersessionOf,
 } from '../../sql/fragments.js';
-import { predicate } from '../../sql/policy.js';
+import { expression, predicate, SQL } from '../../sql/policy.js';
 import { type PlanExpectations, statement } from '../../sql/statement.js';
 import { join, type Param, param, type SqlFragment, sql, verbatim } from '../../sql/template.js';
 import { cellsVectorArm, followingHits, fusedPart, lexicalArm, vectorArm } from './recall-arms.js';
@@ -92,11 +93,14 @@ export const RECALL = statement<RecallInputs, RecalledRow>({
     const followingShare = lexical
       ? sql`${p.fusion.followingShare}::float8 * (SELECT s.following_scale FROM lex_stats AS s)`
       : sql`${p.fusion.followingShare}::float8`;
-    const parts = [
-      sql`SELECT id, ${fusedPart(p, vectorWeight)} AS part, distance <= ${p.fusion.farthest}::float8 AS related FROM vector_arm`,
-    ];
+    // The relevance floor (policy/floor.ts), per arm: what the lexical arm found is related whatever its distance.
+    const related = (foundByWords: boolean) =>
+      expression(relatedIn(SQL, { foundByWords, distance: verbatim('distance') }, sql`${p.fusion.farthest}::float8`));
+    const parts = [sql`SELECT id, ${fusedPart(p, vectorWeight)} AS part, ${related(false)} AS related FROM vector_arm`];
     if (lexical) {
-      parts.push(sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, TRUE AS related FROM lexical_arm`);
+      parts.push(
+        sql`SELECT id, ${fusedPart(p, sql`${p.fusion.lexicalWeight}`)} AS part, ${related(true)} AS related FROM lexical_arm`,
+      );
     }
     const { region, userId } = p.scope;
     const found = inputs.touch
@@ -122,7 +126,7 @@ WITH ${join(ctes)}, ranked AS (
   -- The first direct hits keep their place: what follows a hit takes at most its share of the places (decision 0113).
   SELECT r.id FROM ranked AS r
    ORDER BY r.score DESC, r.id
-   LIMIT ${p.limit}::int4 - CAST(floor(${p.fusion.followerPlaces}::float8 * ${p.limit}::int4) AS INT4)
+   LIMIT ${keptPlacesIn(SQL, sql`${p.fusion.followerPlaces}::float8`, sql`${p.limit}::int4`)}
 ), hits AS (
   -- A memory both ranked and following another keeps its better score; the kept ones first, then the best of the rest.
   SELECT c.id, max(c.score) AS score, bool_or(k.id IS NOT NULL) AS kept

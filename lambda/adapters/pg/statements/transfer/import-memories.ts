@@ -1,9 +1,13 @@
 import type { Scope } from '../../../../memory/model.js';
+import { pinned } from '../../../../memory/policy/condition.js';
+import { fitsWithoutEvictionIn } from '../../../../memory/policy/eviction.js';
 import type { KindCutoff } from '../../../../memory/policy/expiry.js';
-import { cellsMark, kindsParams, lastPlace, liveIn, partitionList } from '../../sql/fragments.js';
+import { pinsFitIn } from '../../../../memory/policy/pins.js';
+import { cellsMark, kindsParams, lastPlace, liveIn, partitionList, pinnedCount } from '../../sql/fragments.js';
+import { expression, predicate, SQL } from '../../sql/policy.js';
 import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
-import { sql } from '../../sql/template.js';
+import { sql, verbatim } from '../../sql/template.js';
 
 /** An import's memories, postings, links and journal lines, column by column (arrays of equal length). */
 export interface ImportMemoriesInputs {
@@ -86,6 +90,8 @@ export const IMPORT_MEMORIES = statement<ImportMemoriesInputs, ImportMemoriesRow
     const { region, userId } = p.scope;
     const m = p.memories;
     const kinds = kindsParams(inputs.kinds);
+    const fits = fitsWithoutEvictionIn(SQL, verbatim('r.have'), verbatim('r.adding'), verbatim('r.ceiling'));
+    const pinsFit = pinsFitIn(SQL, verbatim('p.have'), verbatim('p.adding'), sql`${p.pinLimit}::int4`);
     return sql`
 WITH given AS (
   SELECT g.* FROM unnest(${m.ids}::uuid[], ${m.kinds}::text[], ${m.contents}::text[], ${m.fingerprints}::text[], ${m.embeddings}::text[], ${m.lengths}::int4[], ${m.pinned}::bool[], ${m.expires}::bool[],
@@ -110,11 +116,11 @@ WITH given AS (
          (SELECT count(*) FROM fresh AS f WHERE f.kind = c.kind) AS adding
     FROM ceilings AS c
 ), pins AS (
-  SELECT (SELECT count(*) FROM memories WHERE region = ${region} AND user_id = ${userId}::uuid AND pinned) AS have,
-         (SELECT count(*) FROM fresh WHERE pinned) AS adding
+  SELECT ${pinnedCount(p.scope)} AS have,
+         (SELECT count(*) FROM fresh AS f WHERE ${predicate(pinned, 'f', {})}) AS adding
 ), allowed AS (
-  SELECT NOT EXISTS (SELECT 1 FROM room AS r WHERE r.adding > 0 AND r.have + r.adding > r.ceiling)
-     AND (SELECT p.adding = 0 OR p.have + p.adding <= ${p.pinLimit}::int4 FROM pins AS p) AS ok
+  SELECT NOT EXISTS (SELECT 1 FROM room AS r WHERE NOT ${expression(fits)})
+     AND (SELECT ${expression(pinsFit)} FROM pins AS p) AS ok
 ), written AS (
   INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
                         created_at, last_useful_at, recall_count, restatements, origin, origin_seq, agent, client, restated_by)
