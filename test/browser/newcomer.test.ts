@@ -120,10 +120,10 @@ if (browser) {
     const first = await page.locator('#memories li.memory').first().boundingBox();
     expect(first?.y).toBeLessThan(844 - 100);
     expect(await page.getByLabel('Agent', { exact: true }).isVisible()).toBe(false);
+    await page.screenshot({ path: join(SCREENSHOTS, 'memories-390-first-screen.png') });
     await page.locator('#filter-summary').click();
     expect(await page.getByLabel('Agent', { exact: true }).isVisible()).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: join(SCREENSHOTS, 'memories-390-first-screen.png') });
   });
 
   test('select all ticks every memory on the page, and only those; unticking clears the selection', async () => {
