@@ -80,6 +80,7 @@ export interface ConnectJson {
   readonly clients: readonly (ClientConfig & { readonly command: string })[];
 }
 
+/** A page of the export file's memories: the page puts them into the file unread (docs/export-format.md). */
 export interface ExportMemoriesJson {
   readonly memories: readonly unknown[];
   readonly nextCursor: string | null;

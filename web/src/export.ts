@@ -4,25 +4,23 @@ import { el } from './dom.js';
 
 /** Downloads the file `naaba import` reads (docs/export-format.md): every page of memories, then of journal lines. */
 
-async function allPages<K extends 'memories' | 'lines'>(
+async function allPages<A extends { readonly nextCursor: string | null }, T>(
   path: string,
-  field: K,
-): Promise<(K extends 'memories' ? ExportMemoriesJson['memories'] : JournalJson['lines'])[number][]> {
-  const items: unknown[] = [];
+  items: (answer: A) => readonly T[],
+): Promise<T[]> {
+  const all: T[] = [];
   let cursor: string | null = null;
   do {
-    const answer: Record<string, unknown> & { nextCursor: string | null } = await api(
-      `${path}${cursor ? `?${query({ cursor })}` : ''}`,
-    );
-    items.push(...(answer[field] as unknown[]));
+    const answer: A = await api<A>(`${path}${cursor ? `?${query({ cursor })}` : ''}`);
+    all.push(...items(answer));
     cursor = answer.nextCursor;
   } while (cursor);
-  return items as never;
+  return all;
 }
 
 export async function exportAll(): Promise<void> {
-  const memories = await allPages('api/export/memories', 'memories');
-  const journal = await allPages('api/export/journal', 'lines');
+  const memories = await allPages<ExportMemoriesJson, unknown>('api/export/memories', (a) => a.memories);
+  const journal = await allPages<JournalJson, JournalJson['lines'][number]>('api/export/journal', (a) => a.lines);
   const exportedAt = new Date().toISOString();
   const file = { format: 'naaba-memories', version: 1, exportedAt, memories, journal };
   const url = URL.createObjectURL(new Blob([`${JSON.stringify(file, null, 2)}\n`], { type: 'application/json' }));

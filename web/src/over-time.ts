@@ -37,24 +37,24 @@ export function forgetPicture(): void {
 type Line = JournalJson['lines'][number];
 
 /** Pages of `path` newest first while `keep` holds for the last item read; whether it stopped short. */
-async function newestWhile<T>(
+async function newestWhile<A extends { readonly nextCursor: string | null }, T>(
   path: string,
-  field: 'memories' | 'lines',
+  items: (answer: A) => readonly T[],
   keep: (item: T) => boolean,
+  order?: string,
 ): Promise<{ items: T[]; partial: boolean }> {
-  const items: T[] = [];
+  const all: T[] = [];
   let cursor: string | null = null;
   for (let n = 0; n < PICTURE_PAGES; n += 1) {
-    const params: URLSearchParams = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
-    if (field === 'memories') params.set('order', 'created');
-    const answer: (MemoriesJson | JournalJson) & Record<string, unknown> = await api(`${path}?${params}`);
-    const got = answer[field] as T[];
-    items.push(...got);
+    const params = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}), ...(order ? { order } : {}) });
+    const answer: A = await api<A>(`${path}?${params}`);
+    const got = items(answer);
+    all.push(...got);
     cursor = answer.nextCursor;
     const last = got.at(-1);
-    if (!cursor || last === undefined || !keep(last)) return { items, partial: false };
+    if (!cursor || last === undefined || !keep(last)) return { items: all, partial: false };
   }
-  return { items, partial: true };
+  return { items: all, partial: true };
 }
 
 /**
@@ -194,8 +194,17 @@ export function redrawPicture(): void {
 
 export async function loadPicture(): Promise<void> {
   const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - (PICTURE_DAYS - 1) * DAY_MS;
-  const memories = await newestWhile<PageMemory>('api/memories', 'memories', (m) => Date.parse(m.createdAt) >= start);
-  const lines = await newestWhile<Line>('api/journal', 'lines', (l) => Date.parse(l.at) >= start);
+  const memories = await newestWhile<MemoriesJson, PageMemory>(
+    'api/memories',
+    (a) => a.memories,
+    (m) => Date.parse(m.createdAt) >= start,
+    'created',
+  );
+  const lines = await newestWhile<JournalJson, Line>(
+    'api/journal',
+    (a) => a.lines,
+    (l) => Date.parse(l.at) >= start,
+  );
   if (!state.overview) return;
   lastPicture = { kinds: pictureOf(state.overview, memories.items, lines.items), partial: memories.partial || lines.partial };
   drawPicture(lastPicture);
