@@ -9,7 +9,8 @@
 // - Files found beside a module with `new URL(path, import.meta.url)` are copied beside the chunks:
 //   PGlite's WebAssembly and file system image and pgvector's archive (their own `./file` URLs then
 //   resolve there), and the migrations (`sql/`), whose URL in migrate.ts is rewritten to `./sql/`.
-//   The page's files are inlined as text, as in the Lambda bundle (`NAABA_BUNDLED`, decision 0053).
+//   The page's files are inlined as text, as in the Lambda bundle (`NAABA_BUNDLED`, decision 0053),
+//   its script built from web/src/ first (web/build.js, decision 0138).
 // - The sentence encoder (`@energetic-ai/*`, 28 MB of weights) stays outside: an optional install
 //   beside the package (decision 0110); `lambda/adapters/local/sentence-embedder.ts` says how.
 // - Each bundled package's licence is kept in dist/THIRD-PARTY-LICENSES.txt.
@@ -17,6 +18,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writePageScript } from '../web/build.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -74,6 +76,8 @@ const besideTheChunks = {
 };
 
 rmSync(dist, { recursive: true, force: true });
+// The page's script, built from web/src/ for the bundle to inline (decision 0138).
+writePageScript();
 const result = await build({
   absWorkingDir: root,
   entryPoints: { cli: 'bin/cli/main.ts' },

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { writePageScript } from '../web/build.js';
 
 /**
  * How every Lambda entry point is bundled, as plain data: the CDK constructs hand it to esbuild
@@ -40,6 +41,18 @@ export function bakedMigrations(): Record<'postgres' | 'cockroach', string[]> {
       .sort();
   return { postgres: files('postgres'), cockroach: files('cockroach') };
 }
+
+/**
+ * The memory page's script, built from web/src/ into web/dist/app.js, which the MCP bundle inlines
+ * (lambda/page/files-bundled.ts, decision 0138): run before every bundle. The CDK app runs it as a
+ * bundling hook (`PAGE_SCRIPT_HOOK`); a bundle built through esbuild's API calls this first.
+ */
+export const preparePageScript = (): void => {
+  writePageScript();
+};
+
+/** The same step as a shell command for NodejsFunction's `beforeBundling` hook, from the bundling's input folder. */
+export const pageScriptCommand = (inputDir: string): string => `node ${JSON.stringify(`${inputDir}/web/build.js`)}`;
 
 /** The esbuild settings, named as esbuild names them. */
 export const BUNDLING: {

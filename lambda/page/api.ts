@@ -4,7 +4,8 @@ import { canonicalId } from '../memory/ids.js';
 import { checkText } from '../memory/limits.js';
 import { journalLineJson, memoryJson } from '../memory/memory-json.js';
 import { transferMemory } from '../memory/transfer/transfer-file.js';
-import type { Principal, RecalledMemory } from '../memory/model.js';
+import type { Memory, Principal, RecalledMemory } from '../memory/model.js';
+import type { PinRoom } from '../memory/page/outlook.js';
 import { outcomeOf } from '../memory/outcome.js';
 import type { MemoryServices } from '../memory/services.js';
 import type { MemoryFilters, MemoryOrder } from '../ports/page-store.js';
@@ -13,6 +14,7 @@ import { CLIENTS, clientConfig, connectLine } from '../http/client-config.js';
 import { type OriginPolicy, originProblem } from '../http/origin.js';
 import { boundedBody, MAX_BODY_BYTES } from '../http/request-body.js';
 import { StoreUnavailableError } from '../http/unavailable.js';
+import type { FoundMemory, MemoriesJson, MemoryAnswerJson, NextJson, OverviewJson, PageMemory, SearchJson } from './contract.js';
 
 /**
  * The memory page's data API under `/api/`: JSON in web terms over the same memory services the MCP
@@ -49,8 +51,19 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 const iso = (d: Date) => d.toISOString();
 
-/** A memory the search found: the one JSON shape, with the ranking's score and distance after it. */
-const foundJson = (m: RecalledMemory) => ({ ...memoryJson(m), score: m.score, distance: m.distance });
+/** Memories as the page shows them: the one JSON shape, each with what the policy says of it now (decision 0138). */
+async function pageMemories(s: MemoryServices, p: Principal, memories: readonly Memory[]): Promise<PageMemory[]> {
+  if (memories.length === 0) return [];
+  const room: PinRoom = await s.page.pinRoom(p);
+  const outlooks = s.page.outlooks(memories, room);
+  return memories.map((m, i) => ({ ...memoryJson(m), outlook: outlooks[i]! }));
+}
+
+/** Memories the search found: as the page shows them, with the ranking's score and distance after each. */
+async function foundJson(s: MemoryServices, p: Principal, found: readonly RecalledMemory[]): Promise<FoundMemory[]> {
+  const shown = await pageMemories(s, p, found);
+  return shown.map((m, i) => ({ ...m, score: found[i]!.score, distance: found[i]!.distance }));
+}
 
 /** An optional integer query parameter; text that is not a whole number is a clear error. */
 function integer(params: URLSearchParams, name: string): number | undefined {
@@ -127,11 +140,11 @@ type Route = (
 ) => Promise<unknown>;
 
 const ROUTES: Record<string, Route> = {
-  'GET overview': async (s, p) => {
+  'GET overview': async (s, p): Promise<OverviewJson> => {
     const o = await s.page.overview(p);
     return { ...o, judge: { name: o.judge.provider, lastCallOk: o.judge.lastCallOk } };
   },
-  'GET memories': async (s, p, q) => {
+  'GET memories': async (s, p, q): Promise<MemoriesJson> => {
     const order = text(q, 'order') as MemoryOrder | undefined;
     const page = await s.page.browse(p, {
       kind: text(q, 'kind'),
@@ -140,11 +153,15 @@ const ROUTES: Record<string, Route> = {
       order,
       filters: filtersOf(q),
     });
-    return { memories: page.memories.map(memoryJson), nextCursor: page.nextCursor ?? null, total: page.total ?? null };
+    return {
+      memories: await pageMemories(s, p, page.memories),
+      nextCursor: page.nextCursor ?? null,
+      total: page.total ?? null,
+    };
   },
-  'GET memories/{id}': async (s, p, _q, id) => {
+  'GET memories/{id}': async (s, p, _q, id): Promise<MemoryAnswerJson | Response> => {
     const memory = await s.page.memory(p, id ?? '');
-    return memory ? { memory: memoryJson(memory) } : notFound();
+    return memory ? { memory: (await pageMemories(s, p, [memory]))[0]! } : notFound();
   },
   'PUT memories/{id}/pin': async (s, p, _q, id) => {
     const pinned = await s.page.setPinned(p, id ?? '', true);
@@ -189,12 +206,13 @@ const ROUTES: Record<string, Route> = {
       stopAfterMs: deps.importCallMs ?? IMPORT_CALL_MS,
     }),
   }),
-  'GET search': async (s, p, q) => {
+  // The listing's filters hold for search too: what the controls show is what the answer kept.
+  'GET search': async (s, p, q): Promise<SearchJson> => {
     const kinds = text(q, 'kinds')
       ?.split(',')
       .filter((k) => k !== '');
-    const found = await s.page.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit') });
-    return { memories: found.map(foundJson) };
+    const found = await s.page.search(p, { query: q.get('q') ?? '', kinds, limit: integer(q, 'limit'), filters: filtersOf(q) });
+    return { memories: await foundJson(s, p, found) };
   },
   'DELETE memories/{id}': async (s, p, _q, id) => {
     const gone = await s.curation.forget(p, { ids: [id ?? ''] });
@@ -213,7 +231,7 @@ const ROUTES: Record<string, Route> = {
   },
   'GET journal/daily': async (s, p, q) => ({ days: await s.page.journalByDay(p, integer(q, 'days')) }),
   'GET journal/hourly': async (s, p, q) => ({ hours: await s.page.journalByHour(p, integer(q, 'hours')) }),
-  'GET next': async (s, p, q) => ({
+  'GET next': async (s, p, q): Promise<NextJson> => ({
     kinds: (await s.page.nextToGo(p, integer(q, 'limit'))).map((k) => ({
       ...k,
       evictNext: k.evictNext.map((m) => ({ ...m, lastUsefulAt: iso(m.lastUsefulAt) })),

@@ -6,7 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../bundling.js';
+import { BUNDLING, ENTRY_POINTS, type EntryPoint, pageScriptCommand, REPO_ROOT, SILENCED_WARNINGS } from '../bundling.js';
 import type { PrivateNetwork } from './private-network.js';
 
 /** The alias callers invoke: CodeDeploy moves it from one published version to the next (decision 0068). */
@@ -100,6 +100,12 @@ export class NaabaFunction extends Construct {
         define: { ...BUNDLING.define },
         esbuildArgs: Object.fromEntries(Object.keys(SILENCED_WARNINGS).map((id) => [`--log-override:${id}`, 'silent'])),
         forceDockerBundling: false,
+        // The page's script is built from web/src/ before the bundle inlines it (decision 0138).
+        commandHooks: {
+          beforeBundling: (inputDir: string) => [pageScriptCommand(inputDir)],
+          beforeInstall: () => [],
+          afterBundling: () => [],
+        },
       },
     });
   }

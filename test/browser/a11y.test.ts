@@ -5,7 +5,7 @@ import { ManualClock } from '../support/clock.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 import { axeViolations } from './axe.js';
 import { browserForTests, SCREENSHOTS } from './browser.js';
-import { openPage, signIn, view } from './fixture.js';
+import { openPage, settled, signIn, view } from './fixture.js';
 import { REALISTIC_CURATION, realisticJudge, seedRealisticWeek, weekStart } from './realistic.js';
 
 /**
@@ -67,6 +67,25 @@ if (browser) {
       async (p) => {
         for (const box of (await p.getByRole('checkbox', { name: /^Select:/ }).all()).slice(0, 3)) await box.check();
         await p.getByRole('region', { name: '3 memories selected' }).waitFor();
+      },
+    ],
+    [
+      'select-all',
+      async (p) => {
+        await p.getByLabel('Select all on this page').check();
+        await p.locator('#selection-count:not(:has-text("3 memories selected"))').waitFor();
+      },
+    ],
+    [
+      // The filters (folded on a phone) opened, and one set while the search stands.
+      'filters',
+      async (p) => {
+        if (!(await p.locator('#filter-box').evaluate((d) => (d as HTMLDetailsElement).open)))
+          await p.locator('#filter-summary').click();
+        const drawn = await p.locator('#memories').getAttribute('data-renders');
+        await p.getByLabel('Pinned', { exact: true }).selectOption('false');
+        await p.locator(`#memories:not([data-renders="${drawn}"])`).waitFor({ state: 'attached' });
+        await settled(p);
       },
     ],
     ['journal', async (p) => view(p, 'Forgetting journal', '#journal tbody tr[data-rule]')],

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { SENTENCE_PACKAGES } from '../../lambda/adapters/local/sentence-embedder.js';
 import { environment } from '../../lambda/config/env.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
+import { buildPageScript } from '../../web/build.js';
 
 /**
  * The package a user would `npx`: `npm pack` gives a tarball of JavaScript bundled by esbuild
@@ -109,6 +110,8 @@ test(
       });
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       expect(await (await fetch(`${url}/`)).text()).toContain('naaba memory');
+      // The page's script is the build of web/src/, inlined when the package was built (decision 0138).
+      expect(await (await fetch(`${url}/app.js`)).text()).toBe(await buildPageScript());
       const key = JSON.parse(
         run(join(app, 'node_modules', '.bin', 'naaba'), ['issue-key', 'smoke', '--data', join(app, 'data'), '--json'], app),
       );

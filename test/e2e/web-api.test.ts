@@ -1,5 +1,6 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { PageMemory } from '../../lambda/page/contract.js';
 import { PAGE_CSP } from '../../lambda/page/files.js';
 import { call, connect, startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 
@@ -92,6 +93,26 @@ test('search ranks as recall does', async () => {
   });
 
   expect((found.body.memories as ApiMemory[]).map((m) => m.id)).toEqual(recalled.structuredContent.memories.map((m) => m.id));
+});
+
+test('search keeps what the listing’s filters keep, and each memory carries what the policy says of it', async () => {
+  const all = (await api('/api/search?q=pier%207%20contract%20tea&limit=10')).body.memories as PageMemory[];
+  const pinned = (await api('/api/search?q=pier%207%20contract%20tea&limit=10&pinned=true')).body.memories as PageMemory[];
+  const listed = (await api('/api/memories?pinned=true')).body.memories as PageMemory[];
+
+  expect(all.some((m) => !m.pinned)).toBe(true);
+  expect(pinned.map((m) => m.id)).toEqual(all.filter((m) => m.pinned).map((m) => m.id));
+  expect(pinned.every((m) => listed.some((l) => l.id === m.id))).toBe(true);
+  const session = all.find((m) => m.kind === 'session');
+  const expected = new Date(Date.parse(session?.lastUsefulAt ?? '') + 24 * 3600_000).toISOString();
+  expect(session?.outlook).toEqual({
+    expiresAt: expected,
+    expiresIfUnpinned: null,
+    unpinExpiresAtOnce: false,
+    pin: { allowed: true, refusal: null, reason: null },
+  });
+  expect(all.find((m) => m.pinned)?.outlook.expiresAt).toBeNull();
+  expect((await api('/api/search?q=pier&pinned=maybe')).status).toBe(400);
 });
 
 test('next to go lists the least recently useful unpinned memories first, and when a session memory expires', async () => {

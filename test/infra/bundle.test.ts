@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PAGE_CSP } from '../../lambda/page/files.js';
+import { buildPageScript } from '../../web/build.js';
 import { ENTRY_POINTS, EXTERNAL_MODULES, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../../lib/bundling.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { BUNDLE_ROOT, buildLambdaBundle, evaluatedAtLoad, type LambdaBundle } from './lambda-bundle.js';
@@ -93,7 +94,8 @@ test('the shipped MCP bundle serves the memory page from text inlined at bundle 
   expect(page.headers['content-security-policy']).toBe(PAGE_CSP);
   expect(page.headers['x-content-type-options']).toBe('nosniff');
   expect(page.headers['referrer-policy']).toBe('no-referrer');
-  expect(script.body).toBe(readFileSync(join(REPO_ROOT, 'web/app.js'), 'utf8'));
+  expect(script.body).toBe(await buildPageScript());
+  expect(script.body).toContain('api/overview');
   expect(script.headers['content-type']).toMatch(/^text\/javascript/);
   expect(page.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
 });

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLING, ENTRY_POINTS, type EntryPoint, REPO_ROOT } from '../../lib/bundling.js';
+import { BUNDLING, ENTRY_POINTS, type EntryPoint, preparePageScript, REPO_ROOT } from '../../lib/bundling.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 
 /**
@@ -37,6 +37,7 @@ export async function buildLambdaBundle(entry: EntryPoint, options: BundleOption
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const file = join(dir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
+  preparePageScript();
   const result = await build({
     entryPoints: [join(REPO_ROOT, ENTRY_POINTS[entry])],
     outfile: file,

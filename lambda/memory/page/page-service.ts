@@ -9,7 +9,14 @@ import type { CurationRules, Memory, Principal, RecalledMemory, Scope } from '..
 import { expiresAt, expiryCutoffs, kindCutoffs } from '../policy/expiry.js';
 import { kindRule, kindsOf } from '../policy/kinds.js';
 import type { RecallInput, RecallPlanner } from '../recall-query.js';
+import { matchesFilters } from './filters.js';
+import { evictionReason, expiryReason, type MemoryOutlook, outlookOf, type PinRoom, pinRoom, pinVerdict } from './outlook.js';
 import type { BrowseInput, JournalDay, JournalHour, KindOutlook, Overview } from './page-types.js';
+
+/** A search of the page: recall's input, and the listing's filters applied to what it ranks. */
+export interface SearchInput extends RecallInput {
+  readonly filters?: MemoryFilters;
+}
 
 export interface PageServiceDeps {
   readonly page: PageStore;
@@ -68,17 +75,39 @@ export class PageService {
       }),
       pinned: counts.pinned,
       pinLimit: this.deps.rules.pinLimit,
+      pins: pinRoom(counts.pinned, this.deps.rules.pinLimit),
       judge: this.deps.judgeHealth.snapshot(),
       embedder: this.deps.embedder.name,
     };
   }
 
-  /** Recall's ranking, writing nothing. */
-  async search(principal: Principal, input: RecallInput): Promise<RecalledMemory[]> {
-    return this.deps.planner.answer(
-      input,
-      await this.deps.page.search(await this.deps.planner.plan(scopeOf(principal), input, this.now())),
+  /**
+   * Recall's ranking, writing nothing. With filters, recall's most it returns are ranked and the
+   * filters keep those that match, best first: the list's filters hold for search too (decision 0138).
+   */
+  async search(principal: Principal, input: SearchInput): Promise<RecalledMemory[]> {
+    const filters = input.filters ?? {};
+    const filtered = Object.values(filters).some((v) => v !== undefined);
+    const wanted = input.limit ?? LIMITS.recallDefault;
+    const asked: RecallInput = filtered ? { ...input, limit: LIMITS.recallMax } : input;
+    const found = this.deps.planner.answer(
+      asked,
+      await this.deps.page.search(await this.deps.planner.plan(scopeOf(principal), asked, this.now())),
     );
+    return filtered ? found.filter((m) => matchesFilters(m, filters)).slice(0, wanted) : found;
+  }
+
+  /** The pins the caller holds against the limit, and the room left. */
+  async pinRoom(principal: Principal): Promise<PinRoom> {
+    const kinds = kindsOf(this.deps.rules);
+    const counts = await this.deps.curation.counts(scopeOf(principal), expiryCutoffs(this.deps.rules, kinds, this.now()));
+    return pinRoom(counts.pinned, this.deps.rules.pinLimit);
+  }
+
+  /** What the policy says of each memory now (expiry, Pin, Unpin), with the pins held now: what the page shows. */
+  outlooks(memories: readonly Memory[], room: PinRoom): MemoryOutlook[] {
+    const now = this.now();
+    return memories.map((m) => outlookOf(this.deps.rules, m, room, now));
   }
 
   /** Live memories, filtered, newest first unless another order is asked, paged. */
@@ -185,27 +214,34 @@ export class PageService {
     const scope = scopeOf(principal);
     const counts = await this.deps.curation.counts(scope, expiryCutoffs(this.deps.rules, kinds, now));
     const next = await this.deps.page.nextToGo(scope, kindCutoffs(this.deps.rules, kinds, now), perKind);
+    const room = pinRoom(counts.pinned, this.deps.rules.pinLimit);
     return kinds.map((kind) => {
       const rule = kindRule(this.deps.rules, kind);
       const own = next.filter((m) => m.kind === kind);
+      const expiring = own.map((m) => ({ ...m, expiresAt: expiresAt(rule, m.lastUsefulAt) ?? m.lastUsefulAt }));
       return {
         kind,
         ceiling: rule.ceiling,
         count: counts.perKind[kind] ?? 0,
-        evictNext: own.map(({ id, content, lastUsefulAt, recallCount, supersededBy }) => ({
+        full: (counts.perKind[kind] ?? 0) >= rule.ceiling,
+        evictNext: own.map(({ id, content, lastUsefulAt, recallCount, supersededBy }, i) => ({
           id,
           content,
           lastUsefulAt,
           recallCount,
           supersededBy,
+          reason: evictionReason(own, i, kind),
+          pin: pinVerdict({ pinned: false, supersededBy }, room),
         })),
         expiringNext:
           rule.ttlSeconds === null
             ? []
-            : own.map(({ id, content, lastUsefulAt }) => ({
+            : expiring.map(({ id, content, expiresAt, supersededBy }, i) => ({
                 id,
                 content,
-                expiresAt: expiresAt(rule, lastUsefulAt) ?? lastUsefulAt,
+                expiresAt,
+                reason: expiryReason(expiring, i),
+                pin: pinVerdict({ pinned: false, supersededBy }, room),
               })),
       };
     });

@@ -1,5 +1,6 @@
 import type { JudgeStatus } from '../judge-health.js';
 import type { MemoryFilters, MemoryOrder } from '../../ports/page-store.js';
+import type { PinRoom, PinVerdict } from './outlook.js';
 
 /** The memory page's first view: counts against ceilings, the pin limit, the providers in use. */
 export interface Overview {
@@ -12,6 +13,8 @@ export interface Overview {
   }[];
   readonly pinned: number;
   readonly pinLimit: number;
+  /** The pins held, the limit and the room left, as the policy counts them. */
+  readonly pins: PinRoom;
   readonly judge: JudgeStatus;
   readonly embedder: string;
 }
@@ -49,6 +52,8 @@ export interface KindOutlook {
   readonly kind: string;
   readonly ceiling: number;
   readonly count: number;
+  /** At its ceiling: the next new memory evicts the first in line. */
+  readonly full: boolean;
   /** `supersededBy` names the memory that replaced one: why it goes first. */
   readonly evictNext: readonly {
     id: string;
@@ -56,6 +61,9 @@ export interface KindOutlook {
     lastUsefulAt: Date;
     recallCount: number;
     supersededBy: string | null;
+    /** Why it is where it is in line. */
+    reason: string;
+    pin: PinVerdict;
   }[];
-  readonly expiringNext: readonly { id: string; content: string; expiresAt: Date }[];
+  readonly expiringNext: readonly { id: string; content: string; expiresAt: Date; reason: string | null; pin: PinVerdict }[];
 }

@@ -9,6 +9,7 @@ import { expiredBefore, inExpiryIndex, isLive } from '../policy/expiry.js';
 import { fitsWithoutEviction } from '../policy/eviction.js';
 import { kindRule } from '../policy/kinds.js';
 import { pinsFit } from '../policy/pins.js';
+import type { ImportReport } from './import-report.js';
 import type { TransferMemoryJson } from './transfer-file.js';
 import { parseTransfer, type TransferDocument } from './transfer-file.js';
 
@@ -22,26 +23,7 @@ import { parseTransfer, type TransferDocument } from './transfer-file.js';
  * connection) is finished by importing the same file again, which writes what is missing.
  */
 
-/** What an import did, in numbers a person can check against the file. */
-export interface ImportReport {
-  /** Memories in the file. */
-  readonly memories: number;
-  readonly written: number;
-  /** Equal (same kind and text) to a memory the caller already had: not written again. */
-  readonly alreadyPresent: number;
-  /** Expired by the time of the import (a session memory exported a day ago): not written. */
-  readonly expired: number;
-  readonly links: number;
-  /** Journal lines added; lines the caller already had are not added again. */
-  readonly journalLines: number;
-  /** Steps the memories were written in, by this call. */
-  readonly steps: number;
-  /**
-   * False when the call stopped at its time bound before every memory was handled: what is written
-   * stays, and the same file sent again continues (the links and journal lines come at the end).
-   */
-  readonly complete: boolean;
-}
+export type { ImportReport } from './import-report.js';
 
 /** How an import call runs: who hears its progress, and how long it may write before it answers. */
 export interface ImportOptions {
