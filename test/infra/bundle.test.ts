@@ -1,11 +1,19 @@
 import { jest } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PAGE_CSP } from '../../lambda/page/files.js';
-import { ENTRY_POINTS, EXTERNAL_MODULES, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../../lib/bundling.js';
+import {
+  ENTRY_POINTS,
+  EXTERNAL_MODULES,
+  type EntryPoint,
+  REPLACED_MODULES,
+  REPO_ROOT,
+  SILENCED_WARNINGS,
+} from '../../lib/bundling.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { BUNDLE_ROOT, buildLambdaBundle, evaluatedAtLoad, type LambdaBundle } from './lambda-bundle.js';
 import { environmentOf, firstStack, functionId } from './support.js';
@@ -33,7 +41,7 @@ test.each(['mcp', 'authorizer', 'sweeper', 'release-check'] as const)(
 
 test('packages left out are loaded by require() or import() where the code reaches them, never at load', () => {
   const output = Object.values(bundles.get('mcp')?.metafile.outputs ?? {})[0];
-  const external = (output?.imports ?? []).filter((i) => i.external && !/^(node:)?[a-z_/]+$/.test(i.path));
+  const external = (output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path));
   const patterns = Object.keys(EXTERNAL_MODULES).map((p) => new RegExp(`^${p.replace('*', '.*')}$`));
 
   expect(external.length).toBeGreaterThan(0);
@@ -46,11 +54,11 @@ test('packages left out are loaded by require() or import() where the code reach
   }
 });
 
-test("the MCP bundle's require() evaluates neither the MCP stack nor the page's data API: they load with their first request", () => {
+test("the MCP bundle's require() evaluates neither the MCP stack, the AWS SDK clients nor the page's data API: they load with their first request", () => {
   const bundle = bundles.get('mcp') as LambdaBundle;
   const loaded = evaluatedAtLoad(bundle.metafile, ENTRY_POINTS.mcp);
   const heavy = [...loaded.keys()].filter((f) =>
-    /@modelcontextprotocol|node_modules\/ajv|zod-to-json-schema|lambda\/mcp\/serve|lambda\/http\/web-api/.test(f),
+    /@modelcontextprotocol|@aws-sdk|@smithy|zod-to-json-schema|lambda\/mcp\/serve|lambda\/http\/web-api/.test(f),
   );
   const bytes = [...loaded.values()].reduce((sum, b) => sum + b, 0);
 
@@ -58,6 +66,22 @@ test("the MCP bundle's require() evaluates neither the MCP stack nor the page's 
   // Figures, for the record (docs/benchmarks.md): what require() evaluates, of the whole bundle.
   console.log(`MCP bundle: ${bytes} of ${bundle.bytes} bytes evaluated at require()`);
   expect(bytes).toBeLessThan(bundle.bytes / 2);
+});
+
+test('the bundles carry the AWS SDK clients their first request reaches, and no ajv (decision 0137)', () => {
+  const inputs = (entry: EntryPoint) => Object.keys(Object.values(bundles.get(entry)?.metafile.outputs ?? {})[0]?.inputs ?? {});
+  const packages = (entry: EntryPoint) =>
+    new Set(inputs(entry).flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? []));
+
+  expect(
+    ['@aws-sdk/client-secrets-manager', '@aws-sdk/client-bedrock-runtime'].filter((p) => packages('mcp').has(p)),
+  ).toHaveLength(2);
+  expect(packages('authorizer').has('@aws-sdk/client-secrets-manager')).toBe(true);
+  for (const entry of ['mcp', 'authorizer', 'sweeper', 'release-check'] as const) {
+    expect([entry, [...packages(entry)].filter((p) => Object.keys(REPLACED_MODULES).includes(p))]).toEqual([entry, []]);
+  }
+  // The MCP server imports ajv's stand-in in its place, which throws if anything constructs it.
+  expect(inputs('mcp')).toContain(REPLACED_MODULES.ajv?.by);
 });
 
 /** Loads a bundle in a fresh Node process with the stack's environment, answers GET `path` (/healthz), lists what got loaded. */
@@ -95,7 +119,7 @@ test('the shipped MCP bundle serves the memory page from text inlined at bundle 
   expect(page.headers['referrer-policy']).toBe('no-referrer');
   expect(script.body).toBe(readFileSync(join(REPO_ROOT, 'web/app.js'), 'utf8'));
   expect(script.headers['content-type']).toMatch(/^text\/javascript/);
-  expect(page.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
+  expect(page.loaded.filter((url) => url.includes('@electric-sql'))).toEqual([]);
 });
 
 test('the shipped MCP bundle, configured as the stack configures it, loads on Node 24 and answers /healthz offline', async () => {
@@ -104,6 +128,7 @@ test('the shipped MCP bundle, configured as the stack configures it, loads on No
   expect(process.versions.node.split('.')[0]).toBe('24');
   expect(result.statusCode).toBe(200);
   expect(JSON.parse(result.body)).toMatchObject({ status: 'ok' });
-  // On-demand imports stay on demand: /healthz loads neither PGlite nor any AWS SDK client.
-  expect(result.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
+  // On-demand imports stay on demand: /healthz loads no PGlite (the AWS SDK clients, carried in the
+  // bundle, are held out of require() by the metafile test above).
+  expect(result.loaded.filter((url) => url.includes('@electric-sql'))).toEqual([]);
 });
