@@ -201,8 +201,10 @@ async function main(): Promise<void> {
 
   const mcp = await buildLambdaBundle('mcp');
   const bundles = { mcp, authorizer: await buildLambdaBundle('authorizer'), sweeper: await buildLambdaBundle('sweeper') };
+  const before = await buildLambdaBundle('mcp', { asBefore0137: true });
   console.log('bundle                          minified');
   for (const [name, bundle] of Object.entries(bundles)) describe(name, bundle);
+  describe('mcp, built as before 0137', before);
 
   console.log('\nMCP bundle, largest packages:');
   for (const [name, bytes] of bytesByPackage(mcp.metafile).slice(0, 12))
@@ -244,14 +246,18 @@ async function main(): Promise<void> {
   const calls: number[] = [];
   const callSdk: number[] = [];
   const callRatios: number[] = [];
+  const beforeRatios: number[] = [];
   try {
-    await firstToolCall(node, mcp.file, env); // warms the file system cache, not the process
+    // Warms the file system cache, not the process.
+    await firstToolCall(node, mcp.file, env);
+    await firstToolCall(node, before.file, env);
     for (let i = 0; i < RUNS; i += 1) {
       const call = await firstToolCall(node, mcp.file, env);
       const sdk = coldImport(node, SECRETS_CLIENT).importMs;
       calls.push(call);
       callSdk.push(sdk);
       callRatios.push(call / sdk);
+      beforeRatios.push((await firstToolCall(node, before.file, env)) / sdk);
     }
   } finally {
     await secrets.close();
@@ -279,6 +285,7 @@ async function main(): Promise<void> {
     `  require() and a first tool call (recall: the MCP stack, the Secrets Manager and Bedrock clients), one process: ${ms(calls)}; the Secrets Manager client alone, side by side: ${ms(callSdk)}`,
   );
   console.log(`  ratio counted whole / Secrets Manager client: ${ratio(callRatios)}`);
+  console.log(`  the same with the bundle built as before decision 0137, side by side: ${ratio(beforeRatios)}`);
 
   const whole = median(callRatios);
   console.log('\nTargets (the last one is checked):');

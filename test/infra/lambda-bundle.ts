@@ -27,11 +27,16 @@ export interface LambdaBundle {
 }
 
 export interface BundleOptions {
+  /**
+   * Built as decision 0023 built it, for comparison: the AWS SDK left to the runtime and ajv
+   * carried (the shipped bundles carry the clients and replace ajv: decision 0137).
+   */
+  readonly asBefore0137?: boolean;
   readonly outDir?: string;
 }
 
 export async function buildLambdaBundle(entry: EntryPoint, options: BundleOptions = {}): Promise<LambdaBundle> {
-  const dir = join(options.outDir ?? BUNDLE_ROOT, entry);
+  const dir = join(options.outDir ?? BUNDLE_ROOT, `${entry}${options.asBefore0137 ? '-before-0137' : ''}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const file = join(dir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
@@ -45,8 +50,8 @@ export async function buildLambdaBundle(entry: EntryPoint, options: BundleOption
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourcemap,
     mainFields: [...BUNDLING.mainFields],
-    external: [...BUNDLING.external],
-    alias: { ...BUNDLING.alias },
+    external: options.asBefore0137 ? [...BUNDLING.external, '@aws-sdk/*'] : [...BUNDLING.external],
+    alias: options.asBefore0137 ? {} : { ...BUNDLING.alias },
     define: { ...BUNDLING.define },
     metafile: true,
     logLevel: 'silent',
