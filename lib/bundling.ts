@@ -12,6 +12,7 @@ export const LAMBDA_NODE_MAJOR = 24;
 
 /** Left out of the bundle, with the reason each is safe to leave out (esbuild `--external` patterns). */
 export const EXTERNAL_MODULES: Readonly<Record<string, string>> = {
+  '@aws-sdk/*': 'the Lambda Node.js runtime ships AWS SDK v3 (required from its NODE_PATH)',
   '@energetic-ai/*': 'the in-process sentence encoder is a laptop embedder (NAABA_EMBEDDER=sentence): Lambda embeds with Bedrock',
   '@electric-sql/*': 'PGlite is the local database: required only inside the on-demand local path, never in Lambda',
   'pg-native': "an optional native binding pg requires only when asked for it; naaba uses pg's JavaScript client",

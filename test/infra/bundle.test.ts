@@ -54,11 +54,11 @@ test('packages left out are loaded by require() or import() where the code reach
   }
 });
 
-test("the MCP bundle's require() evaluates neither the MCP stack, the AWS SDK clients nor the page's data API: they load with their first request", () => {
+test("the MCP bundle's require() evaluates neither the MCP stack nor the page's data API: they load with their first request", () => {
   const bundle = bundles.get('mcp') as LambdaBundle;
   const loaded = evaluatedAtLoad(bundle.metafile, ENTRY_POINTS.mcp);
   const heavy = [...loaded.keys()].filter((f) =>
-    /@modelcontextprotocol|@aws-sdk|@smithy|zod-to-json-schema|lambda\/mcp\/serve|lambda\/http\/web-api/.test(f),
+    /@modelcontextprotocol|zod-to-json-schema|lambda\/mcp\/serve|lambda\/http\/web-api/.test(f),
   );
   const bytes = [...loaded.values()].reduce((sum, b) => sum + b, 0);
 
@@ -68,20 +68,24 @@ test("the MCP bundle's require() evaluates neither the MCP stack, the AWS SDK cl
   expect(bytes).toBeLessThan(bundle.bytes / 2);
 });
 
-test('the bundles carry the AWS SDK clients their first request reaches, and no ajv (decision 0137)', () => {
-  const inputs = (entry: EntryPoint) => Object.keys(Object.values(bundles.get(entry)?.metafile.outputs ?? {})[0]?.inputs ?? {});
+test('the bundles take the AWS SDK clients from the runtime and carry no ajv (decision 0137)', () => {
+  const output = (entry: EntryPoint) => Object.values(bundles.get(entry)?.metafile.outputs ?? {})[0];
   const packages = (entry: EntryPoint) =>
-    new Set(inputs(entry).flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? []));
+    new Set(
+      Object.keys(output(entry)?.inputs ?? {}).flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? []),
+    );
+  const leftOut = (entry: EntryPoint) => new Set((output(entry)?.imports ?? []).filter((i) => i.external).map((i) => i.path));
 
-  expect(
-    ['@aws-sdk/client-secrets-manager', '@aws-sdk/client-bedrock-runtime'].filter((p) => packages('mcp').has(p)),
-  ).toHaveLength(2);
-  expect(packages('authorizer').has('@aws-sdk/client-secrets-manager')).toBe(true);
   for (const entry of ['mcp', 'authorizer', 'sweeper', 'release-check'] as const) {
-    expect([entry, [...packages(entry)].filter((p) => Object.keys(REPLACED_MODULES).includes(p))]).toEqual([entry, []]);
+    const carried = [...packages(entry)].filter((p) => p.startsWith('@aws-sdk/') || Object.keys(REPLACED_MODULES).includes(p));
+    expect([entry, carried]).toEqual([entry, []]);
   }
+  expect(
+    ['@aws-sdk/client-secrets-manager', '@aws-sdk/client-bedrock-runtime'].filter((p) => leftOut('mcp').has(p)),
+  ).toHaveLength(2);
+  expect(leftOut('authorizer').has('@aws-sdk/client-secrets-manager')).toBe(true);
   // The MCP server imports ajv's stand-in in its place, which throws if anything constructs it.
-  expect(inputs('mcp')).toContain(REPLACED_MODULES.ajv?.by);
+  expect(Object.keys(output('mcp')?.inputs ?? {})).toContain(REPLACED_MODULES.ajv?.by);
 });
 
 /** Loads a bundle in a fresh Node process with the stack's environment, answers GET `path` (/healthz), lists what got loaded. */
@@ -119,7 +123,7 @@ test('the shipped MCP bundle serves the memory page from text inlined at bundle 
   expect(page.headers['referrer-policy']).toBe('no-referrer');
   expect(script.body).toBe(readFileSync(join(REPO_ROOT, 'web/app.js'), 'utf8'));
   expect(script.headers['content-type']).toMatch(/^text\/javascript/);
-  expect(page.loaded.filter((url) => url.includes('@electric-sql'))).toEqual([]);
+  expect(page.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
 });
 
 test('the shipped MCP bundle, configured as the stack configures it, loads on Node 24 and answers /healthz offline', async () => {
@@ -128,7 +132,6 @@ test('the shipped MCP bundle, configured as the stack configures it, loads on No
   expect(process.versions.node.split('.')[0]).toBe('24');
   expect(result.statusCode).toBe(200);
   expect(JSON.parse(result.body)).toMatchObject({ status: 'ok' });
-  // On-demand imports stay on demand: /healthz loads no PGlite (the AWS SDK clients, carried in the
-  // bundle, are held out of require() by the metafile test above).
-  expect(result.loaded.filter((url) => url.includes('@electric-sql'))).toEqual([]);
+  // On-demand imports stay on demand: /healthz loads neither PGlite nor any AWS SDK client.
+  expect(result.loaded.filter((url) => /@electric-sql|client-bedrock-runtime|client-secrets-manager/.test(url))).toEqual([]);
 });

@@ -27,16 +27,13 @@ export interface LambdaBundle {
 }
 
 export interface BundleOptions {
-  /**
-   * Built as decision 0023 built it, for comparison: the AWS SDK left to the runtime and ajv
-   * carried (the shipped bundles carry the clients and replace ajv: decision 0137).
-   */
-  readonly asBefore0137?: boolean;
+  /** Carry ajv as the bundles did before decision 0137, for comparison (the shipped bundles replace it). */
+  readonly withAjv?: boolean;
   readonly outDir?: string;
 }
 
 export async function buildLambdaBundle(entry: EntryPoint, options: BundleOptions = {}): Promise<LambdaBundle> {
-  const dir = join(options.outDir ?? BUNDLE_ROOT, `${entry}${options.asBefore0137 ? '-before-0137' : ''}`);
+  const dir = join(options.outDir ?? BUNDLE_ROOT, `${entry}${options.withAjv ? '-with-ajv' : ''}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const file = join(dir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
@@ -50,8 +47,8 @@ export async function buildLambdaBundle(entry: EntryPoint, options: BundleOption
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourcemap,
     mainFields: [...BUNDLING.mainFields],
-    external: options.asBefore0137 ? [...BUNDLING.external, '@aws-sdk/*'] : [...BUNDLING.external],
-    alias: options.asBefore0137 ? {} : { ...BUNDLING.alias },
+    external: [...BUNDLING.external],
+    alias: options.withAjv ? {} : { ...BUNDLING.alias },
     define: { ...BUNDLING.define },
     metafile: true,
     logLevel: 'silent',
