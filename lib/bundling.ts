@@ -26,6 +26,18 @@ export const EXTERNAL_MODULES: Readonly<Record<string, string>> = {
  */
 export const SILENCED_WARNINGS = { 'empty-import-meta': 'lambda/adapters/pg/schema/migrate.ts' } as const;
 
+/**
+ * Packages replaced in the bundles, with the reason each replacement is never reached: esbuild
+ * `alias`, to a module under the repository root (decision 0137).
+ */
+export const REPLACED_MODULES: Readonly<Record<string, { readonly by: string; readonly why: string }>> = {
+  ajv: {
+    by: 'lambda/mcp/ajv-left-out.ts',
+    why: "the MCP SDK's default JSON Schema validator, used only for elicitation answers; the server is given its own (lambda/mcp/no-elicitation.ts)",
+  },
+  'ajv-formats': { by: 'lambda/mcp/ajv-left-out.ts', why: "the formats of that default validator's Ajv instance" },
+};
+
 /** The repository root: entry points, package.json and the lock file are found from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -63,6 +75,8 @@ export const BUNDLING: {
   readonly sourcemap: boolean;
   readonly mainFields: readonly string[];
   readonly external: readonly string[];
+  /** Package name to the absolute path of the module that replaces it (REPLACED_MODULES). */
+  readonly alias: Readonly<Record<string, string>>;
   /**
    * Compile-time constants: `NAABA_BUNDLED` picks the page files inlined as text (docs/decisions/0053);
    * `NAABA_MIGRATIONS` is the schema the bundle knows (decision 0071).
@@ -76,6 +90,7 @@ export const BUNDLING: {
   sourcemap: false,
   mainFields: ['module', 'main'],
   external: Object.keys(EXTERNAL_MODULES),
+  alias: Object.fromEntries(Object.entries(REPLACED_MODULES).map(([name, { by }]) => [name, `${REPO_ROOT}${by}`])),
   // A getter: the migration files are listed when a bundle is built, not when this module is imported.
   get define() {
     return { 'globalThis.NAABA_BUNDLED': 'true', 'globalThis.NAABA_MIGRATIONS': JSON.stringify(bakedMigrations()) };

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from './context.js';
+import { noElicitation } from './no-elicitation.js';
 import { countCall } from './tool-result.js';
 import { registerCurationState } from './tools/curation-state.js';
 import { registerForget } from './tools/forget.js';
@@ -17,6 +18,7 @@ export function createMcpServer(context: ToolContext): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
+    jsonSchemaValidator: noElicitation,
     instructions:
       'naaba is your long-term memory. remember one claim per call with a kind; recall before answering; ' +
       'forget what the user asks you to; curation_state explains what was kept and what was dropped.',

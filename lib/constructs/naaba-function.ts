@@ -98,7 +98,10 @@ export class NaabaFunction extends Construct {
         mainFields: [...BUNDLING.mainFields],
         externalModules: [...BUNDLING.external],
         define: { ...BUNDLING.define },
-        esbuildArgs: Object.fromEntries(Object.keys(SILENCED_WARNINGS).map((id) => [`--log-override:${id}`, 'silent'])),
+        esbuildArgs: {
+          ...Object.fromEntries(Object.keys(SILENCED_WARNINGS).map((id) => [`--log-override:${id}`, 'silent'])),
+          ...Object.fromEntries(Object.entries(BUNDLING.alias).map(([name, path]) => [`--alias:${name}`, path])),
+        },
         forceDockerBundling: false,
         // The page's script is built from web/src/ before the bundle inlines it (decision 0138).
         commandHooks: {

@@ -4,17 +4,23 @@
  * Lambda runtime loads a CommonJS `index.js` (`require()`). Because one machine's milliseconds
  * vary with its load, the budget is a ratio: each bundle sample is paired with a sample of a
  * fixed reference module (generated here, the same on every run and every commit), and the
- * median ratio is what is held to the budget. Figures are printed, never asserted. Bundles are
- * built with the settings the CDK app ships (lib/bundling.ts), so what is measured is deployed.
+ * median ratio is what is held to the budget. Bundles are built with the settings the CDK app
+ * ships (lib/bundling.ts), so what is measured is deployed. One budget is a check: a cold start
+ * counted whole over 1.5 times the Secrets Manager client alone exits non-zero; the others are
+ * figures.
  */
-import { execFileSync } from 'node:child_process';
-import { build } from 'esbuild';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { BUNDLING, EXTERNAL_MODULES, LAMBDA_NODE_MAJOR, REPO_ROOT } from '../../lib/bundling.js';
+import { BUNDLING, EXTERNAL_MODULES, LAMBDA_NODE_MAJOR, REPLACED_MODULES, REPO_ROOT } from '../../lib/bundling.js';
+import { DUMMY_CREDENTIALS } from '../providers/support/bedrock-stub.js';
+import { mcpCall } from '../handlers/events.js';
 import { BUNDLE_ROOT, buildLambdaBundle, bytesByPackage, type LambdaBundle, runtimeImports } from '../infra/lambda-bundle.js';
+import { startSecretsStandIn } from '../store/tls-support.js';
+import { freePort } from '../support/ports.js';
 
 const MIB = 1024 * 1024;
 const TARGET_BYTES = MIB;
@@ -35,14 +41,17 @@ const TARGET_RATIO = 2.5;
 const SECRETS_CLIENT = '@aws-sdk/client-secrets-manager';
 const TARGET_SDK_RATIO = 1.25;
 /**
- * The third (issue 48): a cold start counted whole. The first tool call of a cold MCP container
- * loads, besides the bundle, the clients it reaches on the way: Secrets Manager's (the database
- * secret, lambda/providers.ts `secretsManagerClient`) and Bedrock runtime's (the query's embedding,
- * `bedrockClient`). Bundle and both clients in one fresh process, against the Secrets Manager client
- * alone in another, side by side: at most 1.5.
+ * The third (issue 48), and the one checked: a cold start counted whole. A fresh process requires
+ * the bundle and answers a first tool call (`recall`) as the stack configures the function: the
+ * MCP stack from the bundle, the Secrets Manager client (the database secret, from a local
+ * stand-in) and the Bedrock runtime client (the embedder, built in the same step) from the
+ * runtime's copy, here node_modules; the database refuses the connection, so the call ends in the
+ * 503 a cold container gives when its store is out of reach, before any query. Against the Secrets
+ * Manager client alone, side by side: at most 1.5 (decision 0137).
  */
-const FIRST_REQUEST_CLIENTS = [SECRETS_CLIENT, '@aws-sdk/client-bedrock-runtime'] as const;
-const TARGET_FIRST_REQUEST_RATIO = 1.5;
+const TARGET_FIRST_CALL_RATIO = 1.5;
+const FIRST_CALL_CLIENTS = [SECRETS_CLIENT, '@aws-sdk/client-bedrock-runtime'] as const;
+const SECRET_ID = 'naaba/bench/database/mcp';
 
 const runsFlag = process.argv.indexOf('--runs');
 const RUNS = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 15;
@@ -82,57 +91,59 @@ function coldImport(node: string, module: string): { importMs: number; processMs
   return { importMs: Number(out.trim().split('\n').pop()), processMs: performance.now() - started };
 }
 
-/**
- * A fresh process: the bundle required, then the clients a first tool call imports, one after the
- * other as the request reaches them; milliseconds for all of it.
- */
-function firstRequestLoad(node: string, file: string): number {
-  const clients = FIRST_REQUEST_CLIENTS.map((c) => `await import(${JSON.stringify(c)});`).join(' ');
-  const script = `(async () => { const t0 = performance.now(); require(${JSON.stringify(file)}); ${clients} process.stdout.write(String(performance.now() - t0)); })();`;
-  const out = execFileSync(node, ['-e', script], {
-    encoding: 'utf8',
-    env: { PATH: dirname(node), NAABA_LOG_LEVEL: 'SILENT' },
-    cwd: REPO_ROOT,
-  });
-  return Number(out.trim().split('\n').pop());
+/** The MCP function's environment as the stack sets it (lib/), with Secrets Manager at `secrets`. */
+function functionEnvironment(node: string, secrets: string): Record<string, string> {
+  return {
+    PATH: dirname(node),
+    NAABA_LOG_LEVEL: 'SILENT',
+    NAABA_REGION: 'bench',
+    NAABA_DATABASE_SECRET_ID: SECRET_ID,
+    NAABA_DB_ENGINE: 'cockroach',
+    NAABA_ALLOWED_HOSTS: '*',
+    NAABA_EMBEDDER: 'bedrock',
+    NAABA_JUDGE: 'bedrock',
+    NAABA_EMBEDDING_DIMENSIONS: '1024',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets,
+    AWS_REGION: 'eu-central-1',
+    AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: DUMMY_CREDENTIALS.secretAccessKey,
+    AWS_LAMBDA_FUNCTION_NAME: 'naaba-mcp',
+  };
 }
 
 /**
- * What the first-request clients would cost carried in a bundle rather than imported from the
- * runtime's many files (docs/benchmarks.md, issue 48): both clients, built with the shipped settings into a file
- * of their own, required after the bundle in one fresh process.
+ * A fresh process: the bundle required, then a first tool call answered; milliseconds for both.
+ * The embedder (and with it the Bedrock client, required from the runtime's copy) is built while
+ * the secret is read, in promise jobs that need no I/O, so it is loaded before the secret's answer
+ * comes back. Anything but the store's 503 with both clients loaded means the sample measured
+ * something else, and the bench stops.
  */
-async function clientsBundle(): Promise<{ file: string; bytes: number }> {
-  const dir = join(BUNDLE_ROOT, 'first-request-clients');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'index.js');
-  const result = await build({
-    stdin: {
-      contents: FIRST_REQUEST_CLIENTS.map((c, i) => `export * as c${i} from ${JSON.stringify(c)};`).join('\n'),
-      resolveDir: REPO_ROOT,
-      loader: 'ts',
+async function firstToolCall(node: string, file: string, env: Record<string, string>): Promise<number> {
+  const event = mcpCall(
+    'tools/call',
+    { name: 'recall', arguments: { query: 'where does the staging database live' } },
+    {
+      userId: 'bench-user',
+      region: 'bench',
+      agent: 'bench',
+      keyId: 'bench-key',
     },
-    outfile: file,
-    bundle: true,
-    platform: BUNDLING.platform,
-    format: BUNDLING.format,
-    target: BUNDLING.target,
-    minify: BUNDLING.minify,
-    mainFields: [...BUNDLING.mainFields],
-    metafile: true,
-    logLevel: 'silent',
-  });
-  return { file, bytes: Object.values(result.metafile.outputs)[0]?.bytes ?? 0 };
-}
-
-function bundleAndCarriedClients(node: string, file: string, clients: string): number {
-  const script = `const t0 = performance.now(); require(${JSON.stringify(file)}); require(${JSON.stringify(clients)}); process.stdout.write(String(performance.now() - t0));`;
-  const out = execFileSync(node, ['-e', script], {
-    encoding: 'utf8',
-    env: { PATH: dirname(node), NAABA_LOG_LEVEL: 'SILENT' },
-    cwd: REPO_ROOT,
-  });
-  return Number(out.trim().split('\n').pop());
+  );
+  const script = `
+    const t0 = performance.now();
+    const { handler } = require(${JSON.stringify(file)});
+    handler(${JSON.stringify(event)}, { functionName: 'naaba-mcp', awsRequestId: 'r1', getRemainingTimeInMillis: () => 25000 })
+      .then((r) => {
+        const ms = performance.now() - t0;
+        const clients = ${JSON.stringify(FIRST_CALL_CLIENTS)}.filter((c) => Object.keys(require.cache).some((f) => f.includes('/' + c + '/')));
+        process.stdout.write('\\n' + JSON.stringify({ ms, status: r.statusCode, clients }));
+      });`;
+  const { stdout } = await promisify(execFile)(node, ['-e', script], { encoding: 'utf8', env, cwd: REPO_ROOT });
+  const answer = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { ms?: number; status?: number; clients?: string[] };
+  if (answer.status !== 503 || answer.ms === undefined || answer.clients?.length !== FIRST_CALL_CLIENTS.length) {
+    throw new Error(`a first tool call should end in the store's 503 with both clients loaded, got ${stdout.trim().slice(-300)}`);
+  }
+  return answer.ms;
 }
 
 /** A fresh process: the bundle required, then its first invocation (GET /healthz), which loads what was deferred. */
@@ -194,13 +205,13 @@ async function main(): Promise<void> {
 
   const mcp = await buildLambdaBundle('mcp');
   const bundles = { mcp, authorizer: await buildLambdaBundle('authorizer'), sweeper: await buildLambdaBundle('sweeper') };
-  const mcpWithSdk = await buildLambdaBundle('mcp', { withAwsSdk: true });
+  const withAjv = await buildLambdaBundle('mcp', { withAjv: true });
   console.log('bundle                          minified');
   for (const [name, bundle] of Object.entries(bundles)) describe(name, bundle);
-  describe('mcp, if it carried the SDK', mcpWithSdk);
+  describe('mcp, with ajv as before 0137', withAjv);
 
   console.log('\nMCP bundle, largest packages:');
-  for (const [name, bytes] of bytesByPackage(mcp.metafile).slice(0, 10))
+  for (const [name, bytes] of bytesByPackage(mcp.metafile).slice(0, 12))
     console.log(`  ${name.padEnd(34)} ${kib(bytes).padStart(11)}`);
   const locales = Object.values(mcp.metafile.outputs)
     .flatMap((o) => Object.entries(o.inputs))
@@ -212,6 +223,8 @@ async function main(): Promise<void> {
   console.log('\nLeft to the runtime or never reached in Lambda:');
   for (const [pattern, why] of Object.entries(EXTERNAL_MODULES)) console.log(`  ${pattern.padEnd(20)} ${why}`);
   console.log(`  imported by the MCP bundle: ${runtimeImports(mcp.metafile).join(', ')}`);
+  console.log('Replaced, never reached in Lambda:');
+  for (const [name, { by, why }] of Object.entries(REPLACED_MODULES)) console.log(`  ${name.padEnd(20)} by ${by}: ${why}`);
 
   const reference = referenceModule();
   coldImport(node, mcp.file); // warms the file system cache, not the process
@@ -232,61 +245,56 @@ async function main(): Promise<void> {
     sdkSamples.push(sdk);
     sdkRatios.push(sample.importMs / sdk);
   }
-  const wholes: number[] = [];
-  const wholeSdk: number[] = [];
-  const wholeRatios: number[] = [];
-  for (let i = 0; i < RUNS; i += 1) {
-    const whole = firstRequestLoad(node, mcp.file);
-    const sdk = coldImport(node, SECRETS_CLIENT).importMs;
-    wholes.push(whole);
-    wholeSdk.push(sdk);
-    wholeRatios.push(whole / sdk);
+  const secrets = await startSecretsStandIn({ [SECRET_ID]: `postgresql://naaba_mcp_a@127.0.0.1:${await freePort()}/naaba` });
+  const env = functionEnvironment(node, secrets.url);
+  const calls: number[] = [];
+  const callSdk: number[] = [];
+  const callRatios: number[] = [];
+  const withAjvRatios: number[] = [];
+  try {
+    // Warms the file system cache, not the process.
+    await firstToolCall(node, mcp.file, env);
+    await firstToolCall(node, withAjv.file, env);
+    for (let i = 0; i < RUNS; i += 1) {
+      const call = await firstToolCall(node, mcp.file, env);
+      const sdk = coldImport(node, SECRETS_CLIENT).importMs;
+      calls.push(call);
+      callSdk.push(sdk);
+      callRatios.push(call / sdk);
+      withAjvRatios.push((await firstToolCall(node, withAjv.file, env)) / sdk);
+    }
+  } finally {
+    await secrets.close();
   }
-  const carried = await clientsBundle();
-  const carriedRatios: number[] = [];
-  for (let i = 0; i < RUNS; i += 1) {
-    const whole = bundleAndCarriedClients(node, mcp.file, carried.file);
-    carriedRatios.push(whole / coldImport(node, SECRETS_CLIENT).importMs);
-  }
-  const withSdk = Array.from({ length: RUNS }, () => coldImport(node, mcpWithSdk.file));
   const first = Array.from({ length: RUNS }, () => firstInvocation(node, mcp.file));
   const imports = samples.map((s) => s.importMs);
   const baseline = processBaseline(node);
   const ms = (values: number[]) =>
     `median ${median(values).toFixed(0)} ms (min ${Math.min(...values).toFixed(0)}, max ${Math.max(...values).toFixed(0)})`;
+  const ratio = (values: number[]) =>
+    `median ${median(values).toFixed(2)} (min ${Math.min(...values).toFixed(2)}, max ${Math.max(...values).toFixed(2)})`;
   console.log(`\nMCP bundle cold import (require(), as the Lambda runtime loads it), ${RUNS} fresh processes:`);
   console.log(`  require() ${ms(imports)}`);
   console.log(
     `  reference module (${REFERENCE_ITEMS} generated classes, ${kib(readFileSync(reference).length)}), side by side: ${ms(references)}`,
   );
-  console.log(
-    `  ratio bundle / reference: median ${median(ratios).toFixed(2)} (min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)})`,
-  );
+  console.log(`  ratio bundle / reference: ${ratio(ratios)}`);
   console.log(`  ${SECRETS_CLIENT} alone, side by side: ${ms(sdkSamples)}`);
-  console.log(
-    `  ratio bundle / Secrets Manager client: median ${median(sdkRatios).toFixed(2)} (min ${Math.min(...sdkRatios).toFixed(2)}, max ${Math.max(...sdkRatios).toFixed(2)})`,
-  );
+  console.log(`  ratio bundle / Secrets Manager client: ${ratio(sdkRatios)}`);
   console.log(
     `  whole process median ${median(samples.map((s) => s.processMs)).toFixed(0)} ms; empty node process ${baseline.toFixed(0)} ms`,
   );
-  console.log(`  require() and the first invocation (GET /healthz, which loads the MCP stack): ${ms(first)}`);
+  console.log(`  require() and the first invocation (GET /healthz): ${ms(first)}`);
   console.log(
-    `  require() and the clients a first tool call imports (${FIRST_REQUEST_CLIENTS.join(', ')}), one process: ${ms(wholes)}; the Secrets Manager client alone, side by side: ${ms(wholeSdk)}`,
+    `  require() and a first tool call (recall: the MCP stack, the Secrets Manager and Bedrock clients), one process: ${ms(calls)}; the Secrets Manager client alone, side by side: ${ms(callSdk)}`,
   );
+  console.log(`  ratio counted whole / Secrets Manager client: ${ratio(callRatios)}`);
   console.log(
-    `  ratio bundle + first-request clients / Secrets Manager client: median ${median(wholeRatios).toFixed(2)} (min ${Math.min(...wholeRatios).toFixed(2)}, max ${Math.max(...wholeRatios).toFixed(2)})`,
+    `  the same with ajv carried as before decision 0137 (the server constructs none either way), side by side: ${ratio(withAjvRatios)}`,
   );
-  console.log(
-    `  if the bundle carried those clients (${kib(carried.bytes)} more, built alike), against the Secrets Manager client: median ${median(carriedRatios).toFixed(2)} (min ${Math.min(...carriedRatios).toFixed(2)}, max ${Math.max(...carriedRatios).toFixed(2)})`,
-  );
-  console.log(`  with the SDK bundled instead: require() median ${median(withSdk.map((s) => s.importMs)).toFixed(0)} ms`);
-  console.log('  runtime-provided SDK clients, each alone from node_modules (paid when first imported):');
-  for (const client of ['@aws-sdk/client-secrets-manager', '@aws-sdk/client-bedrock-runtime']) {
-    const times = Array.from({ length: RUNS }, () => coldImport(node, client).importMs);
-    console.log(`    ${client.padEnd(34)} median ${median(times).toFixed(0)} ms`);
-  }
 
-  console.log('\nTargets (figures, not assertions):');
+  const whole = median(callRatios);
+  console.log('\nTargets (the last one is checked):');
   console.log(`  size   ${kib(mcp.bytes)} of ${kib(TARGET_BYTES)}: ${mcp.bytes <= TARGET_BYTES ? 'within' : 'OVER'} target`);
   console.log(
     `  import ratio ${median(ratios).toFixed(2)} of ${TARGET_RATIO.toFixed(2)} (${median(imports).toFixed(0)} ms here; ${TARGET_IMPORT_MS} ms on the reference machine): ${median(ratios) <= TARGET_RATIO ? 'within' : 'OVER'} target`,
@@ -295,8 +303,14 @@ async function main(): Promise<void> {
     `  against the Secrets Manager client ${median(sdkRatios).toFixed(2)} of ${TARGET_SDK_RATIO.toFixed(2)}: ${median(sdkRatios) <= TARGET_SDK_RATIO ? 'within' : 'OVER'} target`,
   );
   console.log(
-    `  counted whole (bundle + first-request clients) against the Secrets Manager client ${median(wholeRatios).toFixed(2)} of ${TARGET_FIRST_REQUEST_RATIO.toFixed(2)}: ${median(wholeRatios) <= TARGET_FIRST_REQUEST_RATIO ? 'within' : 'OVER'} target`,
+    `  counted whole (require() and a first tool call) against the Secrets Manager client ${whole.toFixed(2)} of ${TARGET_FIRST_CALL_RATIO.toFixed(2)}: ${whole <= TARGET_FIRST_CALL_RATIO ? 'within' : 'OVER'} target`,
   );
+  if (whole > TARGET_FIRST_CALL_RATIO) {
+    console.error(
+      `bench:bundle: a cold start counted whole is ${whole.toFixed(2)}× the Secrets Manager client, over ${TARGET_FIRST_CALL_RATIO}`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 await main();

@@ -1,12 +1,20 @@
 import { jest } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PAGE_CSP } from '../../lambda/page/files.js';
 import { buildPageScript } from '../../web/build.js';
-import { ENTRY_POINTS, EXTERNAL_MODULES, type EntryPoint, REPO_ROOT, SILENCED_WARNINGS } from '../../lib/bundling.js';
+import {
+  ENTRY_POINTS,
+  EXTERNAL_MODULES,
+  type EntryPoint,
+  REPLACED_MODULES,
+  REPO_ROOT,
+  SILENCED_WARNINGS,
+} from '../../lib/bundling.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { BUNDLE_ROOT, buildLambdaBundle, evaluatedAtLoad, type LambdaBundle } from './lambda-bundle.js';
 import { environmentOf, firstStack, functionId } from './support.js';
@@ -34,7 +42,7 @@ test.each(['mcp', 'authorizer', 'sweeper', 'release-check'] as const)(
 
 test('packages left out are loaded by require() or import() where the code reaches them, never at load', () => {
   const output = Object.values(bundles.get('mcp')?.metafile.outputs ?? {})[0];
-  const external = (output?.imports ?? []).filter((i) => i.external && !/^(node:)?[a-z_/]+$/.test(i.path));
+  const external = (output?.imports ?? []).filter((i) => i.external && !isBuiltin(i.path));
   const patterns = Object.keys(EXTERNAL_MODULES).map((p) => new RegExp(`^${p.replace('*', '.*')}$`));
 
   expect(external.length).toBeGreaterThan(0);
@@ -51,7 +59,7 @@ test("the MCP bundle's require() evaluates neither the MCP stack nor the page's 
   const bundle = bundles.get('mcp') as LambdaBundle;
   const loaded = evaluatedAtLoad(bundle.metafile, ENTRY_POINTS.mcp);
   const heavy = [...loaded.keys()].filter((f) =>
-    /@modelcontextprotocol|node_modules\/ajv|zod-to-json-schema|lambda\/mcp\/serve|lambda\/http\/web-api/.test(f),
+    /@modelcontextprotocol|zod-to-json-schema|lambda\/mcp\/serve|lambda\/http\/web-api/.test(f),
   );
   const bytes = [...loaded.values()].reduce((sum, b) => sum + b, 0);
 
@@ -59,6 +67,26 @@ test("the MCP bundle's require() evaluates neither the MCP stack nor the page's 
   // Figures, for the record (docs/benchmarks.md): what require() evaluates, of the whole bundle.
   console.log(`MCP bundle: ${bytes} of ${bundle.bytes} bytes evaluated at require()`);
   expect(bytes).toBeLessThan(bundle.bytes / 2);
+});
+
+test('the bundles take the AWS SDK clients from the runtime and carry no ajv (decision 0137)', () => {
+  const output = (entry: EntryPoint) => Object.values(bundles.get(entry)?.metafile.outputs ?? {})[0];
+  const packages = (entry: EntryPoint) =>
+    new Set(
+      Object.keys(output(entry)?.inputs ?? {}).flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? []),
+    );
+  const leftOut = (entry: EntryPoint) => new Set((output(entry)?.imports ?? []).filter((i) => i.external).map((i) => i.path));
+
+  for (const entry of ['mcp', 'authorizer', 'sweeper', 'release-check'] as const) {
+    const carried = [...packages(entry)].filter((p) => p.startsWith('@aws-sdk/') || Object.keys(REPLACED_MODULES).includes(p));
+    expect([entry, carried]).toEqual([entry, []]);
+  }
+  expect(
+    ['@aws-sdk/client-secrets-manager', '@aws-sdk/client-bedrock-runtime'].filter((p) => leftOut('mcp').has(p)),
+  ).toHaveLength(2);
+  expect(leftOut('authorizer').has('@aws-sdk/client-secrets-manager')).toBe(true);
+  // The MCP server imports ajv's stand-in in its place, which throws if anything constructs it.
+  expect(Object.keys(output('mcp')?.inputs ?? {})).toContain(REPLACED_MODULES.ajv?.by);
 });
 
 /** Loads a bundle in a fresh Node process with the stack's environment, answers GET `path` (/healthz), lists what got loaded. */

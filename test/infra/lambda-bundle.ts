@@ -27,13 +27,13 @@ export interface LambdaBundle {
 }
 
 export interface BundleOptions {
-  /** Bundle the AWS SDK too (for comparison; the shipped bundle leaves it to the runtime). */
-  readonly withAwsSdk?: boolean;
+  /** Carry ajv as the bundles did before decision 0137, for comparison (the shipped bundles replace it). */
+  readonly withAjv?: boolean;
   readonly outDir?: string;
 }
 
 export async function buildLambdaBundle(entry: EntryPoint, options: BundleOptions = {}): Promise<LambdaBundle> {
-  const dir = join(options.outDir ?? BUNDLE_ROOT, `${entry}${options.withAwsSdk ? '-with-sdk' : ''}`);
+  const dir = join(options.outDir ?? BUNDLE_ROOT, `${entry}${options.withAjv ? '-with-ajv' : ''}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const file = join(dir, BUNDLING.format === 'esm' ? 'index.mjs' : 'index.js');
@@ -48,7 +48,8 @@ export async function buildLambdaBundle(entry: EntryPoint, options: BundleOption
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourcemap,
     mainFields: [...BUNDLING.mainFields],
-    external: BUNDLING.external.filter((name) => !(options.withAwsSdk && name === '@aws-sdk/*')),
+    external: [...BUNDLING.external],
+    alias: options.withAjv ? {} : { ...BUNDLING.alias },
     define: { ...BUNDLING.define },
     metafile: true,
     logLevel: 'silent',
