@@ -1,5 +1,6 @@
-import { resolve } from 'node:path';
-import { Container } from '../../lambda/composition.js';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Container, pgliteDir } from '../../lambda/composition.js';
 import { DEFAULT_DATA_DIR, DEFAULT_REGION } from '../../lambda/config/defaults.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
@@ -64,11 +65,19 @@ function banner(config: RuntimeConfig, served: Served): string[] {
   return lines;
 }
 
+/** What the first line says of the data folder: only the start that creates the database says so. */
+const opening = (dataDir: string, created: boolean) =>
+  created
+    ? `creating the embedded database in ${dataDir} (this first start creates and migrates it)`
+    : `opening the embedded database in ${dataDir}`;
+
 /** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
 export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
   const served = serveFolderRules(given);
   const config = served.config;
   const local = config.database.kind === 'pglite';
+  // Asked before the folder is opened: whether this start is the one that creates the database.
+  const created = local && !existsSync(join(pgliteDir(config.dataDir), 'PG_VERSION'));
   const release = local ? openDataDir(t, config.dataDir) : () => undefined;
   const container = new Container(config);
   // Listened for from the start: a stop asked for while the server starts still stops it cleanly.
@@ -78,7 +87,7 @@ export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
     else stop.addEventListener('abort', () => resolve(), { once: true });
   });
   try {
-    if (local) t.print(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
+    if (local) t.print(`naaba: ${opening(config.dataDir, created)}`);
     await container.memory();
     if (served.record) writeFolderRules(config.dataDir, config.rules, config.rulesSource, new Date());
     if (served.replaced) t.print(`naaba: ${served.replaced}`);

@@ -191,10 +191,13 @@ export async function exportCommand(
       }
     } else t.stdout.write(text);
     t.warn(
-      `exported ${memories.length} memories and ${journal.length} journal lines from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
+      `exported ${counted(memories.length, 'memory', 'memories')} and ${counted(journal.length, 'journal line', 'journal lines')} from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
     );
   });
 }
+
+/** `1 memory`, `2 memories`: a count and its noun in agreement. */
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** The file's memories and journal lines of one kind only: an import in parts. */
 function onlyKind(doc: TransferDocument, kind: string): TransferDocument {
@@ -221,10 +224,10 @@ export async function importCommand(
   const chosen = kind && Array.isArray(doc?.memories) && Array.isArray(doc?.journal) ? onlyKind(doc, kind) : doc;
   await withTarget(t, config, flags, async (target) => {
     const r = await target.importFile(chosen, ({ done, total }) =>
-      t.warn(`  ${done} of ${total} memories written or found already there`),
+      t.warn(`  ${done} of ${counted(total, 'memory', 'memories')} written or found already there`),
     );
     t.print(
-      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file, in ${r.steps} steps)`,
+      `imported into ${target.where}: ${counted(r.written, 'memory', 'memories')} written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${counted(r.links, 'conflict link', 'conflict links')}, ${counted(r.journalLines, 'journal line', 'journal lines')} (of ${counted(r.memories, 'memory', 'memories')} in the file, in ${counted(r.steps, 'step', 'steps')})`,
     );
   });
 }
