@@ -16,8 +16,9 @@ import {
 } from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
 import { fetchJson, fileProblem } from './failures.js';
+import { naabaCommand } from './invoked.js';
 import { withContainer } from './open.js';
-import type { Environment, Terminal } from './terminal.js';
+import type { Terminal } from './terminal.js';
 
 /**
  * `naaba export [FILE]` and `naaba import FILE`: the file the memory page downloads
@@ -43,9 +44,9 @@ interface Target {
 /** Calls one import through an endpoint may take: 5,000 memories at the slowest step rate. */
 const MAX_IMPORT_CALLS = 500;
 
-function keyOf(env: Environment): string {
-  const key = env.NAABA_KEY?.trim();
-  if (!key) throw new UsageError('set NAABA_KEY to the key whose memory this is (npx naaba issue-key NAME prints one)');
+function keyOf(t: Terminal): string {
+  const key = t.env.NAABA_KEY?.trim();
+  if (!key) throw new UsageError(`set NAABA_KEY to the key whose memory this is (${naabaCommand(t)} issue-key NAME prints one)`);
   return key;
 }
 
@@ -138,7 +139,7 @@ async function withTarget<T>(
   flags: Record<string, string>,
   work: (target: Target) => Promise<T>,
 ): Promise<T> {
-  const key = keyOf(t.env);
+  const key = keyOf(t);
   const given = flags.NAABA_ENDPOINT_URL ?? t.env.NAABA_ENDPOINT_URL;
   if (given) return work(overHttp(endpointBase(given), key));
   const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;

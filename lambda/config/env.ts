@@ -56,6 +56,11 @@ export interface RuntimeConfig {
   readonly region: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly dataDir: string;
+  /**
+   * How the person who started this local server runs naaba (`npx naaba`, `naaba`, the tarball's
+   * `npx --package=…` line), for the lines it shows; set by `naaba serve`, absent elsewhere.
+   */
+  readonly commandLine?: readonly string[];
   readonly database: DatabaseConfig;
   readonly embedder: EmbedderConfig;
   readonly judge: JudgeConfig;
