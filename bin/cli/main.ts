@@ -8,6 +8,7 @@ import { DatabaseTlsError } from '../../lambda/adapters/pg/tls.js';
 import { MemoryError } from '../../lambda/memory/errors.js';
 import { asksForHelp, parseArgs, UsageError } from './args.js';
 import { COMMANDS, invocation } from './commands.js';
+import { ConnectInterruptedError } from './connect.js';
 import { docPath } from './docs.js';
 import { expectedFailure, ServerGoneError } from './failures.js';
 import { helpOf } from './help.js';
@@ -54,6 +55,9 @@ async function run(argv: readonly string[], t: Terminal): Promise<number> {
   return spec.run(invocation(t, spec, parseArgs(rest, spec)));
 }
 
+/** The exit code of a command stopped by Ctrl-C or SIGTERM; bin/naaba.js ends the process on it. */
+export const INTERRUPTED = 130;
+
 /**
  * Runs one CLI command; returns the process exit code. Known errors print one clear line. Everything
  * the command reads or writes of its process goes through `terminal` (the real one by default).
@@ -62,6 +66,11 @@ export async function main(argv: readonly string[], terminal: Terminal = process
   try {
     return await run(argv, terminal);
   } catch (error) {
+    // Ctrl-C or SIGTERM during `connect`: the key it issued was taken back (or shown); 130, as a shell says of Ctrl-C.
+    if (error instanceof ConnectInterruptedError) {
+      terminal.warn(`naaba: ${error.message}`);
+      return INTERRUPTED;
+    }
     if (error instanceof UsageError) {
       const [command] = argv;
       const usage = command && Object.hasOwn(COMMANDS, command) ? usageOf(command) : USAGE;
