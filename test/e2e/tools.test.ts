@@ -9,6 +9,9 @@ function propertyNames(schema: unknown): string[] {
   return [...own, ...propertyNames(node.items)];
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 let endpoint: TestEndpoint;
 let client: Client;
 
@@ -39,18 +42,72 @@ test('annotations tell the truth: curation_state read-only, recall not destructi
   expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true);
 });
 
-test('every tool answers with structured content and a short text rendering', async () => {
-  const remembered = await call(client, 'remember', { content: 'Tea is served at four.', kind: 'fact' });
+test('every tool answers over HTTP with its whole structured content and a short text rendering', async () => {
+  const remembered = await call<{ id: string }>(client, 'remember', { content: 'Tea is served at four.', kind: 'fact' });
+  const id = remembered.structuredContent.id;
+  expect(remembered.structuredContent).toEqual({
+    id: expect.stringMatching(UUID),
+    kind: 'fact',
+    outcome: 'stored',
+    evicted: 0,
+    judge: expect.any(String),
+  });
+  expect(textOf(remembered)).toBe(`stored ${id} (fact)`);
+
   const recalled = await call(client, 'recall', { query: 'tea time' });
-  const state = await call(client, 'curation_state', {});
-  const forgotten = await call(client, 'forget', { ids: [remembered.structuredContent.id] });
+  expect(recalled.structuredContent).toEqual({
+    memories: [
+      {
+        id,
+        kind: 'fact',
+        content: 'Tea is served at four.',
+        distance: expect.any(Number),
+        score: expect.any(Number),
+        created_at: expect.stringMatching(ISO),
+        last_useful_at: expect.stringMatching(ISO),
+        recall_count: 1,
+        restatements: 1,
+        pinned: false,
+        origin: null,
+        agent: 'alice',
+        client: expect.any(String),
+        restated_by: [],
+        conflicts: [],
+        superseded_by: null,
+        supersedes: [],
+      },
+    ],
+  });
+  expect(textOf(recalled)).toMatch(
+    new RegExp(`^1 memory, best first:\\n1\\. \\(fact, score=0\\.\\d{4}, d=\\d\\.\\d{3}, id ${id}\\) Tea is served at four\\.$`),
+  );
+
+  const state = await call<{ counts: unknown; journal: unknown; rules: { kinds: Record<string, unknown> } }>(
+    client,
+    'curation_state',
+    {},
+  );
+  expect(Object.keys(state.structuredContent).sort()).toEqual(['counts', 'journal', 'rules']);
+  expect(state.structuredContent.counts).toEqual({
+    per_kind: { fact: 1, preference: 0, instruction: 0, event: 0, session: 0 },
+    pinned: 0,
+    total: 1,
+  });
+  expect(Object.keys(state.structuredContent.rules.kinds).sort()).toEqual([
+    'event',
+    'fact',
+    'instruction',
+    'preference',
+    'session',
+  ]);
+
+  const forgotten = await call(client, 'forget', { ids: [id] });
+  expect(forgotten.structuredContent).toEqual({ count: 1, deleted: [id], journal_lines_removed: 0 });
+  expect(textOf(forgotten)).toBe('forgot 1 memory');
   for (const result of [remembered, recalled, state, forgotten]) {
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toBeDefined();
-    expect(textOf(result).length).toBeGreaterThan(0);
     expect(textOf(result).length).toBeLessThan(2000);
   }
-  expect(forgotten.structuredContent).toMatchObject({ count: 1 });
 });
 
 test('recall returns the best first (score, then distance explained) and marks the returned memories useful', async () => {
