@@ -51,8 +51,9 @@ test('every tool answers over HTTP with its whole structured content and a short
     outcome: 'stored',
     evicted: 0,
     judge: expect.any(String),
+    pinned: false,
   });
-  expect(textOf(remembered)).toBe(`stored ${id} (fact)`);
+  expect(textOf(remembered)).toBe(`stored ${id} (fact); not pinned`);
 
   const recalled = await call(client, 'recall', { query: 'tea time' });
   expect(recalled.structuredContent).toEqual({
