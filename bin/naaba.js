@@ -16,3 +16,5 @@ if (existsSync(sources)) {
 }
 // The commands write to this process's streams and stop on its signals (bin/cli/terminal.ts).
 process.exitCode = await cli.main(process.argv.slice(2), cli.processTerminal());
+// An interrupted command may leave behind a file system call that never ends (a folder under /proc).
+if (process.exitCode === cli.INTERRUPTED) process.exit();

@@ -34,6 +34,11 @@ export const VALUE_FLAGS = {
 } as const;
 
 export type ValueFlag = keyof typeof VALUE_FLAGS;
+
+/** Each setting a flag stands for, spelt as the flag (`NAABA_PORT` as `--port`), for problems to name what was typed. */
+export const FLAG_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(VALUE_FLAGS).map(([flag, setting]) => [setting, `--${flag}`]),
+);
 export type Switch = 'json' | 'probe' | 'check' | 'contract' | 'write';
 
 /** What one command accepts: the flags it reads, the switches it turns on. */

@@ -1,6 +1,7 @@
 import { isExplaining } from '../../lambda/adapters/judge-protocol.js';
 import { Container } from '../../lambda/composition.js';
 import { describeConfig, type RuntimeConfig } from '../../lambda/config/env.js';
+import { FLAG_NAMES } from './args.js';
 import { makeEmbedder, makeJudge } from '../../lambda/providers.js';
 import type { Terminal } from './terminal.js';
 
@@ -9,7 +10,7 @@ import type { Terminal } from './terminal.js';
  * Connects to nothing, unless `probe` asks for one real call to each configured provider.
  */
 export async function check(t: Terminal, flags: Record<string, string>, options: { probe?: boolean } = {}): Promise<boolean> {
-  const { config, report, problems } = describeConfig(t.env, flags);
+  const { config, report, problems } = describeConfig(t.env, flags, FLAG_NAMES);
   t.print('settings (flag > environment > default):');
   for (const r of report) t.print(`  ${r.name.padEnd(32)} ${r.value}  [${r.origin}]`);
   t.print('\nresolution:');

@@ -1,5 +1,5 @@
 import { loadConfig, type RuntimeConfig } from '../../lambda/config/env.js';
-import { type CommandOptions, type ParsedArgs, UsageError, type ValueFlag } from './args.js';
+import { type CommandOptions, FLAG_NAMES, type ParsedArgs, UsageError, type ValueFlag } from './args.js';
 import { check, embed } from './check.js';
 import { connectCommand } from './connect.js';
 import { followFolderRules } from './folder-config.js';
@@ -167,7 +167,7 @@ export function invocation(t: Terminal, command: Command, args: ParsedArgs): Inv
     settings,
     value: (flag) => own[flag],
     on: (flag) => args.switches.has(flag),
-    config: () => loadConfig(t.env, settings),
-    folderConfig: () => followFolderRules(loadConfig(t.env, settings)),
+    config: () => loadConfig(t.env, settings, FLAG_NAMES),
+    folderConfig: () => followFolderRules(loadConfig(t.env, settings, FLAG_NAMES)),
   };
 }

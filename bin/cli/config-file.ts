@@ -1,17 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fchmodSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileProblem } from './failures.js';
 import { TransferError } from './transfer.js';
@@ -51,24 +40,28 @@ export function readConfigFile(path: string, shown: string): ConfigFile | undefi
   }
 }
 
-/** Writes `text` to a new file beside `path` with `mode`, flushes it, and renames it over `path`. */
-export function replaceAtomically(path: string, shown: string, text: string, mode: number): void {
+/**
+ * Writes `text` to a new file beside `path` with `mode`, flushes it, and renames it over `path`.
+ * Asynchronous, so a write that never ends (a folder under /proc) leaves the process able to hear
+ * Ctrl-C and take back a key it issued for the file.
+ */
+export async function replaceAtomically(path: string, shown: string, text: string, mode: number): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     // 'wx': the new name is this process's own, never a file or link someone left there.
-    const fd = openSync(temporary, 'wx', mode);
+    const file = await open(temporary, 'wx', mode);
     try {
       // The mode asked for, whatever the umask took away.
-      fchmodSync(fd, mode);
-      writeSync(fd, text);
-      fsyncSync(fd);
+      await file.chmod(mode);
+      await file.writeFile(text);
+      await file.sync();
     } finally {
-      closeSync(fd);
+      await file.close();
     }
-    renameSync(temporary, path);
+    await rename(temporary, path);
   } catch (error) {
-    rmSync(temporary, { force: true });
+    await rm(temporary, { force: true });
     const problem = fileProblem((error as NodeJS.ErrnoException).path === temporary ? dirname(shown) : shown, error);
     if (!problem) throw error;
     throw new TransferError(`${problem}; nothing was written`);

@@ -18,8 +18,9 @@ import {
 import { UsageError } from './args.js';
 import { TransferError } from './transfer.js';
 import { readConfigFile, replaceAtomically } from './config-file.js';
-import { mcpEndpoint } from './endpoint.js';
+import { healthzTimeoutMs, mcpEndpoint } from './endpoint.js';
 import { issueKey, withdrawKey } from './keys.js';
+import { naabaCommand } from './invoked.js';
 import type { Terminal } from './terminal.js';
 
 /**
@@ -54,7 +55,7 @@ function checkKeyOptions(t: Terminal, options: ConnectOptions): void {
     );
   if (options.issue && !options.user && heldKey(t)) {
     throw new UsageError(
-      'NAABA_KEY is set, but --issue without --user makes a key for a new user, with memories of its own: drop --issue to give the client NAABA_KEY, or add --user USER_ID (npx naaba list-keys shows it) for another key of that user',
+      `NAABA_KEY is set, but --issue without --user makes a key for a new user, with memories of its own: drop --issue to give the client NAABA_KEY, or add --user USER_ID (${naabaCommand(t)} list-keys shows it) for another key of that user`,
     );
   }
 }
@@ -103,9 +104,15 @@ function merged(t: Terminal, file: string, client: Exclude<ClientName, 'claude-c
   return { path, text, before, mode: holdsKey ? before & OWNER_ONLY : before };
 }
 
-function writeInto(t: Terminal, file: string, client: Exclude<ClientName, 'claude-code'>, url: string, token: string): void {
+async function writeInto(
+  t: Terminal,
+  file: string,
+  client: Exclude<ClientName, 'claude-code'>,
+  url: string,
+  token: string,
+): Promise<void> {
   const { path, text, before, mode } = merged(t, file, client, url, token);
-  replaceAtomically(path, file, text, mode);
+  await replaceAtomically(path, file, text, mode);
   const narrowed = mode !== before ? `; it now holds a key, so its mode went from ${octal(before)} to ${octal(mode)}` : '';
   t.print(`wrote server "naaba" into ${file} (${url}); anything else in it is as it was${narrowed}`);
 }
@@ -118,7 +125,7 @@ function writerFor(t: Terminal, client: ClientName, url: string, options: Connec
   const file = options.file ?? DEFAULT_FILES[client]?.(t);
   if (!file) throw new UsageError('--write for the generic JSON needs --file PATH (the client’s configuration file)');
   merged(t, file, client, url, TOKEN_PLACEHOLDER);
-  return async (token) => writeInto(t, file, client, url, token);
+  return (token) => writeInto(t, file, client, url, token);
 }
 
 /**
@@ -131,7 +138,7 @@ async function withdraw(t: Terminal, config: RuntimeConfig, issued: IssuedKey): 
     t.warn(`naaba: the client was not connected, so key "${issued.name}" (id ${issued.keyId}) was revoked again`);
   } catch (error) {
     t.warn(`naaba: the client was not connected, and key ${issued.keyId} could not be revoked: ${(error as Error).message}`);
-    t.print(`Key "${issued.name}" (id ${issued.keyId}) is active; use it, or revoke it with npx naaba revoke-key ${issued.keyId}
+    t.print(`Key "${issued.name}" (id ${issued.keyId}) is active; use it, or revoke it with ${naabaCommand(t)} revoke-key ${issued.keyId}
   token:   ${issued.token}`);
   }
 }
@@ -169,14 +176,70 @@ export async function connectCommand(
   if (!options.issue) {
     const token = heldKey(t);
     if (holdsToken && !token) throw new UsageError('--write needs a key: set NAABA_KEY, or add --issue NAME to make one');
+    if (token && holdsToken) await checkKey(t, url, token);
     return write(token ?? TOKEN_PLACEHOLDER);
   }
+  // Heard from before the key exists: Ctrl-C or SIGTERM from here on takes the key back.
+  const stop = t.stopRequested();
   const issued = await issueFor(t, config, flags, options.issue, options.user);
   try {
-    await write(issued.token);
+    await unlessStopped(write(issued.token), stop);
   } catch (error) {
     await withdraw(t, config, issued);
     throw error;
   }
   if (!holdsToken) t.print(asksForKey(clientConfig(client, url).name, issued.token));
+}
+
+/** Ctrl-C or SIGTERM while `connect` holds a key it issued: the key is taken back before it ends. */
+export class ConnectInterruptedError extends Error {
+  override name = 'ConnectInterruptedError';
+}
+
+/** `work`, unless a stop is asked for first (or was already): then a {@link ConnectInterruptedError}. */
+function unlessStopped<T>(work: Promise<T>, stop: AbortSignal): Promise<T> {
+  const interrupted = new Promise<never>((_, reject) => {
+    const fail = () => reject(new ConnectInterruptedError('interrupted before the client was connected'));
+    if (stop.aborted) fail();
+    else stop.addEventListener('abort', fail, { once: true });
+  });
+  // The write may still end later, unobserved: its outcome no longer matters.
+  work.catch(() => undefined);
+  return Promise.race([work, interrupted]);
+}
+
+/**
+ * Asks the server the configuration names whether it takes the key (one MCP ping with it): an
+ * unknown or revoked key (401), or one of another region (403), is refused before it is written.
+ * A server that does not answer is said so, and the key written unchecked.
+ */
+async function checkKey(t: Terminal, url: string, token: string): Promise<void> {
+  let status: number;
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      signal: AbortSignal.timeout(healthzTimeoutMs(t.env)),
+    });
+    status = response.status;
+    await response.body?.cancel();
+  } catch (error) {
+    const why = (error as Error).name === 'TimeoutError' ? 'no answer in time' : 'it did not answer';
+    t.warn(`naaba: could not check NAABA_KEY against ${url} (${why}); it is written unchecked`);
+    return;
+  }
+  const naaba = naabaCommand(t);
+  if (status === 401)
+    throw new TransferError(
+      `${url} does not know the key in NAABA_KEY (a mistyped or revoked key); nothing was written. ${naaba} list-keys shows the active keys`,
+    );
+  if (status === 403)
+    throw new TransferError(`${url} refuses the key in NAABA_KEY (403: a key of another region?); nothing was written`);
+  if (status < 200 || status >= 300)
+    t.warn(`naaba: could not check NAABA_KEY against ${url} (it answered ${status}); it is written unchecked`);
 }

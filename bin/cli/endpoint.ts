@@ -45,10 +45,11 @@ function awsRegionOf(region: string): string {
 const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 
 /**
- * How long `issue-key` waits for a custom domain's /healthz to say which region it serves:
- * NAABA_HEALTHZ_TIMEOUT_MS, 5 s by default (tests on a busy machine give it more).
+ * How long `issue-key` waits for a custom domain's /healthz to say which region it serves, and
+ * `connect` for the server to say whether it takes a key: NAABA_HEALTHZ_TIMEOUT_MS, 5 s by default
+ * (tests on a busy machine give it more).
  */
-function healthzTimeoutMs(env: Environment): number {
+export function healthzTimeoutMs(env: Environment): number {
   const settings = new Settings(env);
   const ms = settings.integer('NAABA_HEALTHZ_TIMEOUT_MS', 5_000, 100, 120_000);
   if (settings.problems.length > 0) throw new ConfigError(settings.problems.join('; '));

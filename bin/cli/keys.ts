@@ -6,6 +6,7 @@ import { UsageError } from './args.js';
 import { endpointLines, mcpEndpoint, requireEndpointOfRegion } from './endpoint.js';
 import { fetchJson } from './failures.js';
 import { withContainer } from './open.js';
+import { naabaCommand } from './invoked.js';
 import type { Terminal } from './terminal.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
@@ -59,7 +60,7 @@ export async function issueKey(
 The token is shown once; only its SHA-256 is stored. Give your MCP client:
 ${endpointLines(endpoint).join('\n')}
   header:  Authorization: Bearer ${key.token}
-or let naaba write a client's configuration: NAABA_KEY=${key.token} npx naaba connect claude-code|cursor|vscode|json --write`);
+or let naaba write a client's configuration: NAABA_KEY=${key.token} ${naabaCommand(t)} connect claude-code|cursor|vscode|json --write`);
   return key;
 }
 
@@ -95,7 +96,7 @@ export async function listKeys(t: Terminal, config: RuntimeConfig, json: boolean
     t.print(JSON.stringify(rows));
     return;
   }
-  if (keys.length === 0) return t.print('no keys yet; issue one with: npx naaba issue-key NAME');
+  if (keys.length === 0) return t.print(`no keys yet; issue one with: ${naabaCommand(t)} issue-key NAME`);
   for (const k of keys) t.print(keyLine(k, keys));
 }
 

@@ -8,7 +8,10 @@ import { DatabaseTlsError } from '../../lambda/config/database-tls.js';
 import { MemoryError } from '../../lambda/memory/errors.js';
 import { asksForHelp, parseArgs, UsageError } from './args.js';
 import { COMMANDS, invocation } from './commands.js';
+import { ConnectInterruptedError } from './connect.js';
+import { docPath } from './docs.js';
 import { expectedFailure, ServerGoneError } from './failures.js';
+import { helpOf } from './help.js';
 import { processTerminal, type Terminal } from './terminal.js';
 import { TransferError } from './transfer.js';
 
@@ -21,15 +24,20 @@ ${Object.values(COMMANDS)
   .flatMap((c) => c.usage.map((line) => `  ${line}`))
   .join('\n')}
 
-naaba COMMAND --help (or -h) prints one command's usage and does nothing else.
-Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR, NAABA_REGION,
-NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE, NAABA_EMBEDDER); see
-docs/configuration.md.
-export, import and connect: docs/export-format.md and docs/clients.md.`;
+naaba COMMAND --help (or -h) says what one command does and what each of its options means, and
+does nothing else. Every option has an environment twin (NAABA_PORT, NAABA_HOST, NAABA_DATA_DIR,
+NAABA_REGION, NAABA_CONFIG, NAABA_DATABASE_URL, NAABA_ENDPOINT_URL, NAABA_TEXT_LANGUAGE,
+NAABA_EMBEDDER): ${docPath('configuration.md')}
+export and import: ${docPath('export-format.md')}
+connect: ${docPath('clients.md')}`;
 
-/** One command's usage, for `naaba CMD --help` and its usage errors. */
-const usageOf = (name: string): string =>
-  `usage:\n${(COMMANDS[name]?.usage ?? []).map((line) => `  ${line}`).join('\n')}\n\nEvery option has an environment twin; see docs/configuration.md.`;
+/** One command's usage, what it does and its options: `naaba CMD --help`, and its usage errors. */
+const usageOf = (name: string): string => {
+  const command = COMMANDS[name];
+  const usage = (command?.usage ?? []).map((line) => `  ${line}`).join('\n');
+  const help = command ? helpOf(name, [...command.values, ...command.switches]) : '';
+  return `usage:\n${usage}\n\n${help}`;
+};
 
 async function run(argv: readonly string[], t: Terminal): Promise<number> {
   const [command, ...rest] = argv;
@@ -47,6 +55,9 @@ async function run(argv: readonly string[], t: Terminal): Promise<number> {
   return spec.run(invocation(t, spec, parseArgs(rest, spec)));
 }
 
+/** The exit code of a command stopped by Ctrl-C or SIGTERM; bin/naaba.js ends the process on it. */
+export const INTERRUPTED = 130;
+
 /**
  * Runs one CLI command; returns the process exit code. Known errors print one clear line. Everything
  * the command reads or writes of its process goes through `terminal` (the real one by default).
@@ -55,6 +66,11 @@ export async function main(argv: readonly string[], terminal: Terminal = process
   try {
     return await run(argv, terminal);
   } catch (error) {
+    // Ctrl-C or SIGTERM during `connect`: the key it issued was taken back (or shown); 130, as a shell says of Ctrl-C.
+    if (error instanceof ConnectInterruptedError) {
+      terminal.warn(`naaba: ${error.message}`);
+      return INTERRUPTED;
+    }
     if (error instanceof UsageError) {
       const [command] = argv;
       const usage = command && Object.hasOwn(COMMANDS, command) ? usageOf(command) : USAGE;

@@ -1,5 +1,6 @@
-import { resolve } from 'node:path';
-import { Container } from '../../lambda/composition.js';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Container, pgliteDir } from '../../lambda/composition.js';
 import { DEFAULT_DATA_DIR, DEFAULT_REGION } from '../../lambda/config/defaults.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
 import { newAdminSecret, removeServerNote, writeServerNote } from '../../lambda/dev/data-dir.js';
@@ -10,6 +11,7 @@ import { startSweepTimer } from '../../lambda/dev/sweep-timer.js';
 import { sweepSummary } from './db.js';
 import { serveFolderRules } from './folder-config.js';
 import { openDataDir } from './open.js';
+import { howInvoked } from './invoked.js';
 import type { Terminal } from './terminal.js';
 
 /** What the banner says besides the configuration: where it listens, the embedder in force, whose keys there are. */
@@ -32,8 +34,9 @@ function sameServerFlags(config: RuntimeConfig): string[] {
  */
 function banner(config: RuntimeConfig, served: Served): string[] {
   const { url, embedder, users } = served;
+  const naaba = (config.commandLine ?? ['npx', 'naaba']).map(shellWord).join(' ');
   const flags = sameServerFlags(config).map(shellWord).join(' ');
-  const beside = (command: string) => `npx naaba ${command}${flags ? ` ${flags}` : ''}`;
+  const beside = (command: string) => `${naaba} ${command}${flags ? ` ${flags}` : ''}`;
   const lines = [
     `naaba: listening on ${url} (region ${config.region}); MCP endpoint for your client: ${url}/mcp`,
     `  page: ${url}/  (sign in with a key to see, search, pin and forget what is remembered)`,
@@ -42,13 +45,13 @@ function banner(config: RuntimeConfig, served: Served): string[] {
     `  health: ${url}/healthz   keys: ${beside('list-keys')}`,
     config.sweep.everySeconds > 0
       ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`
-      : '  the sweep timer is off (NAABA_SWEEP_EVERY_SECONDS=0): expired memories leave on writes or `npx naaba sweep`',
+      : `  the sweep timer is off (NAABA_SWEEP_EVERY_SECONDS=0): expired memories leave on writes or \`${naaba} sweep\``,
   ];
   if (config.database.kind !== 'pglite') return lines;
   const target = { ...(config.dataDir === DEFAULT_DATA_DIR ? {} : { dataDir: config.dataDir }), region: config.region };
   const [only] = users;
   const user = users.length > 1 ? 'USER_ID' : only;
-  lines.push(`  connect a client, in another terminal:  ${connectLine('claude-code', user, target)}`);
+  lines.push(`  connect a client, in another terminal:  ${connectLine('claude-code', user, target, config.commandLine)}`);
   if (users.length === 0) {
     lines.push('  no key yet for this region: that line makes the first, for a new user; or make one with');
     lines.push(
@@ -64,11 +67,19 @@ function banner(config: RuntimeConfig, served: Served): string[] {
   return lines;
 }
 
+/** What the first line says of the data folder: only the start that creates the database says so. */
+const opening = (dataDir: string, created: boolean) =>
+  created
+    ? `creating the embedded database in ${dataDir} (this first start creates and migrates it)`
+    : `opening the embedded database in ${dataDir}`;
+
 /** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
 export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
   const served = serveFolderRules(given);
-  const config = served.config;
+  const config = { ...served.config, commandLine: howInvoked(t.env, t.cwd) };
   const local = config.database.kind === 'pglite';
+  // Asked before the folder is opened: whether this start is the one that creates the database.
+  const created = local && !existsSync(join(pgliteDir(config.dataDir), 'PG_VERSION'));
   const release = local ? openDataDir(t, config.dataDir) : () => undefined;
   const container = new Container(config);
   // Listened for from the start: a stop asked for while the server starts still stops it cleanly.
@@ -78,7 +89,7 @@ export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
     else stop.addEventListener('abort', () => resolve(), { once: true });
   });
   try {
-    if (local) t.print(`naaba: opening the embedded database in ${config.dataDir} (first start creates and migrates it)`);
+    if (local) t.print(`naaba: ${opening(config.dataDir, created)}`);
     await container.memory();
     if (served.record) writeFolderRules(config.dataDir, config.rules, config.rulesSource, new Date());
     if (served.replaced) t.print(`naaba: ${served.replaced}`);

@@ -26,7 +26,8 @@ export interface TerminalParts {
   readStdin(): string;
   /**
    * Aborted when the person asks a long-running command to stop (Ctrl-C or SIGTERM for a process).
-   * Only `serve` asks for it, so every other command keeps Node's default of ending on Ctrl-C.
+   * Only `serve`, and `connect` while it holds a key it issued, ask for it, so every other command
+   * keeps Node's default of ending on Ctrl-C.
    */
   stopRequested(): AbortSignal;
 }

@@ -16,8 +16,9 @@ import {
 } from '../../lambda/memory/transfer/transfer-file.js';
 import { UsageError } from './args.js';
 import { fetchJson, fileProblem } from './failures.js';
+import { naabaCommand } from './invoked.js';
 import { withContainer } from './open.js';
-import type { Environment, Terminal } from './terminal.js';
+import type { Terminal } from './terminal.js';
 
 /**
  * `naaba export [FILE]` and `naaba import FILE`: the file the memory page downloads
@@ -43,9 +44,9 @@ interface Target {
 /** Calls one import through an endpoint may take: 5,000 memories at the slowest step rate. */
 const MAX_IMPORT_CALLS = 500;
 
-function keyOf(env: Environment): string {
-  const key = env.NAABA_KEY?.trim();
-  if (!key) throw new UsageError('set NAABA_KEY to the key whose memory this is (npx naaba issue-key NAME prints one)');
+function keyOf(t: Terminal): string {
+  const key = t.env.NAABA_KEY?.trim();
+  if (!key) throw new UsageError(`set NAABA_KEY to the key whose memory this is (${naabaCommand(t)} issue-key NAME prints one)`);
   return key;
 }
 
@@ -138,7 +139,7 @@ async function withTarget<T>(
   flags: Record<string, string>,
   work: (target: Target) => Promise<T>,
 ): Promise<T> {
-  const key = keyOf(t.env);
+  const key = keyOf(t);
   const given = flags.NAABA_ENDPOINT_URL ?? t.env.NAABA_ENDPOINT_URL;
   if (given) return work(overHttp(endpointBase(given), key));
   const note = config.database.kind === 'pglite' ? runningServer(config.dataDir) : undefined;
@@ -191,10 +192,13 @@ export async function exportCommand(
       }
     } else t.stdout.write(text);
     t.warn(
-      `exported ${memories.length} memories and ${journal.length} journal lines from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
+      `exported ${counted(memories.length, 'memory', 'memories')} and ${counted(journal.length, 'journal line', 'journal lines')} from ${target.where}${file && file !== '-' ? ` to ${file}` : ''}`,
     );
   });
 }
+
+/** `1 memory`, `2 memories`: a count and its noun in agreement. */
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** The file's memories and journal lines of one kind only: an import in parts. */
 function onlyKind(doc: TransferDocument, kind: string): TransferDocument {
@@ -221,10 +225,10 @@ export async function importCommand(
   const chosen = kind && Array.isArray(doc?.memories) && Array.isArray(doc?.journal) ? onlyKind(doc, kind) : doc;
   await withTarget(t, config, flags, async (target) => {
     const r = await target.importFile(chosen, ({ done, total }) =>
-      t.warn(`  ${done} of ${total} memories written or found already there`),
+      t.warn(`  ${done} of ${counted(total, 'memory', 'memories')} written or found already there`),
     );
     t.print(
-      `imported into ${target.where}: ${r.written} memories written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${r.links} conflict links, ${r.journalLines} journal lines (of ${r.memories} memories in the file, in ${r.steps} steps)`,
+      `imported into ${target.where}: ${counted(r.written, 'memory', 'memories')} written, ${r.alreadyPresent} already there, ${r.expired} expired before the import (not written), ${counted(r.links, 'conflict link', 'conflict links')}, ${counted(r.journalLines, 'journal line', 'journal lines')} (of ${counted(r.memories, 'memory', 'memories')} in the file, in ${counted(r.steps, 'step', 'steps')})`,
     );
   });
 }

@@ -53,6 +53,11 @@ export interface RuntimeConfig {
   readonly region: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly dataDir: string;
+  /**
+   * How the person who started this local server runs naaba (`npx naaba`, `naaba`, the tarball's
+   * `npx --package=…` line), for the lines it shows; set by `naaba serve`, absent elsewhere.
+   */
+  readonly commandLine?: readonly string[];
   readonly database: DatabaseConfig;
   readonly embedder: EmbedderConfig;
   readonly judge: JudgeConfig;
@@ -203,12 +208,13 @@ function readRules(s: Settings): { rules: CurationRules; rulesSource: string } {
 export function describeConfig(
   env: Source,
   flags: Source = {},
+  flagNames: Readonly<Record<string, string>> = {},
 ): { config: RuntimeConfig; report: SettingReport[]; problems: string[] } {
-  const s = new Settings(env, flags);
+  const s = new Settings(env, flags, flagNames);
   const dataDir = s.string('NAABA_DATA_DIR', DEFAULT_DATA_DIR);
   const region = s.string('NAABA_REGION', DEFAULT_REGION);
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(region))
-    s.problems.push(`NAABA_REGION="${region}": lowercase letters, digits and dashes`);
+    s.problems.push(`${s.given('NAABA_REGION', region)}: lowercase letters, digits and dashes`);
   const listen = { host: s.string('NAABA_HOST', '127.0.0.1'), port: s.integer('NAABA_PORT', 8000, 0, 65535) };
   const config: RuntimeConfig = {
     region,
@@ -235,8 +241,12 @@ export function describeConfig(
 }
 
 /** The configuration in force, or a ConfigError naming every problem. */
-export function loadConfig(env: Source = environment(), flags: Source = {}): RuntimeConfig {
-  const { config, problems } = describeConfig(env, flags);
+export function loadConfig(
+  env: Source = environment(),
+  flags: Source = {},
+  flagNames: Readonly<Record<string, string>> = {},
+): RuntimeConfig {
+  const { config, problems } = describeConfig(env, flags, flagNames);
   if (problems.length > 0) throw new ConfigError(`configuration problems:\n  ${problems.join('\n  ')}`);
   return config;
 }

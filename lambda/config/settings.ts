@@ -12,10 +12,22 @@ export class Settings {
   readonly report: SettingReport[] = [];
   readonly problems: string[] = [];
 
+  /**
+   * `flagNames` spells a setting as the command line takes it (`NAABA_PORT` as `--port`), so a
+   * problem with a value given as a flag names the flag the person typed, not its environment twin.
+   */
   constructor(
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly flags: Readonly<Record<string, string | undefined>> = {},
+    private readonly flagNames: Readonly<Record<string, string>> = {},
   ) {}
+
+  /** How a problem names a setting and its value: as the flag or as the variable it was given by. */
+  given(name: string, value: string): string {
+    const flag = this.flagNames[name];
+    const byFlag = flag !== undefined && this.raw(name)?.origin === 'flag';
+    return byFlag ? `${flag} ${JSON.stringify(value)}` : `${name}=${JSON.stringify(value)}`;
+  }
 
   private raw(name: string): { value: string; origin: SettingOrigin } | undefined {
     const flag = this.flags[name];
@@ -41,7 +53,7 @@ export class Settings {
     const text = this.string(name, String(fallback));
     const value = Number(text);
     if (!Number.isInteger(value) || value < min || value > max) {
-      this.problems.push(`${name}="${text}": expected an integer from ${min} to ${max}`);
+      this.problems.push(`${this.given(name, text)}: expected an integer from ${min} to ${max}`);
       return fallback;
     }
     return value;
@@ -50,7 +62,7 @@ export class Settings {
   choice<T extends string>(name: string, choices: readonly T[], fallback: T): T {
     const value = this.string(name, fallback);
     if (!(choices as readonly string[]).includes(value)) {
-      this.problems.push(`${name}="${value}": expected one of ${choices.join(', ')}`);
+      this.problems.push(`${this.given(name, value)}: expected one of ${choices.join(', ')}`);
       return fallback;
     }
     return value as T;

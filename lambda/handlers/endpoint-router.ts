@@ -93,6 +93,7 @@ export async function route(
     log: logger,
     origins: runtime.config.origins,
     ...(runtime.config.database.kind === 'pglite' ? { dataDir: resolve(runtime.config.dataDir) } : {}),
+    ...(runtime.config.commandLine ? { commandLine: runtime.config.commandLine } : {}),
     importCallMs: runtime.config.importCallSeconds * 1_000,
   };
   const { value: answered, outage } = await watchingOutages(() =>

@@ -105,9 +105,15 @@ export type ConnectTarget =
  * The one `naaba connect` line for a signed-in user: a new key of that same user (`--user`), so the
  * agent's memories are the ones the page shows (decision 0111); without a user, the first key of a
  * new one. VS Code asks for the key itself, so its line makes none; the generic JSON needs the
- * client's own file, so its line prints instead of writing.
+ * client's own file, so its line prints instead of writing. `naaba` is how the person runs naaba
+ * (bin/cli/invoked.ts); a deployed page, which cannot know, says `npx naaba`.
  */
-export function connectLine(client: ClientName, userId: string | undefined, target: ConnectTarget): string {
+export function connectLine(
+  client: ClientName,
+  userId: string | undefined,
+  target: ConnectTarget,
+  naaba: readonly string[] = ['npx', 'naaba'],
+): string {
   const user = userId === undefined ? [] : ['--user', userId];
   const key = clientConfig(client, '').holdsToken ? ['--issue', client === 'json' ? 'my-agent' : client, ...user] : [];
   const where =
@@ -115,7 +121,7 @@ export function connectLine(client: ClientName, userId: string | undefined, targ
   // The command line's own default region needs no flag.
   const region = target.region === DEFAULT_REGION ? [] : ['--region', target.region];
   const write = client === 'json' ? [] : ['--write'];
-  return ['npx', 'naaba', 'connect', client, ...key, ...where, ...region, ...write].map(shellWord).join(' ');
+  return [...naaba, 'connect', client, ...key, ...where, ...region, ...write].map(shellWord).join(' ');
 }
 
 /** True for a name `naaba connect` and the page know. */

@@ -22,18 +22,19 @@ export type TextLimit = { readonly bytes: number } | { readonly chars: number };
  * of invisible format characters, longer than its limit, holding an unpaired surrogate (PostgreSQL
  * would store U+FFFD instead), control characters (C0 but tab, line feed and carriage return; DEL;
  * C1), or bidirectional overrides and isolates (they can make text read otherwise than it is).
+ * `outcome` ends a length refusal; a caller that says what was not written itself passes none.
  */
-export function checkText(field: string, text: string, limit: TextLimit): void {
+export function checkText(field: string, text: string, limit: TextLimit, outcome = ' Nothing was written.'): void {
   if (text.replace(/[\s\p{Cf}]+/gu, '') === '') throw new InvalidInputError(`${field} must not be empty`);
   if ('bytes' in limit) {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > limit.bytes) {
-      throw new InvalidInputError(`${field} is ${bytes} bytes; the limit is ${limit.bytes} bytes. Nothing was written.`);
+      throw new InvalidInputError(`${field} is ${bytes} bytes; the limit is ${limit.bytes} bytes.${outcome}`);
     }
   } else {
     const chars = [...text].length;
     if (chars > limit.chars) {
-      throw new InvalidInputError(`${field} is ${chars} characters; the limit is ${limit.chars}. Nothing was written.`);
+      throw new InvalidInputError(`${field} is ${chars} characters; the limit is ${limit.chars}.${outcome}`);
     }
   }
   if (UNPAIRED_SURROGATE.test(text)) {

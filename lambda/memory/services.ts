@@ -9,7 +9,7 @@ import { embedChecked } from './embedding.js';
 import { ExpiredMemories } from './expired-memories.js';
 import { JudgeHealth } from './judge-health.js';
 import { LexicalAnalyzer } from './lexical.js';
-import type { CurationRules } from './model.js';
+import type { CurationRules, Scope } from './model.js';
 import { PageService } from './page/page-service.js';
 import type { Fusion, LexicalScoring, RecallRanking } from './policy/ranking.js';
 import { RecallPlanner } from './recall-query.js';
@@ -58,7 +58,21 @@ export function memoryServices(deps: MemoryDeps): MemoryServices {
   const judgeHealth = new JudgeHealth(judge.name);
   const expired = new ExpiredMemories(stores.curation, rules, clock);
   const planner = new RecallPlanner({ embedder, rules, analyzer, ranking: deps.ranking, scoring: deps.scoring });
-  const remember = new Remember({ store: stores.curation, expired, embedder, judge, judgeHealth, clock, rules, analyzer, newId });
+  // A restatement that leaves the pin as it is reads it back: the merge statement does not return it.
+  // No expiry cutoffs: the memory was made useful by that very write.
+  const pinnedNow = async (scope: Scope, id: string) => (await stores.page.memory(scope, id, []))?.pinned ?? false;
+  const remember = new Remember({
+    store: stores.curation,
+    expired,
+    embedder,
+    judge,
+    judgeHealth,
+    clock,
+    rules,
+    analyzer,
+    newId,
+    pinnedNow,
+  });
   const importer = new Importer({
     store: stores.transfer,
     expired,

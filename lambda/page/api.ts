@@ -28,6 +28,8 @@ export interface PageApiDeps {
   readonly origins: OriginPolicy;
   /** The local server's data folder, absolute, which its `naaba connect` line names; absent on a deployed endpoint. */
   readonly dataDir?: string;
+  /** How the local server's person runs naaba, for that line (bin/cli/invoked.ts); `npx naaba` when absent. */
+  readonly commandLine?: readonly string[];
   /** How long one import call runs before it starts no new step (`NAABA_IMPORT_CALL_SECONDS`); 6 s when absent. */
   readonly importCallMs?: number;
 }
@@ -190,7 +192,12 @@ const ROUTES: Record<string, Route> = {
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.search || parsed.hash)
       throw new InvalidInputError('url must be the http(s) address of the MCP endpoint');
     const target = deps.dataDir ? { dataDir: deps.dataDir, region: p.region } : { endpoint: parsed.href, region: p.region };
-    return { clients: CLIENTS.map((c) => ({ ...clientConfig(c, parsed.href), command: connectLine(c, p.userId, target) })) };
+    return {
+      clients: CLIENTS.map((c) => ({
+        ...clientConfig(c, parsed.href),
+        command: connectLine(c, p.userId, target, deps.commandLine),
+      })),
+    };
   },
   'GET export/memories': async (s, p, q) => {
     const page = await s.transfer.exportMemories(p, text(q, 'cursor'));

@@ -36,7 +36,7 @@ if (browser) {
     const expected = model.remember('owner', kind, content, pinned);
     const { structuredContent } = await call<{ id: string; outcome: string }>(client, 'remember', { content, kind, pinned });
     expect(structuredContent.outcome).toBe(expected.outcome);
-    model.applyRemember('owner', kind, content, pinned, expected, structuredContent.id);
+    model.applyRemember('owner', kind, content, expected, structuredContent.id);
     return structuredContent.id;
   }
 

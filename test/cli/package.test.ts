@@ -1,5 +1,15 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,13 +118,15 @@ test(
         });
         serve.on('close', (code) => reject(new Error(`naaba serve exited ${code}:\n${output}`)));
       });
+      // Issued before the requests: a blocking child that outlives the server's keep-alive would
+      // leave fetch a closed connection to reuse ("other side closed") on a loaded machine.
+      const key = JSON.parse(
+        run(join(app, 'node_modules', '.bin', 'naaba'), ['issue-key', 'smoke', '--data', join(app, 'data'), '--json'], app),
+      );
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       expect(await (await fetch(`${url}/`)).text()).toContain('naaba memory');
       // The page's script is the build of web/src/, inlined when the package was built (decision 0138).
       expect(await (await fetch(`${url}/app.js`)).text()).toBe(await buildPageScript());
-      const key = JSON.parse(
-        run(join(app, 'node_modules', '.bin', 'naaba'), ['issue-key', 'smoke', '--data', join(app, 'data'), '--json'], app),
-      );
       const answer = await fetch(`${url}/mcp`, {
         method: 'POST',
         headers: {
@@ -159,4 +171,89 @@ test(
     expect(embedded).toMatch(/dimension\s+512/);
   },
   HEAVY_STEP_MS,
+);
+
+/** Starts naaba serve by `command` in its own process group, and waits for the banner's connect line. */
+async function banner(command: string[], cwd: string, routeEnv: NodeJS.ProcessEnv) {
+  const [file = '', ...args] = command;
+  const serve = spawn(file, args, { cwd, env: routeEnv, detached: true });
+  let output = '';
+  const heard = (d: Buffer) => {
+    output += d;
+  };
+  serve.stdout.on('data', heard);
+  serve.stderr.on('data', heard);
+  const ended = new Promise<void>((resolve) => serve.on('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    serve.stdout.on('data', () => {
+      if (output.includes('connect a client')) resolve();
+    });
+    serve.on('close', (code) => reject(new Error(`naaba serve exited ${code}:\n${output}`)));
+  });
+  const stop = async () => {
+    process.kill(-(serve.pid ?? 0), 'SIGTERM');
+    await ended;
+  };
+  return { output: () => output, stop };
+}
+
+test(
+  'every route prints next steps that run from where the user is: a project install, a global install, the npx tarball line',
+  async () => {
+    const standIn = join(work, 'stand-in');
+    mkdirSync(standIn, { recursive: true });
+    writeFileSync(join(standIn, 'claude'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(standIn, 'claude'), 0o755);
+    const project = join(work, 'project');
+    const prefix = join(work, 'global');
+    mkdirSync(project, { recursive: true });
+    run('npm', ['install', '--no-audit', '--no-fund', tarball], project);
+    run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], work);
+    const routes = [
+      { name: 'project', cwd: project, command: [join(project, 'node_modules', '.bin', 'naaba')], naaba: 'npx naaba' },
+      { name: 'global', cwd: work, command: [join(prefix, 'bin', 'naaba')], naaba: 'naaba' },
+      // As docs/package.md writes it: the tarball by its path from where the user is.
+      {
+        name: 'npx',
+        cwd: work,
+        command: ['npx', '-y', `--package=./${packed.filename}`, 'naaba'],
+        naaba: `npx -y --package=${tarball} naaba`,
+      },
+    ];
+    const routeEnv = { ...env, HOME: join(work, 'home'), PATH: [standIn, join(prefix, 'bin'), PATH].join(delimiter) };
+    for (const route of routes) {
+      const data = join(work, `${route.name}-data`);
+      const server = await banner([...route.command, 'serve', '--port', '0', '--data', data], route.cwd, routeEnv);
+      try {
+        const output = server.output();
+        const printed = [
+          /connect a client, in another terminal: {2}(.+)/.exec(output)?.[1] ?? '',
+          /keys: (.+)/.exec(output)?.[1] ?? '',
+        ];
+        expect({ route: route.name, printed }).toEqual({
+          route: route.name,
+          printed: [
+            `${route.naaba} connect claude-code --issue claude-code --data ${data} --write`,
+            `${route.naaba} list-keys --data ${data}`,
+          ],
+        });
+        // Outside a clone or a project's install, `npx naaba` would ask the public registry for that name.
+        if (route.naaba !== 'npx naaba') expect(output).not.toContain('npx naaba ');
+        for (const line of printed) {
+          const ran = spawnSync('sh', ['-c', line], { cwd: route.cwd, env: routeEnv, encoding: 'utf8' });
+          expect({ route: route.name, line, code: ran.status, stderr: ran.status === 0 ? '' : ran.stderr }).toEqual({
+            route: route.name,
+            line,
+            code: 0,
+            stderr: '',
+          });
+        }
+        const listed = spawnSync('sh', ['-c', printed[1] ?? ''], { cwd: route.cwd, env: routeEnv, encoding: 'utf8' });
+        expect(listed.stdout).toContain('claude-code');
+      } finally {
+        await server.stop();
+      }
+    }
+  },
+  3 * HEAVY_STEP_MS,
 );

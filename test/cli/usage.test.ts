@@ -34,6 +34,26 @@ test.each(names.flatMap((name) => [[name, '--help'] as const, [name, '-h'] as co
   },
 );
 
+test.each(names)('naaba %s --help says what it does and what every option it takes means', async (name) => {
+  const command = COMMANDS[name];
+  const { stdout } = await runCli([name, '--help'], env, root);
+  const [, about = ''] = stdout.split('\n\n');
+  expect(about).toMatch(/^[A-Z][^\n]{20,}\.$/);
+  for (const option of [...(command?.values ?? []), ...(command?.switches ?? [])])
+    expect(stdout).toMatch(new RegExp(`\\n {2}--${option} +\\S[^\\n]{10,}\\n`));
+  // The documents it names are files here (a clone) as they are in the package (package.json "files").
+  const named = [...stdout.matchAll(/(\S+\/docs\/[\w-]+\.md)/g)].map((m) => m[1] ?? '');
+  expect(named.length).toBeGreaterThan(0);
+  expect(named.filter((path) => !existsSync(path))).toEqual([]);
+});
+
+test('connect --help says that --issue alone makes a new user', async () => {
+  const { stdout } = await runCli(['connect', '--help'], env, root);
+  expect(stdout).toContain(
+    '--issue     make a new key of this NAME for the client instead of NAABA_KEY; alone it is the first key of a NEW user',
+  );
+});
+
 test('help wins over anything else on the line, even an unknown flag', async () => {
   const result = await runCli(['migrate', '--colour', 'red', '--help'], env, root);
   expect(result.code).toBe(0);

@@ -51,8 +51,9 @@ test('every tool answers over HTTP with its whole structured content and a short
     outcome: 'stored',
     evicted: 0,
     judge: expect.any(String),
+    pinned: false,
   });
-  expect(textOf(remembered)).toBe(`stored ${id} (fact)`);
+  expect(textOf(remembered)).toBe(`stored ${id} (fact); not pinned`);
 
   const recalled = await call(client, 'recall', { query: 'tea time' });
   expect(recalled.structuredContent).toEqual({
@@ -159,12 +160,38 @@ test('remember pins, and a restatement with pinned: false unpins; one without pi
   const before = await pins();
   const stored = await call<{ id: string }>(client, 'remember', { content, kind: 'fact', pinned: true });
   expect([await pinnedNow(), await pins()]).toEqual([true, before + 1]);
+  const id = stored.structuredContent.id;
+  expect([stored.structuredContent, textOf(stored)]).toEqual([
+    expect.objectContaining({ outcome: 'stored', pinned: true }),
+    `stored ${id} (fact); pinned`,
+  ]);
 
   const kept = await call<{ id: string; outcome: string }>(client, 'remember', { content, kind: 'fact' });
-  expect(kept.structuredContent).toMatchObject({ id: stored.structuredContent.id, outcome: 'merged' });
+  expect(kept.structuredContent).toMatchObject({ id, outcome: 'merged', pinned: true });
+  expect(textOf(kept)).toBe(`merged into existing memory ${id} (exact restatement); pinned`);
   expect(await pinnedNow()).toBe(true);
 
   const unpinned = await call<{ id: string; outcome: string }>(client, 'remember', { content, kind: 'fact', pinned: false });
-  expect(unpinned.structuredContent).toMatchObject({ id: stored.structuredContent.id, outcome: 'merged' });
+  expect(unpinned.structuredContent).toMatchObject({ id, outcome: 'merged', pinned: false });
+  expect(textOf(unpinned)).toBe(`merged into existing memory ${id} (exact restatement); not pinned`);
   expect([await pinnedNow(), await pins()]).toEqual([false, before]);
+});
+
+test('at the pin limit remember keeps the memory unpinned and says so, in its text and structured content', async () => {
+  const endpoint = await startTestEndpoint({ env: { NAABA_CURATION: JSON.stringify({ pin_limit: 1 }) } });
+  const bob = await connect(endpoint.mcpUrl, (await endpoint.issueKey('bob')).token);
+  try {
+    await call(bob, 'remember', { content: 'The alarm code is 4711.', kind: 'fact', pinned: true });
+    const over = await call<{ id: string }>(bob, 'remember', { content: 'The gate opens at seven.', kind: 'fact', pinned: true });
+    expect(over.isError).toBeFalsy();
+    expect(over.structuredContent).toMatchObject({ outcome: 'stored', pinned: false, pin_limit_reached: true });
+    expect(textOf(over)).toBe(
+      `stored ${over.structuredContent.id} (fact); NOT pinned: the pin limit (1) is reached, so it was kept unpinned (unpin or forget a pinned memory, then remember it again with pinned: true)`,
+    );
+    const found = await call<{ memories: { id: string; pinned: boolean }[] }>(bob, 'recall', { query: 'gate opens' });
+    expect(found.structuredContent.memories.find((m) => m.id === over.structuredContent.id)?.pinned).toBe(false);
+  } finally {
+    await bob.close();
+    await endpoint.close();
+  }
 });

@@ -254,6 +254,12 @@ class Remember implements Command {
         pinned: this.pinned,
       });
       id = result.id;
+      if (expected.outcome !== 'kind_full')
+        same(
+          'remember pin',
+          [result.pinned, result.pinLimitReached !== undefined],
+          [expected.pinned, expected.pinLimitReached === true],
+        );
       if (expected.outcome === 'stored') {
         same('remember outcome', [result.outcome, result.evicted], ['stored', expected.evicted]);
         world.ids[this.user].push(id);
@@ -272,11 +278,11 @@ class Remember implements Command {
         );
       } else same('remember outcome', result.outcome, expected.outcome);
     } catch (error) {
-      const got = error instanceof PinLimitError ? 'pin_limit' : error instanceof KindFullError ? 'kind_full' : undefined;
+      const got = error instanceof KindFullError ? 'kind_full' : undefined;
       if (got === undefined) throw error;
       same('remember outcome', got, expected.outcome);
     }
-    world.model.applyRemember(this.user, this.kind, this.content, this.pinned, expected, id);
+    world.model.applyRemember(this.user, this.kind, this.content, expected, id);
     await compareAll(world, real);
   }
   toString = () =>

@@ -34,12 +34,17 @@ export interface ModelLine {
 }
 
 /** What a remember must come to, before the real system's id is known. */
+/**
+ * `pinned`: whether the memory is pinned after the write; `pinLimitReached`: a pin was asked at the
+ * pin limit, so the memory was written unpinned instead (decision 0144).
+ */
+type PinAfter = { readonly pinned: boolean; readonly pinLimitReached?: true };
+
 export type ModelOutcome =
-  | { readonly outcome: 'stored'; readonly evicted: number }
-  | { readonly outcome: 'superseded'; readonly supersedes: string; readonly evicted: number }
+  | ({ readonly outcome: 'stored'; readonly evicted: number } & PinAfter)
+  | ({ readonly outcome: 'superseded'; readonly supersedes: string; readonly evicted: number } & PinAfter)
   /** `supersedes`: the restated memory had been replaced; said again, it replaces its replacement. */
-  | { readonly outcome: 'merged'; readonly into: string; readonly supersedes?: string }
-  | { readonly outcome: 'pin_limit' }
+  | ({ readonly outcome: 'merged'; readonly into: string; readonly supersedes?: string } & PinAfter)
   | { readonly outcome: 'kind_full' };
 
 /** One user's memories (live ones and expired ones not yet removed) and journal. */
@@ -175,43 +180,42 @@ export class CurationModel {
         ? undefined
         : [...this.user(name).rows.values()].find((m) => m.kind === kind && m.fingerprint === print);
     if (twin && this.isLive(twin)) {
-      if (pinned && !twin.pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
+      // A pin past the limit is left out; the restatement is merged all the same.
+      const refused = pinned === true && !twin.pinned && this.pinnedCount(name) >= this.rules.pinLimit;
+      const pin: PinAfter = refused ? { pinned: false, pinLimitReached: true } : { pinned: pinned ?? twin.pinned };
       // Saying a replaced memory again makes it current: it replaces the memory that had replaced it.
       const replacer = this.isSuperseded(name, twin) ? twin.supersededBy : null;
-      return replacer ? { outcome: 'merged', into: twin.id, supersedes: replacer } : { outcome: 'merged', into: twin.id };
+      return replacer
+        ? { outcome: 'merged', into: twin.id, supersedes: replacer, ...pin }
+        : { outcome: 'merged', into: twin.id, ...pin };
     }
     // An expired exact restatement leaves first, with the rest of its partition's expired memories.
     if (twin) this.expire(name, kind);
-    if (pinned && this.pinnedCount(name) >= this.rules.pinLimit) return { outcome: 'pin_limit' };
+    // A pin past the limit is left out; the memory is stored unpinned.
+    const refused = pinned === true && this.pinnedCount(name) >= this.rules.pinLimit;
+    const pin: PinAfter = refused ? { pinned: false, pinLimitReached: true } : { pinned: pinned ?? false };
     const excess = Math.max(0, this.live(name, [kind]).length + 1 - rule.ceiling);
     const nearest = rule.dedup === false || !this.contradicts ? undefined : this.nearestCurrent(name, kind, content);
     const replaced = nearest && this.contradicts?.(this.texts.get(nearest.id) ?? '', content) ? nearest : undefined;
     // The memory a new one supersedes is spared by that write's ceiling.
     if (this.evictionOrder(name, kind).filter((m) => m !== replaced).length < excess) return { outcome: 'kind_full' };
     return replaced
-      ? { outcome: 'superseded', supersedes: replaced.id, evicted: excess }
-      : { outcome: 'stored', evicted: excess };
+      ? { outcome: 'superseded', supersedes: replaced.id, evicted: excess, ...pin }
+      : { outcome: 'stored', evicted: excess, ...pin };
   }
 
   /** Each memory's text, for the judge. */
   private readonly texts = new Map<string, string>();
 
-  /** Applies an outcome `remember` predicted; `id` is the new memory's when stored. */
-  applyRemember(
-    name: string,
-    kind: string,
-    content: string,
-    pinned: boolean | undefined,
-    outcome: ModelOutcome,
-    id: string,
-  ): void {
+  /** Applies an outcome `remember` predicted (its pin included); `id` is the new memory's when stored. */
+  applyRemember(name: string, kind: string, content: string, outcome: ModelOutcome, id: string): void {
     if (outcome.outcome === 'merged') {
       const target = this.user(name).rows.get(outcome.into);
       if (!target) throw new Error('the model lost the merge target');
       target.restatements += 1;
       target.lastUsefulAt = Math.max(target.lastUsefulAt, this.now);
       // `pinned: false` unpins the memory it restates; without `pinned` the pin stays as it was.
-      target.pinned = pinned ?? target.pinned;
+      target.pinned = outcome.pinned;
       this.line(name, target, 'duplicate', this.now);
       const replacer = outcome.supersedes === undefined ? undefined : this.user(name).rows.get(outcome.supersedes);
       target.supersededBy = null;
@@ -232,7 +236,7 @@ export class CurationModel {
       id,
       kind,
       fingerprint: rule.dedup === false ? `${fingerprint(content)}#${id}` : fingerprint(content),
-      pinned: pinned ?? false,
+      pinned: outcome.pinned,
       createdAt: this.now,
       lastUsefulAt: this.now,
       recallCount: 0,

@@ -1,4 +1,4 @@
-import { KindFullError, PinLimitError, UnknownKindError } from '../../lambda/memory/errors.js';
+import { KindFullError, UnknownKindError } from '../../lambda/memory/errors.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';
 
@@ -35,20 +35,26 @@ test('the ceiling holds after every remember, evicting the least recently useful
   ]);
 });
 
-test('pins are capped per user: past the cap, a clear error and nothing written', async () => {
+test('pins are capped per user: past the cap the memory is kept unpinned, and the answer says so', async () => {
   const { service, inspect } = serviceOver('memory', { rules: { pinLimit: 2 } });
   const me = principal();
-  await service.remember(me, CLIENT, { content: 'pin one', kind: 'fact', pinned: true });
+  const first = await service.remember(me, CLIENT, { content: 'pin one', kind: 'fact', pinned: true });
   await service.remember(me, CLIENT, { content: 'pin two', kind: 'event', pinned: true });
   const loose = await service.remember(me, CLIENT, { content: 'loose', kind: 'fact' });
-  await expect(service.remember(me, CLIENT, { content: 'pin three', kind: 'fact', pinned: true })).rejects.toThrow(PinLimitError);
-  await expect(service.remember(me, CLIENT, { content: 'loose', kind: 'fact', pinned: true })).rejects.toThrow(
-    'pin limit reached',
-  );
-  expect(await inspect.contents()).toEqual(['loose', 'pin one', 'pin two']);
+  const third = await service.remember(me, CLIENT, { content: 'pin three', kind: 'fact', pinned: true });
+  const restated = await service.remember(me, CLIENT, { content: 'loose', kind: 'fact', pinned: true });
+  const again = await service.remember(me, CLIENT, { content: 'pin one', kind: 'fact' });
+  expect([first, loose, third, restated, again].map((r) => [r.outcome, r.pinned, r.pinLimitReached ?? null])).toEqual([
+    ['stored', true, null],
+    ['stored', false, null],
+    ['stored', false, 2],
+    ['merged', false, 2],
+    ['merged', true, null],
+  ]);
+  expect(await inspect.contents()).toEqual(['loose', 'pin one', 'pin three', 'pin two']);
   expect((await service.curationState(me, {})).counts.pinned).toBe(2);
-  expect(loose.outcome).toBe('stored');
-  await service.remember(principal(), CLIENT, { content: 'another user pins freely', kind: 'fact', pinned: true });
+  const other = await service.remember(principal(), CLIENT, { content: 'another user pins freely', kind: 'fact', pinned: true });
+  expect([other.pinned, other.pinLimitReached]).toEqual([true, undefined]);
 });
 
 test('a kind whose every memory is pinned refuses more instead of growing', async () => {

@@ -58,15 +58,23 @@ test('remember, a restatement, recall, curation_state and forget: every answer w
   const client = await clientAs(principal());
 
   expect(await client.callTool({ name: 'remember', arguments: { content: 'Tea is served at four.', kind: 'fact' } })).toEqual({
-    content: [{ type: 'text', text: `stored ${ID(1)} (fact)` }],
-    structuredContent: { id: ID(1), kind: 'fact', outcome: 'stored', evicted: 0, judge: 'not_asked' },
+    content: [{ type: 'text', text: `stored ${ID(1)} (fact); not pinned` }],
+    structuredContent: { id: ID(1), kind: 'fact', outcome: 'stored', evicted: 0, judge: 'not_asked', pinned: false },
   });
 
   expect(
     await client.callTool({ name: 'remember', arguments: { content: 'Tea is served at four.', kind: 'fact', pinned: true } }),
   ).toEqual({
-    content: [{ type: 'text', text: `merged into existing memory ${ID(1)} (exact restatement)` }],
-    structuredContent: { id: ID(1), kind: 'fact', outcome: 'merged', merged_into: ID(1), evicted: 0, judge: 'exact' },
+    content: [{ type: 'text', text: `merged into existing memory ${ID(1)} (exact restatement); pinned` }],
+    structuredContent: {
+      id: ID(1),
+      kind: 'fact',
+      outcome: 'merged',
+      merged_into: ID(1),
+      evicted: 0,
+      judge: 'exact',
+      pinned: true,
+    },
   });
 
   const recalled = await client.callTool({ name: 'recall', arguments: { query: 'when is tea served' } });

@@ -22,7 +22,9 @@ export const SENTENCE_INSTALL = [
   'The sentence embedder (--embedder sentence, NAABA_EMBEDDER=sentence) needs the sentence encoder,',
   'an optional install of about 28 MB that naaba does not ship. To add it:',
   `  global install:  npm install -g ${specs}`,
-  `  npx:             npx -y ${specs.replace(/(\S+)/g, '-p $1')} -p naaba naaba serve --embedder sentence`,
+  `  project install: npm install ${specs}   (in the folder naaba is installed in)`,
+  `  npx, the tarball npm pack made: npx -y ${specs.replace(/(\S+)/g, '-p $1')} -p ./naaba-*.tgz naaba serve --embedder sentence`,
+  '                   (run where the tarball is, or give its path after the last -p)',
   '  clone:           already installed by npm install',
   'Without it, the default embedder (local) runs offline with nothing more to install.',
 ].join('\n');

@@ -18,10 +18,26 @@ const outputSchema = {
       'on superseded: the earlier memory this one replaces; on merged: the memory it replaces again, when it restates one that had been replaced',
     ),
   evicted: z.number().int().describe('least-recently-useful memories evicted to keep the kind under its ceiling'),
+  pinned: z.boolean().describe('whether the memory stored or restated is pinned now'),
+  pin_limit_reached: z
+    .literal(true)
+    .optional()
+    .describe('pinned: true was asked, but the user is at the pin limit: the memory was kept unpinned'),
   judge: z.enum(['exact', 'same', 'different', 'contradicts', 'unavailable', 'not_asked']),
 };
 
+/** What the reply says of the pin: always whether it is pinned, and at the pin limit why it is not. */
+function pinOf(r: RememberResult): string {
+  if (r.pinLimitReached !== undefined)
+    return `; NOT pinned: the pin limit (${r.pinLimitReached}) is reached, so it was kept unpinned (unpin or forget a pinned memory, then remember it again with pinned: true)`;
+  return r.pinned ? '; pinned' : '; not pinned';
+}
+
 function render(r: RememberResult): string {
+  return `${said(r)}${pinOf(r)}`;
+}
+
+function said(r: RememberResult): string {
   const evicted =
     r.evicted > 0 ? `; evicted ${r.evicted} least-recently-useful ${r.kind} memor${r.evicted === 1 ? 'y' : 'ies'}` : '';
   switch (r.outcome) {
@@ -49,7 +65,8 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
         'the new one supersedes it: recall returns the new one and says which id it replaced, and leaves the old one out unless asked for superseded memories; ' +
         'the old one is deleted after a grace period (journaled as superseded), and forgetting the new one makes the old one current again, ' +
         'as does remembering the old one again word for word (it then replaces the new one). ' +
-        'Each kind has a ceiling: at the ceiling superseded memories go first, then the least-recently-useful unpinned memory of that kind.',
+        'Each kind has a ceiling: at the ceiling superseded memories go first, then the least-recently-useful unpinned memory of that kind. ' +
+        'The answer always says whether the memory is pinned.',
       inputSchema: {
         content: text('the memory, one claim in plain text', LIMITS.contentBytes),
         kind: kindEnum(context.memory.rules).describe('what sort of memory this is; decides ceiling and expiry'),
@@ -57,7 +74,7 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
           .boolean()
           .optional()
           .describe(
-            'true pins: pinned memories never expire and are never evicted (capped per user). false on a restatement of an existing memory unpins it (it can expire and be evicted again); omit to leave its pin as it is',
+            'true pins: pinned memories never expire and are never evicted. Pins are capped per user: at the cap the memory is still stored, unpinned, and the answer says pinned: false and pin_limit_reached: true. false on a restatement of an existing memory unpins it (it can expire and be evicted again); omit to leave its pin as it is',
           ),
         origin: z
           .string()
@@ -83,6 +100,8 @@ export function registerRemember(server: McpServer, context: ToolContext): void 
             ...(result.supersedes ? { supersedes: result.supersedes } : {}),
             evicted: result.evicted,
             judge: result.judge,
+            pinned: result.pinned,
+            ...(result.pinLimitReached !== undefined ? { pin_limit_reached: true as const } : {}),
           },
           render(result),
         );

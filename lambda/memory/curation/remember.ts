@@ -4,7 +4,7 @@ import type { Embedder } from '../../ports/embedder.js';
 import type { Judge } from '../../ports/judge.js';
 import { fingerprint } from '../canonical.js';
 import { embedChecked } from '../embedding.js';
-import { KindFullError, MemoryError, PinLimitError } from '../errors.js';
+import { KindFullError, MemoryError } from '../errors.js';
 import type { ExpiredMemories } from '../expired-memories.js';
 import type { JudgeHealth } from '../judge-health.js';
 import type { LexicalAnalyzer } from '../lexical.js';
@@ -12,7 +12,7 @@ import { checkText, LIMITS } from '../limits.js';
 import type { ClientInfo, CurationRules, JudgeOutcome, KindRule, Principal, Scope, Source } from '../model.js';
 import { expiredBefore, recallCandidates } from '../policy/expiry.js';
 import { kindRule } from '../policy/kinds.js';
-import { pinChangeOf } from '../policy/pins.js';
+import { type PinChange, pinChangeOf } from '../policy/pins.js';
 import { exactRestatement, judged, type MergeDecision, notAsked } from '../policy/merge.js';
 import { JUDGED_CANDIDATES, judgedCandidates } from '../policy/supersession.js';
 
@@ -37,6 +37,13 @@ export interface RememberResult {
   readonly supersedes?: string;
   /** Memories evicted to keep the kind under its ceiling. */
   readonly evicted: number;
+  /** Whether the memory written or restated is pinned now. */
+  readonly pinned: boolean;
+  /**
+   * Set when `pinned: true` was asked at the pin limit: the memory was written unpinned instead of
+   * refused (decision 0144), and this is the limit the user's pins are at.
+   */
+  readonly pinLimitReached?: number;
   /** How the duplicate check decided: exact restatement, the judge's answer, or no neighbour to ask about. */
   readonly judge: MergeDecision['verdict'];
 }
@@ -51,6 +58,8 @@ export interface RememberDeps {
   readonly rules: CurationRules;
   readonly analyzer: LexicalAnalyzer;
   readonly newId: () => string;
+  /** Whether a memory of the scope is pinned: what a restatement that leaves the pin as it is reports. */
+  readonly pinnedNow: (scope: Scope, id: string) => Promise<boolean>;
 }
 
 /** How often a remember decides again after its target vanished between the read and the write. */
@@ -143,14 +152,19 @@ export class Remember {
   }
 
   /** Resolves undefined when the target vanished since it was read, so the caller decides again. */
-  private async mergeInto(draft: Draft, target: string, verdict: Decision['verdict']): Promise<RememberResult | undefined> {
+  private async mergeInto(
+    draft: Draft,
+    target: string,
+    verdict: Decision['verdict'],
+    pin: PinChange = pinChangeOf(draft.input.pinned),
+  ): Promise<RememberResult | undefined> {
     const now = this.deps.clock.now();
     const merged = await this.deps.store.merge(
       {
         scope: draft.scope,
         targetId: target,
         kind: draft.input.kind,
-        pin: pinChangeOf(draft.input.pinned),
+        pin,
         source: draft.source,
         pinLimit: this.deps.rules.pinLimit,
         sourcesKept: LIMITS.sourcesKept,
@@ -158,8 +172,13 @@ export class Remember {
       },
       now,
     );
-    if (merged.status === 'pin_limit') throw new PinLimitError(this.deps.rules.pinLimit);
+    // Refused only a pin, which the restated memory lacks: the restatement is merged, its pin left as it is (unpinned).
+    if (merged.status === 'pin_limit') {
+      const kept = await this.mergeInto(draft, target, verdict, 'keep');
+      return kept && { ...kept, pinLimitReached: this.deps.rules.pinLimit };
+    }
     if (merged.status === 'gone') return undefined;
+    const pinned = pin === 'keep' ? await this.deps.pinnedNow(draft.scope, merged.id) : pin === 'pin';
     return {
       id: merged.id,
       kind: draft.input.kind,
@@ -168,11 +187,16 @@ export class Remember {
       ...(merged.supersedes ? { supersedes: merged.supersedes } : {}),
       evicted: 0,
       judge: verdict,
+      pinned,
     };
   }
 
   /** Resolves undefined when an expired exact restatement stood in the way, so the caller decides again (and clears it). */
-  private async insert(draft: Draft, decision: MergeDecision): Promise<RememberResult | undefined> {
+  private async insert(
+    draft: Draft,
+    decision: MergeDecision,
+    pinned = draft.input.pinned ?? false,
+  ): Promise<RememberResult | undefined> {
     const id = this.deps.newId();
     const now = this.deps.clock.now();
     const inserted = await this.deps.store.insert(
@@ -187,7 +211,7 @@ export class Remember {
         terms: [...draft.terms.keys()],
         frequencies: [...draft.terms.values()],
         passages: [...draft.terms.keys()].map((t) => draft.passages.get(t) ?? 1),
-        pinned: draft.input.pinned ?? false,
+        pinned,
         source: draft.source,
         conflictsWith: decision.supersedes,
         ceiling: draft.rule.ceiling,
@@ -199,17 +223,28 @@ export class Remember {
     );
     const kind = draft.input.kind;
     switch (inserted.status) {
-      case 'pin_limit':
-        throw new PinLimitError(this.deps.rules.pinLimit);
+      // At the pin limit the memory is still kept, unpinned, and the answer says so (decision 0144).
+      case 'pin_limit': {
+        const unpinned = await this.insert(draft, decision, false);
+        return unpinned && { ...unpinned, pinLimitReached: this.deps.rules.pinLimit };
+      }
       case 'kind_full':
         throw new KindFullError(kind, draft.rule.ceiling);
       case 'merged':
-        return { id: inserted.id, kind, outcome: 'merged', mergedInto: inserted.id, evicted: 0, judge: 'exact' };
+        return {
+          id: inserted.id,
+          kind,
+          outcome: 'merged',
+          mergedInto: inserted.id,
+          evicted: 0,
+          judge: 'exact',
+          pinned: await this.deps.pinnedNow(draft.scope, inserted.id),
+        };
       case 'expired_twin':
         return undefined;
       case 'inserted': {
         const outcome = decision.supersedes ? 'superseded' : 'stored';
-        return { id, kind, outcome, supersedes: decision.supersedes, evicted: inserted.evicted, judge: decision.verdict };
+        return { id, kind, outcome, supersedes: decision.supersedes, evicted: inserted.evicted, judge: decision.verdict, pinned };
       }
     }
   }

@@ -92,9 +92,9 @@ class Reader {
     if (nullable && (v === null || v === undefined)) return null;
     if (typeof v !== 'string') this.fail(field, 'must be a string');
     try {
-      checkText(`${this.at}.${field}`, v, limit.bytes ? { bytes: limit.bytes } : { chars: limit.chars ?? 0 });
+      checkText(`${this.at}.${field}`, v, limit.bytes ? { bytes: limit.bytes } : { chars: limit.chars ?? 0 }, '');
     } catch (error) {
-      throw new InvalidInputError(`${(error as Error).message}; nothing was imported`);
+      throw new InvalidInputError(`${(error as Error).message.replace(/\.$/, '')}; nothing was imported`);
     }
     return v;
   }
