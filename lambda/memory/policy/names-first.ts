@@ -1,3 +1,4 @@
+import { grained } from './ranking.js';
 import { type Found, namedTerms, type QueryWords } from './recency.js';
 
 /**
@@ -24,6 +25,7 @@ export function namesFirst<T extends Found>(found: readonly T[], query: QueryWor
   });
   const [only] = holders;
   if (holders.length !== 1 || only === undefined) return [...found];
-  if (current.some((f) => f.words > only.words)) return [...found];
+  // Compared at the lexical arm's grain: the same sum in SQL and in the reference store differs in its last bits.
+  if (current.some((f) => grained(f.words) > grained(only.words))) return [...found];
   return [only, ...found.filter((f) => f !== only)];
 }
