@@ -7,6 +7,7 @@ import { checkText, LIMITS } from './limits.js';
 import type { CurationRules, RecalledMemory, Scope } from './model.js';
 import { kindCutoffs, recallCandidates } from './policy/expiry.js';
 import { farthestRelated } from './policy/floor.js';
+import { namesFirst } from './policy/names-first.js';
 import { newestFirst, sameSubjectWithin } from './policy/recency.js';
 import { kindsOf } from './policy/kinds.js';
 import {
@@ -78,11 +79,13 @@ export class RecallPlanner {
 
   /**
    * The store's ranked memories in the order recall answers them: the newer on a subject first
-   * where the query cannot tell the two apart (policy/recency.ts), superseded ones last.
+   * where the query cannot tell the two apart (policy/recency.ts), then the one memory holding the
+   * query's names first (policy/names-first.ts), superseded ones last.
    */
   answer(input: RecallInput, ranked: readonly RankedMemory[]): RecalledMemory[] {
     const fusion = this.deps.scoring?.fusion ?? FUSION;
-    return newestFirst(ranked, { text: input.query, analyzer: this.deps.analyzer }, fusion).map(
+    const query = { text: input.query, analyzer: this.deps.analyzer };
+    return namesFirst(newestFirst(ranked, query, fusion), query).map(
       ({ length: _length, words: _words, sameSubject: _same, ...memory }) => memory,
     );
   }

@@ -101,11 +101,11 @@ const embedderOf = (name: EvalEmbedder): Embedder => (name === 'sentence' ? new 
 
 /** A fresh memory (PGlite or the reference store) with the offline judge and seeded ids; closed after `run`. */
 async function withService<T>(store: EvalStore, embedder: EvalEmbedder, run: (h: ServiceHarness) => Promise<T>): Promise<T> {
-  const db = store === 'pglite' ? await freshDatabase(256) : undefined;
+  const embedding = embedderOf(embedder);
+  // The database's vectors are as wide as the embedder's (the sentence encoder's 512, the lexical one's 256).
+  const db = store === 'pglite' ? await freshDatabase(embedding.dimensions) : undefined;
   try {
-    return await run(
-      serviceOver(db ?? 'memory', { judge: new ExactOnlyJudge(), newId: seededIds(), embedder: embedderOf(embedder) }),
-    );
+    return await run(serviceOver(db ?? 'memory', { judge: new ExactOnlyJudge(), newId: seededIds(), embedder: embedding }));
   } finally {
     await db?.close();
   }

@@ -23,7 +23,8 @@ import type { Fusion } from './ranking.js';
  * locker code is 3141." for "What is Nora's locker code?": "Nora" is in the query and the older,
  * not the newer. "Kenji's leave now begins on 15 January." does take the place of "Kenji starts his
  * parental leave on 1 February." for "When does Kenji's parental leave start?": it keeps "Kenji"
- * and says "now". With the words deciding, the same-subject distance reaches `SUBJECT_REACH` times
+ * and says "now". A query word that most of the other memories found hold as well ("at", "to": the
+ * question's grammar) tells nothing apart, and the newer may lack it (decision 0135). With the words deciding, the same-subject distance reaches `SUBJECT_REACH` times
  * the embedder's relevance distance. Without query terms (the vector arm alone) both words scores
  * are 0, and the newer takes the place as before.
  *
@@ -114,20 +115,62 @@ export function namedTerms(text: string, analyzer: LexicalAnalyzer): Set<string>
   return named;
 }
 
+/** The terms of each memory found and of the query, made once per recall: what `answersAsWell` compares. */
+export class FoundTerms {
+  readonly query: Set<string>;
+  private readonly held = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly words: QueryWords,
+    private readonly found: readonly Found[],
+  ) {
+    this.query = new Set(words.analyzer.terms(words.text));
+  }
+
+  /** A memory's terms. */
+  of(memory: Found): Set<string> {
+    let terms = this.held.get(memory.id);
+    if (!terms) {
+      terms = new Set(this.words.analyzer.terms(memory.content));
+      this.held.set(memory.id, terms);
+    }
+    return terms;
+  }
+
+  /** Whether a memory holds a query term, or the same word in another form (the analyzer's prefix term: "deploy", "deploys"). */
+  holds(memory: Found, term: string): boolean {
+    const terms = this.of(memory);
+    return this.words.analyzer.terms(term).some((t) => terms.has(t));
+  }
+
+  /**
+   * Whether a query term tells two memories apart: it does not when most of the other current
+   * memories found hold it too ("at", "to": the question's grammar, not its subject).
+   */
+  tellsApart(term: string, newer: Found, older: Found): boolean {
+    const others = this.found.filter((f) => f.id !== newer.id && f.id !== older.id && f.supersededBy === null);
+    return 2 * others.filter((o) => this.of(o).has(term)).length <= others.length;
+  }
+}
+
 /**
  * Whether a newer memory found on an older one's subject answers the query at least as well on what
  * tells them apart, so that it may take the older's place: it holds every name or number of the
- * query that the older holds, and its words answer the query at least `words` as well as the
- * older's, or it says it changes something.
+ * query that the older holds; and its words answer the query at least `words` as well as the
+ * older's, or every query word the older holds and it lacks is one that most memories found hold
+ * too (decision 0135), or it says it changes something.
  */
-export function answersAsWell(newer: Found, older: Found, query: QueryWords, words: number): boolean {
+export function answersAsWell(newer: Found, older: Found, query: QueryWords, words: number, terms: FoundTerms): boolean {
   const { analyzer } = query;
-  const queryTerms = new Set(analyzer.terms(query.text));
-  const newerTerms = new Set(analyzer.terms(newer.content));
-  const olderTerms = new Set(analyzer.terms(older.content));
+  const newerTerms = terms.of(newer);
+  const olderTerms = terms.of(older);
   const named = new Set([...namedTerms(query.text, analyzer), ...namedTerms(older.content, analyzer)]);
-  const namesKept = [...queryTerms].every((t) => !named.has(t) || !olderTerms.has(t) || newerTerms.has(t));
-  return namesKept && (newer.words >= words * older.words || statesChange(newer.content));
+  const namesKept = [...terms.query].every((t) => !named.has(t) || !olderTerms.has(t) || newerTerms.has(t));
+  if (!namesKept) return false;
+  const lost = [...terms.query].filter((t) => olderTerms.has(t) && !terms.holds(newer, t));
+  return (
+    newer.words >= words * older.words || lost.every((t) => !terms.tellsApart(t, newer, older)) || statesChange(newer.content)
+  );
 }
 
 /**
@@ -141,12 +184,13 @@ export function newestFirst<T extends Found>(
   within: Pick<Fusion, 'statementTerms' | 'newerReach' | 'newerWords'>,
 ): T[] {
   const byId = new Map(found.map((f) => [f.id, f]));
+  const terms = new FoundTerms(query, found);
   const takes = (t: T, o: T) =>
     o.kind === t.kind &&
     o.createdAt.getTime() < t.createdAt.getTime() &&
     Math.max(o.length, t.length) <= within.statementTerms &&
     t.score >= within.newerReach * o.score &&
-    answersAsWell(t, o, query, within.newerWords);
+    answersAsWell(t, o, query, within.newerWords, terms);
   const scored = found.map((t) => {
     const reached = t.sameSubject.flatMap((id) => {
       const o = byId.get(id);
