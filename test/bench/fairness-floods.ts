@@ -93,10 +93,18 @@ let imports = 0;
 export function importFile(): string {
   imports += 1;
   const at = new Date(Date.now() - 3_600_000).toISOString();
-  const memories = Array.from({ length: 90 }, (_, i) => ({
+  return exportFile(
+    Array.from({ length: 90 }, (_, i) => largeMemory(10_000 * imports + i)),
+    at,
+  );
+}
+
+/** An export file of these contents, each a fact of the bench's written at `at`. */
+function exportFile(contents: readonly string[], at: string): string {
+  const memories = contents.map((content) => ({
     id: randomUUID(),
     kind: 'fact',
-    content: largeMemory(10_000 * imports + i),
+    content,
     pinned: false,
     createdAt: at,
     lastUsefulAt: at,
@@ -130,22 +138,13 @@ const BULK_IDS = 100;
 /** An export file of `n` short facts: the bulk key's partition, imported before the server starts. */
 export function bulkFile(n: number): string {
   const at = new Date(Date.now() - 3_600_000).toISOString();
-  const memories = Array.from({ length: n }, (_, i) => ({
-    id: randomUUID(),
-    kind: 'fact',
-    content: `Bulk note ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} number ${i * 13}.`,
-    pinned: false,
-    createdAt: at,
-    lastUsefulAt: at,
-    recallCount: 0,
-    restatements: 1,
-    agent: 'bench',
-    client: 'bench',
-    origin: null,
-    restatedBy: [],
-    conflicts: [],
-  }));
-  return JSON.stringify({ format: 'naaba-memories', version: 1, exportedAt: new Date().toISOString(), memories, journal: [] });
+  return exportFile(
+    Array.from(
+      { length: n },
+      (_, i) => `Bulk note ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} number ${i * 13}.`,
+    ),
+    at,
+  );
 }
 
 /** Names of the bulk loads, known before the ids they act on. */

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environment } from '../../lambda/config/env.js';
-import { NAABA_BIN, type RunningServe, runCli, startServe } from '../support/cli.js';
+import { listedKeys, NAABA_BIN, runCli, type RunningServe, startServe } from '../support/cli.js';
 import { pollUntil } from '../support/poll.js';
 
 /**
@@ -21,13 +21,7 @@ const cursorFile = join(home, '.cursor', 'mcp.json');
 const cli = (args: string[], env: Record<string, string> = {}) =>
   runCli([...args, '--data', data], { HOME: home, NAABA_KEY: '', ...env }, root);
 
-interface Listed {
-  key_id: string;
-  name: string;
-  user_id: string;
-  revoked_at: string | null;
-}
-const keys = async () => JSON.parse((await cli(['list-keys', '--json'])).stdout) as Listed[];
+const keys = () => listedKeys(cli);
 
 let server: RunningServe;
 let owner = { token: '', user_id: '', key_id: '' };

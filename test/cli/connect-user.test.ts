@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startServe } from '../support/cli.js';
+import { listedKeys, runCli, startServe } from '../support/cli.js';
 import { pollUntil } from '../support/poll.js';
 
 /**
@@ -18,13 +18,7 @@ for (const d of [home, bin]) mkdirSync(d, { recursive: true });
 const cli = (args: string[], env: Record<string, string> = {}) =>
   runCli([...args, '--data', data], { HOME: home, NAABA_KEY: '', ...env }, root);
 
-interface Listed {
-  key_id: string;
-  name: string;
-  user_id: string;
-  revoked_at: string | null;
-}
-const keys = async () => JSON.parse((await cli(['list-keys', '--json'])).stdout) as Listed[];
+const keys = () => listedKeys(cli);
 
 let owner = '';
 beforeAll(async () => {

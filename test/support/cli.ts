@@ -184,3 +184,16 @@ function waitForListening(child: ChildProcess, kill = () => child.kill('SIGTERM'
     child.on('close', (code) => reject(new Error(`naaba serve exited (${code}) before listening:\n${output}`)));
   });
 }
+
+/** A key as `naaba list-keys --json` prints it: what the CLI tests compare. */
+export interface ListedKey {
+  key_id: string;
+  name: string;
+  user_id: string;
+  revoked_at: string | null;
+}
+
+/** Every key `list-keys --json` prints, through the test's own way of running the command. */
+export async function listedKeys(cli: (args: string[]) => Promise<CliResult>): Promise<ListedKey[]> {
+  return JSON.parse((await cli(['list-keys', '--json'])).stdout) as ListedKey[];
+}
