@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environment } from '../../lambda/config/env.js';
-import { largeMemory } from '../bench/fairness-floods.js';
+import { largeMemory } from '../../bench/fairness-floods.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { NAABA_BIN, runCli } from '../support/cli.js';
 

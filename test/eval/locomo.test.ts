@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Bm25 } from '../bench/bm25.js';
-import { loadLocomo, parseTurnsPerMemory } from '../bench/locomo-data.js';
+import { Bm25 } from '../../bench/bm25.js';
+import { loadLocomo, parseTurnsPerMemory } from '../../bench/locomo-data.js';
 import { DEFAULT_DATA_DIR } from './data.js';
 
 test('plain BM25: a rare shared word outranks a common one, the shorter text wins a tie; nothing shared, nothing returned', () => {

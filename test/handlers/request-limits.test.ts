@@ -7,7 +7,7 @@ import { LIMITS } from '../../lambda/memory/limits.js';
 import { ResponseBudget, type ToolContext } from '../../lambda/mcp/context.js';
 import { REQUEST_LIMITS, serveMcp } from '../../lambda/mcp/serve.js';
 import { guarded, success } from '../../lambda/mcp/tool-result.js';
-import { loadable } from '../bench/loadable.js';
+import { loadable } from '../../bench/loadable.js';
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { freshDatabase } from '../support/database.js';
 import { CLIENT, principal, serviceOver } from '../support/memory.js';

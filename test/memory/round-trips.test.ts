@@ -1,4 +1,4 @@
-import { measureRoundTrips } from '../bench/round-trips-lib.js';
+import { measureRoundTrips } from '../../bench/round-trips-lib.js';
 import { freshDatabase } from '../support/database.js';
 
 test('every tool call stays within its SQL round-trip budget (recall 1, remember ≤ 3 even when contended, forget 1)', async () => {

@@ -5,7 +5,7 @@ import { ExpiredMemories } from '../../lambda/memory/expired-memories.js';
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
 import { Importer, type ImportProgress } from '../../lambda/memory/transfer/importer.js';
-import { largeMemory } from '../bench/fairness-floods.js';
+import { largeMemory } from '../../bench/fairness-floods.js';
 import { ManualClock } from '../support/clock.js';
 import { principal, serviceOver } from '../support/memory.js';
 

@@ -3,7 +3,7 @@ import { inMemoryStores } from '../../lambda/adapters/in-memory/memory-stores.js
 import type { RecallRanking } from '../../lambda/memory/policy/ranking.js';
 import { DEFAULT_RULES } from '../../lambda/memory/policy/kinds.js';
 import { memoryServices } from '../../lambda/memory/services.js';
-import { nonsenseQueries } from '../bench/nonsense.js';
+import { nonsenseQueries } from '../../bench/nonsense.js';
 import { ManualClock } from '../support/clock.js';
 import { ScriptedJudge } from '../support/judges.js';
 import { CLIENT, principal } from '../support/memory.js';
