@@ -107,14 +107,33 @@ export interface BackfillOptions {
 export const BACKFILL_RETRY: RetryPolicy = { ...defaultRetryPolicy, attempts: 8, budgetMs: 120_000 };
 
 /**
+ * How long one batch may hold the rows it changes: what a request that meets them waits, within its
+ * own 3 s retry budget (decision 0153). A batch slower than this halves the next one, down to
+ * `MIN_BATCH_ROWS`; one four times faster doubles it, up to the size asked for.
+ */
+export const BATCH_TARGET_MS = 400;
+export const MIN_BATCH_ROWS = 100;
+
+/** The next batch's size after one of `size` rows took `tookMs` (the size asked for is the most). */
+export function nextBatchSize(size: number, tookMs: number, most: number): number {
+  if (tookMs > BATCH_TARGET_MS) return Math.max(Math.min(MIN_BATCH_ROWS, most), Math.floor(size / 2));
+  if (tookMs < BATCH_TARGET_MS / 4) return Math.min(most, size * 2);
+  return size;
+}
+
+/**
  * Runs a backfill step until a batch changes no row. Each batch is one statement, its own
  * transaction, at READ COMMITTED where the engine has it (a step numbers or counts rows no
  * running code writes, so it needs no stronger isolation, and takes no predicate locks), retried
  * after a serialization failure or a deadlock (`BACKFILL_RETRY`). Returns the rows changed.
  */
 export async function runBackfill(db: SqlClient, statement: string, options: BackfillOptions): Promise<number> {
-  const body = codeOf(statement).replace(/;\s*$/, '').replaceAll('{{batch}}', String(options.batchRows));
-  const counted = { text: `WITH step AS (${body}\nRETURNING 1) SELECT count(*)::int AS changed FROM step`, values: [] };
+  const code = codeOf(statement).replace(/;\s*$/, '');
+  const counted = (size: number) => ({
+    text: `WITH step AS (${code.replaceAll('{{batch}}', String(size))}\nRETURNING 1) SELECT count(*)::int AS changed FROM step`,
+    values: [],
+  });
+  let size = options.batchRows;
   const started = performance.now();
   let rows = 0;
   let batches = 0;
@@ -136,13 +155,14 @@ export async function runBackfill(db: SqlClient, statement: string, options: Bac
     });
   for (;;) {
     batchStarted = performance.now();
-    const [row] = await withRetry(() => asRead<{ changed: number | string }>(db, counted), BACKFILL_RETRY);
+    const [row] = await withRetry(() => asRead<{ changed: number | string }>(db, counted(size)), BACKFILL_RETRY);
     const changed = Number(row?.changed ?? 0);
     if (changed === 0) break;
     durations.push(performance.now() - batchStarted);
     longestBatchMs = Math.max(longestBatchMs, performance.now() - batchStarted);
     rows += changed;
     batches += 1;
+    size = nextBatchSize(size, performance.now() - batchStarted, options.batchRows);
     if (performance.now() - reported >= (options.everyMs ?? 2_000)) {
       reported = performance.now();
       report(false);
