@@ -26,8 +26,6 @@ import { REFRESH_CELLS } from './maintenance/cells-refresh.js';
 import { SEED_CELLS } from './maintenance/cells-seed.js';
 import { UNMARK_CELLS } from './maintenance/cells-unmark.js';
 import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
-import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
-import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from './maintenance/mark-expiring.js';
 import { PASSAGES_PAGE } from './maintenance/passages-page.js';
 import { WRITE_PASSAGES } from './maintenance/passages-write.js';
@@ -49,6 +47,7 @@ import { REEMBED_TOTAL } from './maintenance/reembed-total.js';
 import { STALE_TERMS } from './maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from './maintenance/sweep-expired.js';
 import { SWEEP_SUPERSEDED } from './maintenance/sweep-superseded.js';
+import { SWEEPER_STATE } from './maintenance/sweeper-state.js';
 import { TRIM_JOURNAL } from './maintenance/trim-journal.js';
 import { CONSUME_CODE } from './oauth/consume-code.js';
 import { COUNT_REQUEST } from './oauth/count-request.js';
@@ -130,8 +129,6 @@ export const STATEMENTS: readonly AnyStatement[] = [
   CELLS_BUILT,
   LIST_CELLS,
   CLEAR_EMPTY_TERMS,
-  EXPIRING_CURSOR,
-  EXPIRING_KINDS,
   MARK_EXPIRING,
   PASSAGES_PAGE,
   WRITE_PASSAGES,
@@ -153,6 +150,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   STALE_TERMS,
   SWEEP_EXPIRED,
   SWEEP_SUPERSEDED,
+  SWEEPER_STATE,
   TRIM_JOURNAL,
   CONSUME_CODE,
   COUNT_REQUEST,
