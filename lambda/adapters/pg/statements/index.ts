@@ -86,6 +86,7 @@ import { ROLE_EXISTS } from './schema/role-exists.js';
 import { SCHEMA_SETTINGS } from './schema/schema-settings.js';
 import { SCHEMA_USAGE } from './schema/schema-usage.js';
 import { SERVER_VERSION } from './schema/server-version.js';
+import { TABLE_HAS_ROWS } from './schema/table-has-rows.js';
 import { SAMPLED_COLUMNS } from './schema/sampled-columns.js';
 import { STALE_STATISTICS } from './schema/stale-statistics.js';
 import { TABLE_VISIBILITY } from './schema/table-visibility.js';
@@ -189,6 +190,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   SCHEMA_SETTINGS,
   SCHEMA_USAGE,
   SERVER_VERSION,
+  TABLE_HAS_ROWS,
   SAMPLED_COLUMNS,
   STALE_STATISTICS,
   TABLE_VISIBILITY,
