@@ -138,7 +138,7 @@ try {
   const before = await searches(stores, users);
   await sql.exec('UPDATE memory_terms SET passages = NULL');
   // And the walk starts again, as it does on a database migrated past 0023 (decision 0119).
-  await sql.exec(`UPDATE naaba_settings SET value = '{}' WHERE name = 'passages_cursor'`);
+  await sql.exec(`UPDATE sweeper_state SET value = NULL WHERE name = 'passages'`);
   // No statistics refresh after it: the planner still thinks every posting has a mask, the worst
   // case for the walk's writes (decision 0119).
   const without = await searches(stores, users);

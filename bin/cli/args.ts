@@ -39,7 +39,7 @@ export type ValueFlag = keyof typeof VALUE_FLAGS;
 export const FLAG_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(VALUE_FLAGS).map(([flag, setting]) => [setting, `--${flag}`]),
 );
-export type Switch = 'json' | 'probe' | 'check' | 'contract' | 'write';
+export type Switch = 'json' | 'probe' | 'check' | 'contract' | 'allow-rewrite' | 'write';
 
 /** What one command accepts: the flags it reads, the switches it turns on. */
 export interface CommandOptions {

@@ -85,16 +85,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   },
   migrate: {
     usage: [
-      'naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...] [--hash-buckets 16] [--runtime-roles mcp=ROLE,authorizer=ROLE,sweeper=ROLE|none] [--contract]] [--batch 5000]',
+      'naaba migrate [--data DIR | --url URL [--db-regions PRIMARY,OTHER...] [--hash-buckets 16] [--runtime-roles mcp=ROLE,authorizer=ROLE,sweeper=ROLE|none] [--contract] [--allow-rewrite]] [--batch 5000]',
       'naaba migrate --check [--data DIR | --url URL] [--json]',
     ],
     values: [...DATABASE, 'db-regions', 'hash-buckets', 'runtime-roles', 'batch'],
-    switches: ['check', 'contract', 'json'],
+    switches: ['check', 'contract', 'allow-rewrite', 'json'],
     bare: true,
     run: (c) => {
       return migrateCommand(c.t, c.config(), c.settings, {
         check: c.on('check'),
         contract: c.on('contract'),
+        allowRewrite: c.on('allow-rewrite'),
         json: c.on('json'),
         batch: c.value('batch'),
       });

@@ -40,6 +40,8 @@ export interface MigrateOptions {
   readonly check: boolean;
   /** Apply contract migrations too (once no older code runs anywhere). */
   readonly contract: boolean;
+  /** Apply a migration that rewrites a populated table, once the rewrite is planned (decision 0152). */
+  readonly allowRewrite: boolean;
   readonly json: boolean;
   /** `--batch`: rows per batch of a backfill step (decision 0099). */
   readonly batch?: string | undefined;
@@ -84,6 +86,7 @@ export async function migrateCommand(
       regions: server ? config.database.regions : undefined,
       hashBuckets: server ? config.database.hashBuckets : undefined,
       stopBeforeContract: server && !options.contract,
+      allowRewrite: options.allowRewrite,
     });
     t.print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     if (server && roles !== 'none') {

@@ -31,6 +31,7 @@ const MEANING: Readonly<Record<Option, string>> = {
   probe: 'also make one real call to each configured provider',
   check: 'only report what would be migrated; change nothing',
   contract: 'also run the contracting steps (after every function runs the new release)',
+  'allow-rewrite': 'also run a migration that rewrites a table holding rows (once the rewrite is planned)',
   write: 'write the configuration (the token is then never printed) instead of printing it',
 };
 

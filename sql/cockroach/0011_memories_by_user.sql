@@ -5,9 +5,26 @@
 -- The primary key becomes (region, user_id, kind, id): a (region, user, kind) partition is one span
 -- of the primary index, so a remember's deletes, its new row, a recall's hits and their touch land
 -- in the user's few ranges instead of one random range per row. Every statement is safe to run
--- again; each is an online schema change (a background job; reads and writes go on), and the
--- primary key change rewrites every index of the table, so run this at a quiet hour (see 0098 for
--- how long, and what to watch).
+-- again; each is an online schema change (a background job).
+--
+-- naaba:rewrite memories: its primary key, and with it every index of the table, the vector index included
+--
+-- On a populated table (decision 0152; reasoned from CockroachDB's documentation, not measured: no
+-- cluster has run it). What it rewrites: a table with a hash-sharded index or REGIONAL BY ROW falls
+-- back to the legacy schema changer, which builds a new primary index (every row, each with its
+-- vector: at VECTOR(1024), 4 KiB a memory, so about 4 GB of vectors per million memories before
+-- replication) and rebuilds every secondary index that does not hold the new key's columns: all of
+-- them here, memories_embedding included, which inserts each vector again through a vector mutation
+-- search. What it blocks: reads go on; writes to memories (remember, forget, a recall's touch, the
+-- sweeper's deletes) are taken by v25.4 and later while the vector index is rebuilt
+-- (cockroachdb/cockroach#151074), but the vector-index docs of v25.4 to v26.3 still list writes
+-- blocked during a vector-index backfill, so plan for that: for as long as the rebuild takes, about
+-- as long as loading the same memories one vector at a time, per million memories a million vector
+-- mutation searches, and temporary space for a second copy. `npm run bench:migrate -- --url URL
+-- --regions PRIMARY,OTHER --rows 1000000` measures it on a cluster. `naaba migrate` refuses this
+-- file while memories holds rows unless given --allow-rewrite; the safe path for a populated
+-- cluster is in docs/deployment.md ("Rewrites on a populated cluster"). An empty table (a first
+-- deploy) rewrites nothing and is not refused.
 
 -- What follows a hit is read by place since 0009 (memories_origin_seq); no code that knows 0009
 -- reads this one. Dropped first, so that the primary key change does not rebuild it.

@@ -29,6 +29,7 @@ GRANT SELECT ON TABLE oauth_tokens TO {{authorizer_role}};
 -- 0024_credential_writes.sql), which take a grant's user and region from the granting key's row.
 GRANT SELECT ON TABLE naaba_migrations TO {{mcp_role}};
 GRANT SELECT, UPDATE ON TABLE naaba_settings TO {{mcp_role}};
+GRANT SELECT, INSERT, UPDATE ON TABLE sweeper_state TO {{mcp_role}};
 GRANT SELECT ON TABLE api_keys TO {{mcp_role}};
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE memories TO {{mcp_role}};
 GRANT SELECT, INSERT ON TABLE memory_links TO {{mcp_role}};
@@ -50,7 +51,9 @@ GRANT EXECUTE ON FUNCTION naaba_revoke_key(uuid, timestamptz) TO {{mcp_role}};
 -- The sweeper: expired memories out (journaled), old journal lines, the vector cells, expired OAuth
 -- rows. No key.
 GRANT SELECT ON TABLE naaba_migrations TO {{sweeper_role}};
-GRANT SELECT, UPDATE ON TABLE naaba_settings TO {{sweeper_role}};
+-- The sweeper keeps its walks in sweeper_state, its region's own rows (decision 0151), and writes no
+-- GLOBAL row; the naaba_settings grant of older releases is left to their sweepers during a deploy.
+GRANT SELECT, INSERT, UPDATE ON TABLE sweeper_state TO {{sweeper_role}};
 GRANT SELECT, UPDATE, DELETE ON TABLE memories TO {{sweeper_role}};
 GRANT SELECT, INSERT, DELETE ON TABLE journal TO {{sweeper_role}};
 GRANT SELECT, UPDATE ON TABLE memory_partitions TO {{sweeper_role}};

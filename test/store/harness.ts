@@ -271,7 +271,7 @@ export function sqlHarness(db: SqlClient, over: { reset?: () => Promise<void>; c
     reset: async () => {
       await (over.reset ?? emptyAll)();
       // The sweeper's walks of a region start afresh with its memories (decisions 0098, 0119).
-      await db.exec(`UPDATE naaba_settings SET value = '{}' WHERE name IN ('expiring_cursor', 'passages_cursor')`);
+      await db.exec(`UPDATE sweeper_state SET value = NULL WHERE name <> 'expiring_kinds'`);
     },
     close: over.close,
   };

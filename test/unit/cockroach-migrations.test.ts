@@ -1,5 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { type DatabaseRegions, MigrationError, migrate, splitStatements } from '../../lambda/adapters/pg/schema/migrate.js';
+import {
+  type DatabaseRegions,
+  MigrationError,
+  migrate,
+  RewriteRefusedError,
+  rewriteOf,
+  splitStatements,
+} from '../../lambda/adapters/pg/schema/migrate.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 import { FILES, schemaAfter } from '../support/cockroach-schema.js';
 
@@ -227,12 +234,16 @@ class CockroachDouble implements SqlClient {
     private readonly version: string,
     private readonly regions: { region: string; primary: boolean }[],
     private readonly applied: string[] = [],
+    /** The tables that hold rows, for the runner's check before a rewrite (decision 0152). */
+    private readonly populated: readonly string[] = [],
   ) {}
 
   async query<R>({ text }: Query): Promise<R[]> {
     if (text.includes('version()')) return [{ version: this.version }] as R[];
     if (text.includes('current_database()')) return [{ name: 'naaba' }] as R[];
     if (text.includes('SHOW REGIONS FROM DATABASE')) return this.regions as R[];
+    const counted = /^SELECT EXISTS \(SELECT 1 FROM "(\w+)"\) AS found$/.exec(text);
+    if (counted) return [{ found: this.populated.includes(counted[1] ?? '') }] as R[];
     if (text.startsWith('SELECT version, requires FROM naaba_migrations'))
       return this.applied.map((version) => ({ version, requires: null })) as R[];
     // A backfill step's batch (decision 0099): recorded like a statement, and nothing left to do.
@@ -331,5 +342,58 @@ describe('migrating CockroachDB', () => {
     await expect(migrate(db, { embeddingDimensions: 1024, regions: wanted })).rejects.toThrow(MigrationError);
     await expect(migrate(db, { embeddingDimensions: 1024, regions: wanted })).rejects.toThrow(message);
     expect(db.ran.filter((s) => s.includes('CREATE TABLE IF NOT EXISTS memories'))).toEqual([]);
+  });
+});
+
+describe('a migration that rewrites a populated table (issue 51, decision 0152)', () => {
+  const before = MIGRATIONS.filter((f) => f < '0011');
+  const rewriting = (file: string) => readFileSync(new URL(`../../sql/cockroach/${file}`, import.meta.url), 'utf8');
+  const regionsThere = [
+    { region: 'eu-central-1', primary: true },
+    { region: 'us-east-1', primary: false },
+    { region: 'ap-southeast-2', primary: false },
+  ];
+
+  test.each(MIGRATIONS)(
+    '%s declares a rewrite if it changes a primary key or builds a vector index on an existing table',
+    (file) => {
+      const text = code(rewriting(file));
+      const rewrites = /ALTER PRIMARY KEY|CREATE VECTOR INDEX|ADD VECTOR INDEX/i.test(text);
+      expect({ file, declared: rewriteOf(rewriting(file)) !== undefined }).toEqual({ file, declared: rewrites });
+    },
+  );
+
+  test('0011 declares what it rewrites: the primary key of memories and every index', () => {
+    expect(rewriteOf(rewriting('0011_memories_by_user.sql'))).toEqual({
+      table: 'memories',
+      what: 'its primary key, and with it every index of the table, the vector index included',
+    });
+  });
+
+  test('refused while memories holds rows, in one line naming the file and what it rewrites; nothing of it runs', async () => {
+    const db = new CockroachDouble(V25_4, regionsThere, before, ['memories']);
+    const refused = migrate(db, { embeddingDimensions: 1024, regions });
+    await expect(refused).rejects.toThrow(RewriteRefusedError);
+    const error = await migrate(new CockroachDouble(V25_4, regionsThere, before, ['memories']), {
+      embeddingDimensions: 1024,
+      regions,
+    }).catch((e: unknown) => e);
+    expect(String((error as Error).message)).toMatch(
+      /^refused 0011_memories_by_user\.sql: it rewrites memories \(its primary key, .*vector index included\) and memories holds rows; .*--allow-rewrite/,
+    );
+    expect((error as Error).message).not.toContain('\n');
+    expect(db.ran.filter((s) => s.includes('ALTER PRIMARY KEY') || s.includes('0011_memories_by_user.sql'))).toEqual([]);
+  });
+
+  test('applied with allowRewrite on a populated table, and without it on an empty one', async () => {
+    for (const [populated, allowRewrite] of [
+      [['memories'], true],
+      [[], false],
+    ] as const) {
+      const db = new CockroachDouble(V25_4, regionsThere, before, [...populated]);
+      const applied = await migrate(db, { embeddingDimensions: 1024, regions, allowRewrite });
+      expect(applied[0]).toBe('0011_memories_by_user.sql');
+      expect(db.ran.some((s) => s.includes('ALTER TABLE memories ALTER PRIMARY KEY USING COLUMNS'))).toBe(true);
+    }
   });
 });

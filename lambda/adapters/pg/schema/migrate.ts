@@ -10,6 +10,7 @@ import { INVALID_INDEX } from '../statements/schema/invalid-index.js';
 import { identifier as ident, REGIONS_OF_DATABASE } from '../statements/schema/regions-of-database.js';
 import { ROLE_EXISTS } from '../statements/schema/role-exists.js';
 import { SERVER_VERSION } from '../statements/schema/server-version.js';
+import { TABLE_HAS_ROWS } from '../statements/schema/table-has-rows.js';
 
 /** Where the migrations live: `sql/<engine>/NNNN_name.sql` at the repository root. */
 const SQL_ROOT = new URL('../../../../sql/', import.meta.url);
@@ -36,6 +37,12 @@ export interface MigrationSettings {
   readonly hashBuckets?: number | undefined;
   /** Rows per batch of a backfill step (`{{batch}}`, decision 0099); 5,000 unless given. */
   readonly batchRows?: number | undefined;
+  /**
+   * Apply a migration that rewrites a populated table (`-- naaba:rewrite`, decision 0152): what
+   * `naaba migrate --allow-rewrite` says once the rewrite is planned. Without it such a migration
+   * is refused while its table holds rows.
+   */
+  readonly allowRewrite?: boolean | undefined;
   /** Told how each backfill step is going: what `naaba migrate` prints. */
   readonly progress?: ((p: BackfillProgress) => void) | undefined;
 }
@@ -58,6 +65,37 @@ export class ContractPendingError extends MigrationError {
       `stopped before ${file}: it is a contract migration, which removes what code older than ${requires} still uses. Deploy code that ships ${requires} to every region, check each region with \`naaba migrate --check\` (the functions' secret), then run \`naaba migrate --contract\`${applied.length > 0 ? ` (applied before it: ${applied.join(', ')})` : ''}`,
     );
   }
+}
+
+/** What a migration rewrites, as its `-- naaba:rewrite` line declares it. */
+export interface Rewrite {
+  readonly table: string;
+  readonly what: string;
+}
+
+/** `naaba migrate` refused a migration that rewrites a populated table; what came before it is applied. */
+export class RewriteRefusedError extends MigrationError {
+  override name = 'RewriteRefusedError';
+
+  constructor(
+    readonly file: string,
+    readonly rewrite: Rewrite,
+  ) {
+    super(
+      `refused ${file}: it rewrites ${rewrite.table} (${rewrite.what}) and ${rewrite.table} holds rows; plan it (docs/deployment.md, "Rewrites on a populated cluster"), then run \`naaba migrate --allow-rewrite\``,
+    );
+  }
+}
+
+/**
+ * A migration's declaration that it rewrites a table in place, in a comment line of its file:
+ * `-- naaba:rewrite memories: the primary key and every index`. On a populated table such a
+ * rewrite holds the table's writes or space for long (decision 0152), so the runner applies it
+ * only when told to.
+ */
+export function rewriteOf(script: string): Rewrite | undefined {
+  const found = /^--\s*naaba:rewrite\s+([a-z_][a-z0-9_]*):\s*(.+?)\s*$/m.exec(script);
+  return found ? { table: found[1] ?? '', what: found[2] ?? '' } : undefined;
 }
 
 /**
@@ -331,6 +369,11 @@ export async function migrate(db: SqlClient, settings: MigrationSettings): Promi
     }
     if (requires !== undefined && settings.stopBeforeContract && done.size > 0) {
       throw new ContractPendingError(file, requires, applied);
+    }
+    const rewrite = rewriteOf(script);
+    if (rewrite && !settings.allowRewrite) {
+      const [rows] = await send(db, TABLE_HAS_ROWS, { table: rewrite.table });
+      if (rows?.found) throw new RewriteRefusedError(file, rewrite);
     }
     await apply(db, file, script, settings);
     applied.push(file);

@@ -26,8 +26,6 @@ import { REFRESH_CELLS } from './maintenance/cells-refresh.js';
 import { SEED_CELLS } from './maintenance/cells-seed.js';
 import { UNMARK_CELLS } from './maintenance/cells-unmark.js';
 import { CLEAR_EMPTY_TERMS } from './maintenance/clear-empty-terms.js';
-import { EXPIRING_CURSOR } from './maintenance/expiring-cursor.js';
-import { EXPIRING_KINDS } from './maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from './maintenance/mark-expiring.js';
 import { PASSAGES_PAGE } from './maintenance/passages-page.js';
 import { WRITE_PASSAGES } from './maintenance/passages-write.js';
@@ -49,6 +47,7 @@ import { REEMBED_TOTAL } from './maintenance/reembed-total.js';
 import { STALE_TERMS } from './maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from './maintenance/sweep-expired.js';
 import { SWEEP_SUPERSEDED } from './maintenance/sweep-superseded.js';
+import { SWEEPER_STATE } from './maintenance/sweeper-state.js';
 import { TRIM_JOURNAL } from './maintenance/trim-journal.js';
 import { CONSUME_CODE } from './oauth/consume-code.js';
 import { COUNT_REQUEST } from './oauth/count-request.js';
@@ -87,6 +86,7 @@ import { ROLE_EXISTS } from './schema/role-exists.js';
 import { SCHEMA_SETTINGS } from './schema/schema-settings.js';
 import { SCHEMA_USAGE } from './schema/schema-usage.js';
 import { SERVER_VERSION } from './schema/server-version.js';
+import { TABLE_HAS_ROWS } from './schema/table-has-rows.js';
 import { SAMPLED_COLUMNS } from './schema/sampled-columns.js';
 import { STALE_STATISTICS } from './schema/stale-statistics.js';
 import { TABLE_VISIBILITY } from './schema/table-visibility.js';
@@ -130,8 +130,6 @@ export const STATEMENTS: readonly AnyStatement[] = [
   CELLS_BUILT,
   LIST_CELLS,
   CLEAR_EMPTY_TERMS,
-  EXPIRING_CURSOR,
-  EXPIRING_KINDS,
   MARK_EXPIRING,
   PASSAGES_PAGE,
   WRITE_PASSAGES,
@@ -153,6 +151,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   STALE_TERMS,
   SWEEP_EXPIRED,
   SWEEP_SUPERSEDED,
+  SWEEPER_STATE,
   TRIM_JOURNAL,
   CONSUME_CODE,
   COUNT_REQUEST,
@@ -191,6 +190,7 @@ export const STATEMENTS: readonly AnyStatement[] = [
   SCHEMA_SETTINGS,
   SCHEMA_USAGE,
   SERVER_VERSION,
+  TABLE_HAS_ROWS,
   SAMPLED_COLUMNS,
   STALE_STATISTICS,
   TABLE_VISIBILITY,

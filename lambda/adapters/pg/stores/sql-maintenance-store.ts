@@ -19,8 +19,6 @@ import { REFRESH_CELLS } from '../statements/maintenance/cells-refresh.js';
 import { SEED_CELLS } from '../statements/maintenance/cells-seed.js';
 import { UNMARK_CELLS } from '../statements/maintenance/cells-unmark.js';
 import { CLEAR_EMPTY_TERMS } from '../statements/maintenance/clear-empty-terms.js';
-import { EXPIRING_CURSOR } from '../statements/maintenance/expiring-cursor.js';
-import { EXPIRING_KINDS } from '../statements/maintenance/expiring-kinds.js';
 import { MARK_EXPIRING } from '../statements/maintenance/mark-expiring.js';
 import { PASSAGES_PAGE } from '../statements/maintenance/passages-page.js';
 import { WRITE_PASSAGES } from '../statements/maintenance/passages-write.js';
@@ -29,8 +27,8 @@ import { RECORD_EXPIRING_KINDS } from '../statements/maintenance/record-expiring
 import { STALE_TERMS } from '../statements/maintenance/stale-terms.js';
 import { SWEEP_EXPIRED } from '../statements/maintenance/sweep-expired.js';
 import { SWEEP_SUPERSEDED } from '../statements/maintenance/sweep-superseded.js';
+import { SWEEPER_STATE } from '../statements/maintenance/sweeper-state.js';
 import { TRIM_JOURNAL } from '../statements/maintenance/trim-journal.js';
-import { READ_SETTING } from '../statements/schema/read-setting.js';
 import type { StatementRunner } from './statement-runner.js';
 
 /** Below every user id: where a walk of the partitions in key order starts. */
@@ -78,18 +76,16 @@ export class SqlMaintenanceStore implements MaintenanceStore {
 
   /** One step of the walk by id, from where the last one stopped (decision 0098); the memories it walked. */
   async markExpiring(region: string, kind: string, batch: number): Promise<number> {
-    const cursor = `${region}/${kind}`;
-    const [row] = await this.sql.read(EXPIRING_CURSOR, {});
-    const stopped = row ? (JSON.parse(row.value) as Record<string, string>) : {};
-    const after = Object.hasOwn(stopped, cursor) ? (stopped[cursor] ?? NO_ID) : NO_ID;
-    const [step] = await this.sql.read(MARK_EXPIRING, { region, kind, after, cursor, batch });
+    const entry = `expiring/${kind}`;
+    const [row] = await this.sql.read(SWEEPER_STATE, { region, name: entry });
+    const after = row?.value ?? NO_ID;
+    const [step] = await this.sql.read(MARK_EXPIRING, { region, kind, after, entry, batch });
     return step?.walked ?? 0;
   }
 
   async expiringKinds(region: string): Promise<string[]> {
-    const [row] = await this.sql.read(EXPIRING_KINDS, {});
-    const recorded = row ? (JSON.parse(row.value) as Record<string, string[]>) : {};
-    return Object.hasOwn(recorded, region) ? (recorded[region] ?? []) : [];
+    const [row] = await this.sql.read(SWEEPER_STATE, { region, name: 'expiring_kinds' });
+    return row?.value ? (JSON.parse(row.value) as string[]) : [];
   }
 
   async recordExpiringKinds(region: string, kinds: readonly string[]): Promise<void> {
@@ -115,11 +111,10 @@ export class SqlMaintenanceStore implements MaintenanceStore {
     return terms.length;
   }
 
-  /** Where the region's walk stopped is kept in the `passages_cursor` setting (region → last id walked). */
+  /** Where the region's walk stopped is kept in its `passages` entry of `sweeper_state` (the last id walked). */
   async passagesPage(region: string, batch: number): Promise<PassagesPage> {
-    const [setting] = await this.sql.read(READ_SETTING, { name: 'passages_cursor' });
-    const stopped = setting ? (JSON.parse(setting.value) as Record<string, string>) : {};
-    const after = Object.hasOwn(stopped, region) ? (stopped[region] ?? NO_ID) : NO_ID;
+    const [stopped] = await this.sql.read(SWEEPER_STATE, { region, name: 'passages' });
+    const after = stopped?.value ?? NO_ID;
     if (after === PAST_LAST_ID) return { walked: 0, end: true, finished: true, long: [] };
     const rows = await this.sql.read(PASSAGES_PAGE, { region, after, batch });
     return {

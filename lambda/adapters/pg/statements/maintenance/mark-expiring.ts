@@ -11,8 +11,8 @@ export interface MarkExpiringInputs {
   readonly kind: string;
   /** Where the walk stopped (the last id walked), or the nil UUID to start. */
   readonly after: string;
-  /** The walk's entry in the `expiring_cursor` setting (`region/kind`). */
-  readonly cursor: string;
+  /** The walk's entry in the region's `sweeper_state` (`expiring/<kind>`). */
+  readonly entry: string;
   readonly batch: number;
 }
 
@@ -22,8 +22,9 @@ export interface MarkExpiringInputs {
  * memories_id on CockroachDB), those of the kind marked. No index leads with the kind, since one
  * would cost every remember a write for the sake of a rare change of rules; a walk by key reads
  * `batch` rows per step however large the region is, and the whole region once. The step records
- * where it stopped in the same statement, and clears the entry when it reaches the end, so the
- * next run goes on from there and a later walk of the kind starts afresh.
+ * where it stopped in the same statement, in the region's own row of `sweeper_state` (never a
+ * GLOBAL row, decision 0151), and clears it when it reaches the end, so the next run goes on from
+ * there and a later walk of the kind starts afresh.
  */
 export const MARK_EXPIRING = statement<MarkExpiringInputs, { walked: number; marked: number }>({
   name: 'maintenance/mark-expiring',
@@ -41,10 +42,9 @@ WITH page AS (
 ), walked AS (
   SELECT (SELECT count(*) FROM page) AS n, (SELECT id::text FROM page ORDER BY id DESC LIMIT 1) AS last
 ), recorded AS (
-  UPDATE naaba_settings
-     SET value = CAST(CASE WHEN (SELECT n FROM walked) < ${p.batch}::int4 THEN CAST(value AS JSONB) - ${p.cursor}::text
-                           ELSE CAST(value AS JSONB) || jsonb_build_object(${p.cursor}::text, (SELECT last FROM walked)) END AS TEXT)
-   WHERE name = 'expiring_cursor'
+  INSERT INTO sweeper_state (region, name, value)
+  SELECT ${p.region}, ${p.entry}, CASE WHEN w.n < ${p.batch}::int4 THEN NULL ELSE w.last END FROM walked AS w
+  ON CONFLICT (region, name) DO UPDATE SET value = excluded.value
   RETURNING 1
 )
 SELECT (SELECT n FROM walked)::int4 AS walked, (SELECT count(*) FROM marked)::int4 AS marked`,

@@ -22,8 +22,8 @@ export interface WritePassagesInputs {
 /**
  * One memory's postings of the passages walk written (decision 0119): each posting without a mask
  * gets the one the analyzer cut from the memory, read by its whole key under the memory's
- * partition, and with the page's last statement the walk's place in the region is recorded, so a
- * stop never skips a page. Only a posting still without a mask and of the length the mask was cut
+ * partition, and with the page's last statement the walk's place in the region is recorded, in the
+ * region's own row of `sweeper_state` (never a GLOBAL row, decision 0151), so a stop never skips a page. Only a posting still without a mask and of the length the mask was cut
  * from is written: a remember, import or `naaba reembed` that wrote the posting meanwhile wrote its
  * own mask, which stands, and running a page twice writes nothing the second time. One memory per
  * statement, its terms as an array and their masks as an object: every column of the key is in the
@@ -46,9 +46,9 @@ WITH written AS (
      AND t.passages IS NULL AND t.dl + 0 = ${p.length}::int4
   RETURNING 1
 ), recorded AS (
-  UPDATE naaba_settings
-     SET value = CAST(CAST(value AS JSONB) || jsonb_build_object(${p.region}::text, ${p.walked}::text) AS TEXT)
-   WHERE name = 'passages_cursor' AND ${p.walked}::text IS NOT NULL
+  INSERT INTO sweeper_state (region, name, value)
+  SELECT ${p.region}, 'passages', ${p.walked}::text WHERE ${p.walked}::text IS NOT NULL
+  ON CONFLICT (region, name) DO UPDATE SET value = excluded.value
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM written)::int4 AS written`,
