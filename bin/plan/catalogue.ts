@@ -104,6 +104,7 @@ const NOT_EXPLAINED: Readonly<Record<string, string>> = {
   'schema/current-database': 'current_database(), at migration time: no table',
   'schema/role-exists': 'a catalog read at migration time',
   'schema/invalid-index': 'a catalog read at migration time',
+  'schema/table-has-rows': 'one row read at migration time, before a migration that rewrites a table (decision 0152)',
   'schema/schema-usage': 'has_schema_privilege(), only when the migration record cannot be read: no table',
   'schema/stale-statistics': 'PGlite only: a catalog read of the local engine',
   'schema/table-visibility': 'PGlite only: a catalog read of the local engine',
