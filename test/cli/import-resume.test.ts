@@ -67,7 +67,7 @@ function importKilledAfter(steps: number, key: string): Promise<{ reported: numb
   });
 }
 
-const written = (stdout: string) => Number(/(\d+) memories written/.exec(stdout)?.[1]);
+const written = (stdout: string) => Number(/(\d+) memor(?:y|ies) written/.exec(stdout)?.[1]);
 const present = (stdout: string) => Number(/(\d+) already there/.exec(stdout)?.[1]);
 
 test(

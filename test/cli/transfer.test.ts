@@ -149,7 +149,7 @@ test('an import that would pass a ceiling or the pin limit writes nothing and sa
   expect(refused.stderr).toContain('fact: 1 kept + 4 new would be 5, over its ceiling of 4');
   expect(await count()).toBe(1);
   const facts = await cli(['import', file('alice.json'), '--kind', 'preference', ...endpointFlag()], dave.token);
-  expect(facts.stdout).toContain('1 memories written');
+  expect(facts.stdout).toContain('1 memory written');
   expect(await count()).toBe(2);
 });
 
