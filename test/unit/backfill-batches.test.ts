@@ -1,6 +1,16 @@
-import { BATCH_TARGET_MS, MIN_BATCH_ROWS, nextBatchSize } from '../../lambda/adapters/pg/schema/backfill.js';
+import {
+  BATCH_HOLD_MS,
+  BATCH_LOCK_WAIT_MS,
+  BATCH_TARGET_MS,
+  firstBatchSize,
+  MAX_CANCELLED_AT_FLOOR,
+  MIN_BATCH_ROWS,
+  nextBatchSize,
+  runBackfill,
+} from '../../lambda/adapters/pg/schema/backfill.js';
+import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
 
-/** A backfill's batch follows how long the last one held its rows (decision 0153). */
+/** A backfill's batch follows how long the last one held its rows (decision 0153), within hard bounds (0154). */
 
 test('a slow batch halves the next, never below the floor; a fast one doubles it, never above the size asked for', () => {
   expect(nextBatchSize(2_000, BATCH_TARGET_MS + 1, 2_000)).toBe(1_000);
@@ -14,4 +24,53 @@ test('a slow batch halves the next, never below the floor; a fast one doubles it
 test('a size asked for below the floor is kept: a test’s batches of 7 stay batches of 7', () => {
   expect(nextBatchSize(7, BATCH_TARGET_MS * 10, 7)).toBe(7);
   expect(nextBatchSize(7, 0, 7)).toBe(7);
+});
+
+/** A client whose backfill batches change as many rows as asked until `rows` are done, cancelled where `cancel` says. */
+function batchesSeen(rows: number, cancel: (call: number, size: number) => boolean) {
+  const sizes: number[] = [];
+  const bounds: string[][] = [];
+  let left = rows;
+  const db = {
+    engine: 'postgres',
+    queue: async (locks: readonly Query[], query: Query) => {
+      const size = Number(/LIMIT (\d+)/.exec(query.text)?.[1]);
+      sizes.push(size);
+      bounds.push(locks.map((l) => l.text));
+      if (cancel(sizes.length, size)) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      const changed = Math.min(size, left);
+      left -= changed;
+      return [{ changed }];
+    },
+  } as unknown as SqlClient;
+  return { db, sizes, bounds };
+}
+
+const STEP = 'UPDATE t SET done = true WHERE id IN (SELECT id FROM t WHERE NOT done LIMIT {{batch}})';
+
+test('the first batch is the floor; every batch runs under its lock wait and hold bounds (decision 0154)', async () => {
+  const seen = batchesSeen(1_000, () => false);
+  expect(await runBackfill(seen.db, STEP, { file: 'f.sql', step: 1, batchRows: 2_000 })).toBe(1_000);
+  expect(seen.sizes[0]).toBe(firstBatchSize(2_000));
+  expect(firstBatchSize(2_000)).toBe(MIN_BATCH_ROWS);
+  expect(firstBatchSize(7)).toBe(7);
+  for (const sent of seen.bounds) {
+    expect(sent).toEqual([`SET LOCAL lock_timeout = '${BATCH_LOCK_WAIT_MS}ms'`, `SET LOCAL statement_timeout = '${BATCH_HOLD_MS}ms'`]);
+  }
+});
+
+test('a batch cancelled at its hold bound is tried again at half its size, and nothing is lost', async () => {
+  const seen = batchesSeen(3_000, (call) => call === 4);
+  expect(await runBackfill(seen.db, STEP, { file: 'f.sql', step: 1, batchRows: 2_000, restAfterCancelMs: 0 })).toBe(3_000);
+  // 100, 200, 400 (fast: doubled), 800 cancelled, then 400.
+  expect(seen.sizes.slice(0, 5)).toEqual([100, 200, 400, 800, 400]);
+});
+
+test('batches cancelled at the floor again and again stop the step with a sentence that says why and what to do', async () => {
+  const seen = batchesSeen(3_000, () => true);
+  const run = runBackfill(seen.db, STEP, { file: 'f.sql', step: 1, batchRows: 2_000, restAfterCancelMs: 0 });
+  await expect(run).rejects.toThrow(
+    `f.sql: backfill 1 stopped: ${MAX_CANCELLED_AT_FLOOR} batches of ${MIN_BATCH_ROWS} rows in a row ran past ${BATCH_HOLD_MS} ms`,
+  );
+  expect(seen.sizes).toHaveLength(MAX_CANCELLED_AT_FLOOR);
 });

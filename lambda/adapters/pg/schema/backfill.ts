@@ -1,5 +1,5 @@
 import { defaultRetryPolicy, type RetryPolicy, withRetry } from '../retry.js';
-import { asRead, type SqlClient } from '../sql-client.js';
+import { inQueue, type Query, type SqlClient } from '../sql-client.js';
 
 /**
  * Migrations on a live, populated database (decision 0099). A migration file may mark a statement
@@ -95,6 +95,8 @@ export interface BackfillOptions {
   /** Called at most every `everyMs` while batches change rows, and once when a step that changed rows is done. */
   readonly progress?: ((p: BackfillProgress) => void) | undefined;
   readonly everyMs?: number;
+  /** The rest after a cancelled batch; `BATCH_HOLD_MS` unless a test says otherwise. */
+  readonly restAfterCancelMs?: number;
 }
 
 /**
@@ -109,10 +111,27 @@ export const BACKFILL_RETRY: RetryPolicy = { ...defaultRetryPolicy, attempts: 8,
 /**
  * How long one batch may hold the rows it changes: what a request that meets them waits, within its
  * own 3 s retry budget (decision 0153). A batch slower than this halves the next one, down to
- * `MIN_BATCH_ROWS`; one four times faster doubles it, up to the size asked for.
+ * `MIN_BATCH_ROWS`; one four times faster doubles it, up to the size asked for. The first batch is
+ * the floor: a step learns how fast the server is before it takes many rows at once.
  */
 export const BATCH_TARGET_MS = 400;
 export const MIN_BATCH_ROWS = 100;
+
+/**
+ * The hard bounds behind the target (decision 0154), set on each batch's own transaction: a batch
+ * waits at most `BATCH_LOCK_WAIT_MS` for a row a request holds, and then gives way (tried again,
+ * as after a deadlock) rather than hold its own rows while it waits; and a batch that runs past
+ * `BATCH_HOLD_MS` is cancelled, its rows released, and tried again at half its size. So no request
+ * waits on a batch much longer than `BATCH_HOLD_MS`, however slow the machine is at that moment.
+ */
+export const BATCH_LOCK_WAIT_MS = 200;
+export const BATCH_HOLD_MS = 1_000;
+
+/** Batches in a row cancelled at the floor before the step stops and says so: the server is too busy to migrate now. */
+export const MAX_CANCELLED_AT_FLOOR = 30;
+
+/** The first batch's size: the floor, or the size asked for when that is smaller. */
+export const firstBatchSize = (most: number): number => Math.min(most, MIN_BATCH_ROWS);
 
 /** The next batch's size after one of `size` rows took `tookMs` (the size asked for is the most). */
 export function nextBatchSize(size: number, tookMs: number, most: number): number {
@@ -121,11 +140,23 @@ export function nextBatchSize(size: number, tookMs: number, most: number): numbe
   return size;
 }
 
+/** The settings that bound one batch's transaction. */
+const BATCH_BOUNDS: readonly Query[] = [
+  { text: `SET LOCAL lock_timeout = '${BATCH_LOCK_WAIT_MS}ms'`, values: [] },
+  { text: `SET LOCAL statement_timeout = '${BATCH_HOLD_MS}ms'`, values: [] },
+];
+
+/** Whether a batch was cancelled by its own `BATCH_HOLD_MS` (SQLSTATE 57014, query canceled). */
+const cancelled = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '57014';
+
+const rest = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * Runs a backfill step until a batch changes no row. Each batch is one statement, its own
  * transaction, at READ COMMITTED where the engine has it (a step numbers or counts rows no
- * running code writes, so it needs no stronger isolation, and takes no predicate locks), retried
- * after a serialization failure or a deadlock (`BACKFILL_RETRY`). Returns the rows changed.
+ * running code writes, so it needs no stronger isolation, and takes no predicate locks), bounded
+ * by `BATCH_BOUNDS`, retried after a serialization failure, a deadlock or a lock it gave way on
+ * (`BACKFILL_RETRY`), and tried again smaller when cancelled. Returns the rows changed.
  */
 export async function runBackfill(db: SqlClient, statement: string, options: BackfillOptions): Promise<number> {
   const code = codeOf(statement).replace(/;\s*$/, '');
@@ -133,7 +164,8 @@ export async function runBackfill(db: SqlClient, statement: string, options: Bac
     text: `WITH step AS (${code.replaceAll('{{batch}}', String(size))}\nRETURNING 1) SELECT count(*)::int AS changed FROM step`,
     values: [],
   });
-  let size = options.batchRows;
+  let size = firstBatchSize(options.batchRows);
+  let cancelledAtFloor = 0;
   const started = performance.now();
   let rows = 0;
   let batches = 0;
@@ -155,7 +187,26 @@ export async function runBackfill(db: SqlClient, statement: string, options: Bac
     });
   for (;;) {
     batchStarted = performance.now();
-    const [row] = await withRetry(() => asRead<{ changed: number | string }>(db, counted(size)), BACKFILL_RETRY);
+    let found: { changed: number | string } | undefined;
+    try {
+      [found] = await withRetry(() => inQueue<{ changed: number | string }>(db, BATCH_BOUNDS, counted(size)), BACKFILL_RETRY);
+    } catch (error) {
+      if (!cancelled(error)) throw error;
+      const floor = firstBatchSize(options.batchRows);
+      cancelledAtFloor = size <= floor ? cancelledAtFloor + 1 : 0;
+      if (cancelledAtFloor >= MAX_CANCELLED_AT_FLOOR) {
+        throw new Error(
+          `${options.file}: backfill ${options.step} stopped: ${MAX_CANCELLED_AT_FLOOR} batches of ${size} rows in a row ran past ${BATCH_HOLD_MS} ms, so the server is too busy to migrate beside its traffic now; what is done is kept, run the migration again later`,
+          { cause: error },
+        );
+      }
+      size = Math.max(floor, Math.floor(size / 2));
+      // The machine is slow at this moment: the requests the batch held back go first.
+      await rest(options.restAfterCancelMs ?? BATCH_HOLD_MS);
+      continue;
+    }
+    cancelledAtFloor = 0;
+    const row = found;
     const changed = Number(row?.changed ?? 0);
     if (changed === 0) break;
     durations.push(performance.now() - batchStarted);
