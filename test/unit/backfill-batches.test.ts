@@ -37,7 +37,8 @@ function batchesSeen(rows: number, cancel: (call: number, size: number) => boole
       const size = Number(/LIMIT (\d+)/.exec(query.text)?.[1]);
       sizes.push(size);
       bounds.push(locks.map((l) => l.text));
-      if (cancel(sizes.length, size)) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      if (cancel(sizes.length, size))
+        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
       const changed = Math.min(size, left);
       left -= changed;
       return [{ changed }];
@@ -55,7 +56,10 @@ test('the first batch is the floor; every batch runs under its lock wait and hol
   expect(firstBatchSize(2_000)).toBe(MIN_BATCH_ROWS);
   expect(firstBatchSize(7)).toBe(7);
   for (const sent of seen.bounds) {
-    expect(sent).toEqual([`SET LOCAL lock_timeout = '${BATCH_LOCK_WAIT_MS}ms'`, `SET LOCAL statement_timeout = '${BATCH_HOLD_MS}ms'`]);
+    expect(sent).toEqual([
+      `SET LOCAL lock_timeout = '${BATCH_LOCK_WAIT_MS}ms'`,
+      `SET LOCAL statement_timeout = '${BATCH_HOLD_MS}ms'`,
+    ]);
   }
 });
 
