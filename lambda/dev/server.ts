@@ -212,6 +212,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: LocalSe
 }
 
 /** Starts the local endpoint; port 0 picks a free port. */
+/** How long the local server keeps an idle kept-alive connection: well past what any client keeps one. */
+export const IDLE_CONNECTION_MS = 65_000;
+
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   installContainer(options.container);
   const guards: Guards = {
@@ -242,6 +245,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       );
     } else socket.destroy();
   });
+  // The server keeps an idle connection open longer than any client does (fetch keeps one 4 s): the
+  // side that closes an idle connection must be the client. With Node's 5 s, a client on a busy
+  // machine whose timers ran late sent its next request on a connection the server was closing, and
+  // got ECONNRESET (the LoCoMo bench's client, three runs in one session).
+  server.keepAliveTimeout = IDLE_CONNECTION_MS;
+  server.headersTimeout = IDLE_CONNECTION_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+import { IDLE_CONNECTION_MS } from '../../lambda/dev/server.js';
 import { startTestEndpoint, type TestEndpoint } from '../support/endpoint.js';
 
 /** A database that fails every call: whatever touches it errors. */
@@ -40,4 +41,12 @@ test('the same endpoint does reach the database for MCP calls (so the check abov
   // The authorizer cannot read keys: API Gateway's authorizer-failure answer, as the local server renders it.
   expect(response.status).toBe(503);
   expect(database.calls).toBeGreaterThan(0);
+});
+
+test('the server keeps an idle connection longer than a client does, so a reused one is never closed under it', async () => {
+  const response = await fetch(`${endpoint.url}/healthz`);
+  await response.arrayBuffer();
+  // Node states its keepAliveTimeout to the client in seconds; fetch keeps an idle connection 4 s.
+  expect(response.headers.get('keep-alive')).toBe(`timeout=${IDLE_CONNECTION_MS / 1_000}`);
+  expect(IDLE_CONNECTION_MS).toBeGreaterThan(4_000 * 10);
 });

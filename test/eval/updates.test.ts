@@ -4,20 +4,26 @@ import { answerFirst, lookalikeSet, newerFirst, rankLookalikes, rankUpdates, UPD
  * Issue 33's offline target (decision 0113): with the offline judge, which supersedes nothing, the
  * newer statement of an update pair ranks above the older in at least 90 % of the 60 pairs of
  * test/eval/updates/dev.json (`npm run eval:updates` prints the figure and the misses). Without
- * the newer-first rule, 16–17 of 60.
+ * the newer-first rule, 16–17 of 60. Issue 47 asks that nothing drops: the pairs each embedder
+ * misses today are named, and any other miss fails ("tutoie" and "tutoyer" are different terms;
+ * fr-num-06's "est" is held by half of the other memories found, decision 0135).
  */
+const EARLIER_MISSES = { local: ['fr-num-06', 'fr-instr-02'], sentence: ['fr-instr-02'] } as const;
+
 test.each([
   ['pglite', 'local'],
   ['memory', 'local'],
   ['memory', 'sentence'],
 ] as const)(
-  'on %s with the %s embedder, the newer statement of an update ranks above the older in at least 90 %% of the pairs',
+  'on %s with the %s embedder, the newer statement of an update ranks above the older in at least 90 %% of the pairs, and no pair is missed but those named',
   async (store, embedder) => {
     const ranks = await rankUpdates(store, embedder);
 
     expect(ranks).toHaveLength(UPDATE_PAIRS.length);
     expect(ranks.every((r) => r.newer >= 0)).toBe(true);
     expect(ranks.filter(newerFirst).length).toBeGreaterThanOrEqual(Math.ceil(0.9 * UPDATE_PAIRS.length));
+    const missed = ranks.filter((r) => !newerFirst(r)).map((r) => r.pair.id);
+    expect(missed.filter((id) => !(EARLIER_MISSES[embedder] as readonly string[]).includes(id))).toEqual([]);
   },
   120_000,
 );

@@ -246,6 +246,8 @@ class CockroachDouble implements SqlClient {
     if (counted) return [{ found: this.populated.includes(counted[1] ?? '') }] as R[];
     if (text.startsWith('SELECT version, requires FROM naaba_migrations'))
       return this.applied.map((version) => ({ version, requires: null })) as R[];
+    // A backfill batch's bounds (decision 0154), set before its statement.
+    if (/^SET LOCAL (lock_timeout|statement_timeout) = '\d+ms'$/.test(text)) return [] as R[];
     // A backfill step's batch (decision 0099): recorded like a statement, and nothing left to do.
     if (text.startsWith('WITH step AS (')) {
       this.ran.push(text);
