@@ -6,11 +6,21 @@ process.env.NAABA_LOG_LEVEL ??= 'SILENT';
  * workers — the policy, the stores on PGlite and the reference store, the handlers, the MCP tools
  * over real HTTP, the model test. `system`: what starts or drives other programs — a PostgreSQL
  * server (test/pg), Chromium (test/browser), the `naaba` command as a child process (test/cli), the
- * CDK synthesis with its esbuild bundles (test/infra). `npm test` runs the first, `npm run
+ * CDK synthesis with its esbuild bundles (test/infra) — and the in-process files that need most of
+ * a minute alone (`LONG`, decision 0156): each proves what no faster test does, and would hold
+ * `npm test` past 12 minutes beside another heavy job. `npm test` runs the first, `npm run
  * test:system` the second, and `.ci/run` both; a path given to `npm run test:jest` runs in
  * whichever lane holds it.
  */
 const SYSTEM = ['browser', 'cli', 'infra', 'pg'];
+const LONG = [
+  'plan/verify-plan', // `npm run verify:plan`: every runtime statement's plan on the local engine
+  'oauth/attacks', // each way of bending the OAuth flow, over real HTTP, issues nothing
+  'store/live-migration', // 30,000 memories migrated on PGlite while traffic runs
+  'eval/updates', // issue 47's development set ranked by both embedders and both stores
+  'store/statistics', // the per-user index chosen before and after statistics, kept current as tables grow
+  'handlers/request-limits', // the per-key queue and the byte and batch caps, reached for real
+];
 
 /** Jest runs the TypeScript sources as ES modules; type checking is `npm run typecheck`. */
 const common = {
@@ -26,12 +36,19 @@ export default {
       ...common,
       displayName: 'in-process',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...SYSTEM.map((folder) => `<rootDir>/test/${folder}/`)],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...SYSTEM.map((folder) => `<rootDir>/test/${folder}/`),
+        ...LONG.map((file) => `<rootDir>/test/${file}\\.test\\.ts$`),
+      ],
     },
     {
       ...common,
       displayName: 'system',
-      testMatch: SYSTEM.map((folder) => `<rootDir>/test/${folder}/**/*.test.ts`),
+      testMatch: [
+        ...SYSTEM.map((folder) => `<rootDir>/test/${folder}/**/*.test.ts`),
+        ...LONG.map((file) => `<rootDir>/test/${file}.test.ts`),
+      ],
     },
   ],
   // A test's own budget on a shared 2-core machine that other jobs keep busy (load 8 and more):
