@@ -211,9 +211,11 @@ export class Importer {
     if (skipped > 0) options.progress?.({ done, total: memories.length });
     const left = () =>
       options.stopAfterMs === undefined ? Number.POSITIVE_INFINITY : options.stopAfterMs - (this.time() - began);
+    // The longest step so far: a step starts only when one as long still ends within the bound.
+    let longest = 0;
     for (const part of parts.slice(skipped)) {
       // Every step counts against the bound, one that writes nothing too; the first always runs, so each call goes on.
-      if (taken > 0 && left() <= 0) break;
+      if (taken > 0 && left() <= longest) break;
       const started = this.time();
       const step = await this.deps.store.importMemories({ ...plan, memories: await this.filled(part), links: [], journal: [] });
       // Someone else wrote in between and a ceiling is now in the way: what is written stays, and says so.
@@ -222,6 +224,7 @@ export class Importer {
       present += step.alreadyPresent;
       done += part.length;
       taken += 1;
+      longest = Math.max(longest, this.time() - started);
       options.progress?.({ done, total: memories.length });
       await this.rest(this.time() - started, left());
     }
