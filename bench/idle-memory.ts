@@ -98,8 +98,7 @@ async function main(): Promise<void> {
     process.stderr.write(`  ${size} memories: filling, then serving ${IDLE_SECONDS} s idle\n`);
     results.push(await measure(size));
   }
-  const set = process.env.NAABA_PGLITE_BUFFERS_MB;
-  console.log(`bench:idle  naaba serve --data, idle ${IDLE_SECONDS} s${set ? `, NAABA_PGLITE_BUFFERS_MB=${set}` : ''}`);
+  console.log(`bench:idle  naaba serve --data, idle ${IDLE_SECONDS} s`);
   console.log('| memories in the folder | shared buffers | resident when idle | peak at start |');
   console.log('| ---: | --- | ---: | ---: |');
   for (const r of results)
