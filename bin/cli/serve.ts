@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type ChosenBuffers, chooseBuffers } from '../../lambda/adapters/pg/pglite-buffers.js';
 import { Container, pgliteDir } from '../../lambda/composition.js';
 import { DEFAULT_DATA_DIR, DEFAULT_REGION } from '../../lambda/config/defaults.js';
 import type { RuntimeConfig } from '../../lambda/config/env.js';
@@ -20,6 +21,27 @@ interface Served {
   readonly embedder: string;
   /** The users with an active key in the region. */
   readonly users: readonly string[];
+  /** The data folder's shared buffers, when the database is in one. */
+  readonly buffers?: ChosenBuffers | undefined;
+}
+
+const mb = (bytes: number) => `${Math.ceil(bytes / 1024 / 1024)} MB`;
+
+/** What the banner says of the shared buffers: their size and what chose it (decision 0155). */
+const buffersLine = (b: ChosenBuffers) =>
+  b.set
+    ? `  shared buffers: ${b.mb} MB (NAABA_PGLITE_BUFFERS_MB)`
+    : `  shared buffers: ${b.mb} MB, for ${b.dataBytes === 0 ? 'a new database' : `a database of ${mb(b.dataBytes)}`} (sized again at each start; NAABA_PGLITE_BUFFERS_MB sets them)`;
+
+/**
+ * The configuration with the shared buffers this start opens the folder with: chosen before it
+ * opens, from the setting or the folder's data as it is now, so the banner can say which.
+ */
+function withBuffers(config: RuntimeConfig): { config: RuntimeConfig; buffers?: ChosenBuffers } {
+  const db = config.database;
+  if (db.kind !== 'pglite') return { config };
+  const buffers = chooseBuffers(pgliteDir(config.dataDir), db.buffersMb);
+  return { config: { ...config, database: { ...db, buffersMb: buffers.mb } }, buffers };
 }
 
 /** The folder and region flags a command run beside this server needs: none for the defaults. */
@@ -33,7 +55,7 @@ function sameServerFlags(config: RuntimeConfig): string[] {
  * next step (a `naaba connect` line) for this server's own port, data folder and region.
  */
 function banner(config: RuntimeConfig, served: Served): string[] {
-  const { url, embedder, users } = served;
+  const { url, embedder, users, buffers } = served;
   const naaba = (config.commandLine ?? ['npx', 'naaba']).map(shellWord).join(' ');
   const flags = sameServerFlags(config).map(shellWord).join(' ');
   const beside = (command: string) => `${naaba} ${command}${flags ? ` ${flags}` : ''}`;
@@ -42,6 +64,7 @@ function banner(config: RuntimeConfig, served: Served): string[] {
     `  page: ${url}/  (sign in with a key to see, search, pin and forget what is remembered)`,
     `  curation rules: ${config.rulesSource === 'defaults' ? 'defaults, no configuration file' : config.rulesSource}; embedder: ${embedder}  (--config FILE and --embedder local|sentence choose them)`,
     ...(config.database.kind === 'pglite' ? [`  data folder: ${resolve(config.dataDir)}`] : []),
+    ...(buffers ? [buffersLine(buffers)] : []),
     `  health: ${url}/healthz   keys: ${beside('list-keys')}`,
     config.sweep.everySeconds > 0
       ? `  expired memories are swept every ${config.sweep.everySeconds} s (NAABA_SWEEP_EVERY_SECONDS; 0 turns it off)`
@@ -76,7 +99,7 @@ const opening = (dataDir: string, created: boolean) =>
 /** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
 export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
   const served = serveFolderRules(given);
-  const config = { ...served.config, commandLine: howInvoked(t.env, t.cwd) };
+  const { config, buffers } = withBuffers({ ...served.config, commandLine: howInvoked(t.env, t.cwd) });
   const local = config.database.kind === 'pglite';
   // Asked before the folder is opened: whether this start is the one that creates the database.
   const created = local && !existsSync(join(pgliteDir(config.dataDir), 'PG_VERSION'));
@@ -111,7 +134,7 @@ export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
     const keys = (await (await container.keys()).list()).filter((k) => k.region === config.region && !k.revokedAt);
     const embedder = (await container.embedder()).name;
     const users = [...new Set(keys.map((k) => k.userId))];
-    for (const line of banner(config, { url: server.url, embedder, users })) t.print(line);
+    for (const line of banner(config, { url: server.url, embedder, users, buffers })) t.print(line);
     await stopped;
     t.print('naaba: shutting down');
     await server.close();

@@ -15,18 +15,31 @@ export interface DatabaseRegions {
 }
 
 /**
- * PostgreSQL's shared buffers for PGlite in a data folder (NAABA_PGLITE_BUFFERS_MB).
+ * PostgreSQL's shared buffers for PGlite in a data folder: what NAABA_PGLITE_BUFFERS_MB may set, and
+ * the bounds of the size chosen from the folder's data when it is not set (`buffersForData`).
  *
- * The local server and `naaba serve` keep their database in a data folder, where PGlite's default is
- * 128 MB. A recall at 50,000 memories in one partition reads its nearest cells' 2,000 memories
- * (`FUSION.cellRows`) by their index, scattered over the heap; at 128 MB those pages kept falling
- * out, and each miss is a read from the file. Hybrid p50 at 50,000 over p50 at 500 (`npm run
- * bench:partition -- --engine pglite`) was 2.53–2.63 at 128 MB, 2.08–2.11 at 256 MB and 2.09–2.13 at
- * 512 MB. The buffers are resident from the moment the database opens: an idle server holds about
- * 150 MB more than at the default with 256 MB, 390 MB more with 512 MB (decision 0123). A smaller
- * machine can lower it; a database in memory (the tests) keeps PGlite's default.
+ * The buffers are resident from the moment the database opens. A recall at 50,000 memories in one
+ * partition reads its nearest cells' 2,000 memories (`FUSION.cellRows`) by their index, scattered
+ * over a table larger than 128 MB; hybrid p50 at 50,000 over p50 at 500 (`npm run bench:partition
+ * -- --engine pglite`) was 2.53–2.63 at 128 MB, 2.08–2.11 at 256 MB and 2.09–2.13 at 512 MB
+ * (decision 0123). An empty folder needs none of that: 256 MB held an idle server at 600 MiB and
+ * more (decision 0155). A database in memory (the tests) keeps PGlite's default.
  */
-export const PGLITE_BUFFERS_MB = { default: 256, min: 16, max: 1024 } as const;
+export const PGLITE_BUFFERS_MB = { min: 16, max: 1024, sized: { least: 16, most: 256 } } as const;
+
+/**
+ * The shared buffers for a database whose files hold `dataBytes`: the smallest power of two of
+ * megabytes that holds them all, within `PGLITE_BUFFERS_MB.sized` (decision 0155). A folder of
+ * 50,000 memories is past 128 MB and gets the 256 MB decision 0123 measured as needed.
+ */
+export function buffersForData(dataBytes: number): number {
+  const { least, most } = PGLITE_BUFFERS_MB.sized;
+  let mb: number = least;
+  while (mb < most && mb * MIB < dataBytes) mb *= 2;
+  return mb;
+}
+
+const MIB = 1024 * 1024;
 
 /**
  * Buckets of a hash-sharded index unless NAABA_HASH_BUCKETS says otherwise: CockroachDB's own default,

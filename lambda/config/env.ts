@@ -21,8 +21,11 @@ export type DatabaseConfig =
   | {
       readonly kind: 'pglite';
       readonly dataDir: string;
-      /** Shared buffers of the database in the data folder (NAABA_PGLITE_BUFFERS_MB). */
-      readonly buffersMb: number;
+      /**
+       * Shared buffers of the database in the data folder (NAABA_PGLITE_BUFFERS_MB); when not set,
+       * sized to the folder's data each time it opens (`buffersForData`, decision 0155).
+       */
+      readonly buffersMb?: number | undefined;
     }
   | {
       readonly kind: 'url';
@@ -95,8 +98,8 @@ function readDatabase(s: Settings, dataDir: string): DatabaseConfig {
   const secretId = s.string('NAABA_DATABASE_SECRET_ID');
   const ca = readDatabaseCa(s, url, secretId);
   if (!url && !secretId) {
-    const { default: fallback, min, max } = PGLITE_BUFFERS_MB;
-    return { kind: 'pglite', dataDir, buffersMb: s.integer('NAABA_PGLITE_BUFFERS_MB', fallback, min, max) };
+    const { min, max } = PGLITE_BUFFERS_MB;
+    return { kind: 'pglite', dataDir, buffersMb: s.optionalInteger('NAABA_PGLITE_BUFFERS_MB', min, max) };
   }
   const engine = s.string('NAABA_DB_ENGINE');
   if (engine !== undefined && engine !== 'postgres' && engine !== 'cockroach') {

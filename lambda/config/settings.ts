@@ -59,6 +59,11 @@ export class Settings {
     return value;
   }
 
+  /** An integer setting with no default: undefined when not given, in which case something else decides. */
+  optionalInteger(name: string, min: number, max: number): number | undefined {
+    return this.raw(name) === undefined ? undefined : this.integer(name, min, min, max);
+  }
+
   choice<T extends string>(name: string, choices: readonly T[], fallback: T): T {
     const value = this.string(name, fallback);
     if (!(choices as readonly string[]).includes(value)) {

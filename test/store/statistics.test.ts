@@ -1,12 +1,7 @@
 import { sql } from '../../lambda/adapters/pg/sql/template.js';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { explain } from '../../bin/plan/explain.js';
-import { PGLITE_BUFFERS_MB } from '../../lambda/config/database.js';
-import { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
-import { loadConfig } from '../../lambda/config/env.js';
+import type { PgliteSqlClient } from '../../lambda/adapters/pg/pglite-client.js';
 import { NEIGHBOURS } from '../../lambda/adapters/pg/statements/curation/neighbours.js';
 import { sqlMemoryStores } from '../../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { toVectorLiteral } from '../../lambda/adapters/pg/vector.js';
@@ -113,36 +108,4 @@ SELECT 'local', gen_random_uuid(), 'fact', 1 FROM generate_series(1, 5000)`);
   const vacuumed = await visibility();
   expect(vacuumed?.visible).toBe(vacuumed?.pages);
   expect(await db.vacuumWhereNeeded()).toEqual([]);
-});
-
-test("a database in a data folder opens with the shared buffers asked for, 256 MB by default; one in memory keeps PGlite's", async () => {
-  const shown = async (client: PgliteSqlClient) =>
-    (await client.query<{ shared_buffers: string }>(sql`SHOW shared_buffers`))[0]?.shared_buffers;
-  const dir = mkdtempSync(join(tmpdir(), 'naaba-buffers-'));
-  try {
-    for (const [buffersMb, expected] of [
-      [undefined, '256MB'],
-      [64, '64MB'],
-    ] as const) {
-      const onDisk = await PgliteSqlClient.open(dir, undefined, buffersMb);
-      try {
-        expect(await shown(onDisk)).toBe(expected);
-      } finally {
-        await onDisk.close();
-      }
-    }
-    expect(await shown(db)).toBe('128MB');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test("NAABA_PGLITE_BUFFERS_MB sets the local database's shared buffers, within 16 to 1024", () => {
-  const local = (env: Record<string, string>) => loadConfig({ NAABA_DATA_DIR: '/tmp/naaba-unused', ...env }).database;
-  expect(local({})).toMatchObject({ kind: 'pglite', buffersMb: PGLITE_BUFFERS_MB.default });
-  expect(local({ NAABA_PGLITE_BUFFERS_MB: '96' })).toMatchObject({ kind: 'pglite', buffersMb: 96 });
-  for (const wrong of ['8', '2048', '256MB'])
-    expect(() => local({ NAABA_PGLITE_BUFFERS_MB: wrong })).toThrow(
-      `NAABA_PGLITE_BUFFERS_MB="${wrong}": expected an integer from 16 to 1024`,
-    );
 });

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { FairQueue } from './fair-queue.js';
 import { inlined } from './inlined.js';
-import { PGLITE_BUFFERS_MB } from '../../config/database.js';
+import { chooseBuffers } from './pglite-buffers.js';
 import type { Query, SqlClient } from './sql-client.js';
 import { send } from './sql/statement.js';
 import { SAMPLED_COLUMNS } from './statements/schema/sampled-columns.js';
@@ -58,13 +58,16 @@ export class PgliteSqlClient implements SqlClient {
   /**
    * Opens (or creates) a database under `dataDir`, or in memory when none is given; `copyOf` (a
    * `dumpDataDir` tarball) starts a new database as a copy of another instead of running initdb.
-   * A database in a folder gets `buffersMb` of shared buffers (`PGLITE_BUFFERS_MB`).
+   * A database in a folder gets `buffersMb` of shared buffers, or as many as its data calls for
+   * (`chooseBuffers`, decision 0155).
    */
-  static async open(dataDir?: string, copyOf?: Blob, buffersMb: number = PGLITE_BUFFERS_MB.default): Promise<PgliteSqlClient> {
+  static async open(dataDir?: string, copyOf?: Blob, buffersMb?: number): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? 'memory://', {
       extensions: { vector },
       // PGlite's start parameters replace its defaults, so they are kept and one is added.
-      ...(dataDir && { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffersMb}MB`] }),
+      ...(dataDir && {
+        startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${chooseBuffers(dataDir, buffersMb).mb}MB`],
+      }),
       ...(copyOf && { loadDataDir: copyOf }),
     });
     return new PgliteSqlClient(db);
