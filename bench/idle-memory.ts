@@ -3,7 +3,7 @@
  * serve --data` by the size of its folder (decision 0155). Each size gets its own data folder, filled
  * in bulk here (`TransferStore.load`, one user) and closed, then served by the real binary in a child
  * process, which opens it with the shared buffers its data calls for; the empty folder is created by
- * the server itself, as a first start does. After `--idle` seconds with no call, it reads the child's
+ * the server's start (through a separate `naaba migrate`), as a first start does. After `--idle` seconds with no call, it reads the child's
  * VmRSS (resident now) and VmHWM (the most it held, at start) from /proc. Checks that an idle server
  * on a folder of at most 1,000 memories holds at most 300 MiB, and exits non-zero when one does not.
  * Linux only (/proc).
@@ -82,7 +82,7 @@ async function measure(size: number): Promise<Measured> {
     try {
       const pid = server.child.pid ?? 0;
       await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-      const buffers = /shared buffers: ([^\n]*)/.exec(server.output())?.[1] ?? '?';
+      const buffers = /shared buffers: ([^\n(]*)/.exec(server.output())?.[1]?.trim() ?? '?';
       return { size, buffers, idleMib: statusMib(pid, 'VmRSS'), peakMib: statusMib(pid, 'VmHWM') };
     } finally {
       await server.stop();

@@ -96,6 +96,14 @@ const opening = (dataDir: string, created: boolean) =>
     ? `creating the embedded database in ${dataDir} (this first start creates and migrates it)`
     : `opening the embedded database in ${dataDir}`;
 
+/** What the separate `naaba migrate` of a new folder reads: this server's environment, with the embedder it chose (the schema holds its dimensions). */
+const migrateEnv = (t: Terminal, config: RuntimeConfig) => ({
+  ...t.env,
+  NAABA_EMBEDDER: config.embedder.provider,
+  NAABA_EMBEDDING_DIMENSIONS: String(config.embedder.dimensions),
+  NAABA_LOG_LEVEL: 'SILENT',
+});
+
 /** `naaba serve`: the local endpoint over the embedded database, until the terminal asks it to stop. */
 export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
   const served = serveFolderRules(given);
@@ -103,6 +111,11 @@ export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
   const local = config.database.kind === 'pglite';
   // Asked before the folder is opened: whether this start is the one that creates the database.
   const created = local && !existsSync(join(pgliteDir(config.dataDir), 'PG_VERSION'));
+  if (created) t.print(`naaba: ${opening(config.dataDir, created)}`);
+  // A new folder's database is created and migrated by a process of its own: creating it leaves
+  // about 80 MiB behind in the process that did (decision 0155). Where that cannot run, or fails,
+  // the server creates it itself, and says why if that fails too.
+  if (created && t.migrateApart) await t.migrateApart(['--data', config.dataDir], migrateEnv(t, config));
   const release = local ? openDataDir(t, config.dataDir) : () => undefined;
   const container = new Container(config);
   // Listened for from the start: a stop asked for while the server starts still stops it cleanly.
@@ -112,7 +125,7 @@ export async function serve(t: Terminal, given: RuntimeConfig): Promise<void> {
     else stop.addEventListener('abort', () => resolve(), { once: true });
   });
   try {
-    if (local) t.print(`naaba: ${opening(config.dataDir, created)}`);
+    if (local && !created) t.print(`naaba: ${opening(config.dataDir, created)}`);
     await container.memory();
     if (served.record) writeFolderRules(config.dataDir, config.rules, config.rulesSource, new Date());
     if (served.replaced) t.print(`naaba: ${served.replaced}`);

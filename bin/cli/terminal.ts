@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { environment } from '../../lambda/config/env.js';
 
@@ -30,6 +31,13 @@ export interface TerminalParts {
    * keeps Node's default of ending on Ctrl-C.
    */
   stopRequested(): AbortSignal;
+  /**
+   * Runs `naaba migrate ARGS` as a process of its own with `env`, and says whether it ended well: how
+   * `serve` creates a new data folder's database, so that the server never holds what creating it
+   * allocated (decision 0155). Absent where the commands run in-process (tests): `serve` creates the
+   * database itself.
+   */
+  readonly migrateApart?: (args: readonly string[], env: Environment) => Promise<boolean>;
 }
 
 /**
@@ -67,5 +75,17 @@ export function processTerminal(): Terminal {
       process.once('SIGTERM', () => stop.abort());
       return stop.signal;
     },
+    // The same program as this one (bin/naaba.js, from a clone or the package), with the same Node flags.
+    migrateApart: (args, env) =>
+      new Promise((resolve) => {
+        const program = process.argv[1];
+        if (program === undefined) return resolve(false);
+        const child = spawn(process.execPath, [...process.execArgv, program, 'migrate', ...args], {
+          env: { ...env },
+          stdio: 'ignore',
+        });
+        child.once('error', () => resolve(false));
+        child.once('exit', (code) => resolve(code === 0));
+      }),
   });
 }

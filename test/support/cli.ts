@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../bin/cli/main.js';
-import { type Terminal, terminalOf } from '../../bin/cli/terminal.js';
+import { type Terminal, type TerminalParts, terminalOf } from '../../bin/cli/terminal.js';
 import { installContainer } from '../../lambda/composition.js';
 import { environment } from '../../lambda/config/env.js';
 
@@ -37,7 +37,13 @@ interface Captured {
  * A terminal that keeps what a command writes, with `env` over this process's environment (as a
  * child would inherit it) and a stop the test controls. Standard input is empty (`< /dev/null`).
  */
-function captured(env: Record<string, string>, cwd: string, stop: AbortSignal, onWrite = (_output: string) => {}): Captured {
+function captured(
+  env: Record<string, string>,
+  cwd: string,
+  stop: AbortSignal,
+  onWrite = (_output: string) => {},
+  migrateApart?: TerminalParts['migrateApart'],
+): Captured {
   let stdout = '';
   let stderr = '';
   let output = '';
@@ -60,6 +66,7 @@ function captured(env: Record<string, string>, cwd: string, stop: AbortSignal, o
     cwd,
     readStdin: () => '',
     stopRequested: () => stop,
+    ...(migrateApart && { migrateApart }),
   });
   return { terminal, stdout: () => stdout, stderr: () => stderr, output: () => output };
 }
@@ -103,16 +110,23 @@ export async function startServe(
   args: readonly string[],
   env: Record<string, string> = {},
   cwd = process.cwd(),
+  migrateApart?: TerminalParts['migrateApart'],
 ): Promise<RunningServe> {
   const stop = new AbortController();
   let heard: (url: string) => void = () => undefined;
   const listening = new Promise<string>((resolve) => {
     heard = resolve;
   });
-  const io = captured(env, cwd, stop.signal, (output) => {
-    const match = /listening on (http:\/\/\S+)/.exec(output);
-    if (match?.[1]) heard(match[1]);
-  });
+  const io = captured(
+    env,
+    cwd,
+    stop.signal,
+    (output) => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) heard(match[1]);
+    },
+    migrateApart,
+  );
   const exited = keepingUmask(() => main(['serve', ...args], io.terminal));
   const failed = exited.then((code) =>
     Promise.reject(new Error(`naaba serve exited (${code}) before listening:\n${io.output()}`)),
