@@ -1,7 +1,7 @@
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { namesFirst } from '../../lambda/memory/policy/names-first.js';
 import { FUSION } from '../../lambda/memory/policy/ranking.js';
-import { type Found, newestFirst } from '../../lambda/memory/policy/recency.js';
+import { type Found, newestFirst, offeredTerms } from '../../lambda/memory/policy/recency.js';
 
 /**
  * The order recall answers in, over what the store found (decisions 0124, 0135): the one memory
@@ -99,5 +99,32 @@ describe('newestFirst: the words a newer memory may lack', () => {
     const order = newestFirst([prod, staging, ...others(['Product owners meet on port day.', 'Produce on port.'])], q, FUSION);
 
     expect(ids(order).slice(0, 2)).toEqual(['prod', 'staging']);
+  });
+});
+
+describe('newestFirst: the answers a question offers', () => {
+  test('the words on either side of a standalone "or" / "ou" are offered answers; "où" is not "ou"', () => {
+    expect([...offeredTerms('Faut-il tutoyer ou vouvoyer le client ?', analyzer)]).toEqual(
+      expect.arrayContaining(['tutoyer', 'vouvoyer']),
+    );
+    expect([...offeredTerms('Tea or coffee for Mia?', analyzer)]).toEqual(expect.arrayContaining(['tea', 'coffee']));
+    expect(offeredTerms('Où habite Nora ?', analyzer).size).toBe(0);
+    expect(offeredTerms('Or else what?', analyzer).size).toBe(0);
+  });
+
+  const question = { text: 'Faut-il tutoyer ou vouvoyer le client dans les courriels ?', analyzer };
+  const older = found('older', 'Vouvoyer le client dans les courriels.', 0.136, 12.5, 0, ['newer']);
+
+  test('a newer memory lacking the offered answer the older holds takes its place: it may be the update that chose the other', () => {
+    const newer = found('newer', 'Le client demande qu’on le tutoie dans les courriels.', 0.125, 7.1, 1, ['older']);
+
+    expect(ids(newestFirst([older, newer], question, FUSION))).toEqual(['newer', 'older']);
+  });
+
+  test('one lacking a word of the subject as well does not', () => {
+    const q = { text: 'Faut-il tutoyer ou vouvoyer le client dans les courriels ?', analyzer };
+    const other = found('other', 'Le fournisseur demande qu’on le tutoie au téléphone.', 0.125, 2.1, 1, ['older']);
+
+    expect(ids(newestFirst([older, other], q, FUSION))).toEqual(['older', 'other']);
   });
 });

@@ -115,9 +115,29 @@ export function namedTerms(text: string, analyzer: LexicalAnalyzer): Set<string>
   return named;
 }
 
+/**
+ * The terms of the answers a question offers: the words on either side of a standalone "or" or
+ * "ou" ("Faut-il tutoyer ou vouvoyer le client ?", "tea or coffee?"). They are what the question
+ * asks to choose between, not its subject: a newer memory that lacks the one the older holds may be
+ * the update that chose the other. "où" (where) is another word.
+ */
+export function offeredTerms(text: string, analyzer: LexicalAnalyzer): Set<string> {
+  const words = text.split(/[^\p{L}\p{N}]+/u).filter((w) => w !== '');
+  const offered = new Set<string>();
+  for (const [i, word] of words.entries()) {
+    const before = words[i - 1];
+    const after = words[i + 1];
+    if (!/^(or|ou)$/iu.test(word) || before === undefined || after === undefined) continue;
+    for (const term of [...analyzer.terms(before), ...analyzer.terms(after)]) offered.add(term);
+  }
+  return offered;
+}
+
 /** The terms of each memory found and of the query, made once per recall: what `answersAsWell` compares. */
 export class FoundTerms {
   readonly query: Set<string>;
+  /** The query's offered answers ({@link offeredTerms}). */
+  readonly offered: Set<string>;
   private readonly held = new Map<string, Set<string>>();
 
   constructor(
@@ -125,6 +145,7 @@ export class FoundTerms {
     private readonly found: readonly Found[],
   ) {
     this.query = new Set(words.analyzer.terms(words.text));
+    this.offered = offeredTerms(words.text, words.analyzer);
   }
 
   /** A memory's terms. */
@@ -158,7 +179,8 @@ export class FoundTerms {
  * tells them apart, so that it may take the older's place: it holds every name or number of the
  * query that the older holds; and its words answer the query at least `words` as well as the
  * older's, or every query word the older holds and it lacks is one that most memories found hold
- * too (decision 0135), or it says it changes something.
+ * too (decision 0135) or one of the answers the question offers (`offeredTerms`), or it says it
+ * changes something.
  */
 export function answersAsWell(newer: Found, older: Found, query: QueryWords, words: number, terms: FoundTerms): boolean {
   const { analyzer } = query;
@@ -169,7 +191,9 @@ export function answersAsWell(newer: Found, older: Found, query: QueryWords, wor
   if (!namesKept) return false;
   const lost = [...terms.query].filter((t) => olderTerms.has(t) && !terms.holds(newer, t));
   return (
-    newer.words >= words * older.words || lost.every((t) => !terms.tellsApart(t, newer, older)) || statesChange(newer.content)
+    newer.words >= words * older.words ||
+    lost.every((t) => terms.offered.has(t) || !terms.tellsApart(t, newer, older)) ||
+    statesChange(newer.content)
   );
 }
 
