@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { exportDocument, exportedMemory } from '../test/support/export-file.js';
 
 /** What `npm run bench:fairness` floods the endpoint with: one request of each kind, as a hostile client sends it. */
 
@@ -101,22 +102,7 @@ export function importFile(): string {
 
 /** An export file of these contents, each a fact of the bench's written at `at`. */
 function exportFile(contents: readonly string[], at: string): string {
-  const memories = contents.map((content) => ({
-    id: randomUUID(),
-    kind: 'fact',
-    content,
-    pinned: false,
-    createdAt: at,
-    lastUsefulAt: at,
-    recallCount: 0,
-    restatements: 1,
-    agent: 'bench',
-    client: 'bench',
-    origin: null,
-    restatedBy: [],
-    conflicts: [],
-  }));
-  return JSON.stringify({ format: 'naaba-memories', version: 1, exportedAt: new Date().toISOString(), memories, journal: [] });
+  return JSON.stringify(exportDocument(contents.map((content) => exportedMemory(content, at))));
 }
 
 /** One import at a time from the flood key (the issue-34 load): each a new file of 745 KB. */

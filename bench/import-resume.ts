@@ -7,10 +7,10 @@
  * memories written, milliseconds per memory written, and the median and longest call. Nothing here
  * asserts a time.
  */
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseOptions, positiveInteger } from '../test/eval/cli.js';
 import { startTestEndpoint } from '../test/support/endpoint.js';
+import { exportDocument, exportedMemory } from '../test/support/export-file.js';
 import { quantile } from './fairness-floods.js';
 
 const options = parseOptions(process.argv.slice(2), ['memories', 'call-seconds']);
@@ -27,25 +27,10 @@ function content(i: number): string {
 
 /** An export file of `n` facts made a second apart, the order its steps write them in. */
 function exportFile(n: number, now: number) {
-  const memories = Array.from({ length: n }, (_, i) => {
-    const at = new Date(now - (n - i) * 1_000).toISOString();
-    return {
-      id: randomUUID(),
-      kind: 'fact',
-      content: content(i),
-      pinned: false,
-      createdAt: at,
-      lastUsefulAt: at,
-      recallCount: 0,
-      restatements: 1,
-      agent: 'bench',
-      client: 'bench/1',
-      origin: null,
-      restatedBy: [],
-      conflicts: [],
-    };
-  });
-  return { format: 'naaba-memories', version: 1, exportedAt: new Date(now).toISOString(), memories, journal: [] };
+  const memories = Array.from({ length: n }, (_, i) =>
+    exportedMemory(content(i), new Date(now - (n - i) * 1_000).toISOString(), 'bench/1'),
+  );
+  return exportDocument(memories, new Date(now).toISOString());
 }
 
 interface Imported {
