@@ -216,6 +216,17 @@ function postgresBatchProblems(plan: Plan): string[] {
   return problems;
 }
 
+/**
+ * An index scan run again for each row of its outer side (its condition names another relation's
+ * column) must not also carry a list of constants: PostgreSQL sorts the list again at every
+ * rescan, so n rows against a list of n cost n² (decision 0158: 220 ms for one 8 KB memory).
+ */
+function postgresRescannedListProblems(lines: readonly string[]): string[] {
+  return lines
+    .filter((l) => isTableScan(l) && / by .*= ANY \('\{/.test(l) && / by .*= \(?[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\)/.test(l))
+    .map((l) => `a scan run per outer row with a list in its condition, sorted again each time: ${l.trim().slice(0, 160)}`);
+}
+
 function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
   const problems: string[] = [];
   const named = typeof expect.postgresIndex === 'string' ? [expect.postgresIndex] : (expect.postgresIndex ?? []);
@@ -226,6 +237,7 @@ function postgresProblems(expect: PlanExpectations, plan: Plan): string[] {
   if (expect.followingRead && plan.indexes.includes(FOLLOWING_PG_INDEX)) problems.push(...postgresFollowingProblems(plan.lines));
   if (expect.cellsRead) problems.push(...postgresCellsProblems(plan));
   if (expect.lexicalSearch) problems.push(...postgresLexicalProblems(plan.lines));
+  problems.push(...postgresRescannedListProblems(plan.lines));
   const userScans = plan.seqScans.filter((t) => USER_TABLES.includes(t));
   if (!expect.fullScanAllowed && userScans.length > 0) {
     problems.push(`a sequential scan of ${[...new Set(userScans)].join(', ')}`);

@@ -371,3 +371,27 @@ describe('the prefix rule on the SQL text', () => {
     expect(prefixProblems(sql).length).toBeGreaterThan(0);
   });
 });
+
+describe('PostgreSQL: no scan run per outer row carries a list of constants (decision 0158)', () => {
+  const plan = (...lines: string[]): Plan => ({
+    engine: 'postgres',
+    lines,
+    seqScans: [],
+    indexes: ['memory_partition_terms_pkey'],
+  });
+  const key = "(region = 'r'::text) AND (user_id = 'u'::uuid) AND (kind = 'fact'::text)";
+
+  test('refuses a rescanned index scan whose condition also holds the list', () => {
+    const rescanned = `    Index Scan using memory_partition_terms_pkey on memory_partition_terms by (${key} AND (term = p_4.term) AND (term = ANY ('{a,b,c}'::text[])))`;
+    expect(planProblems('', {}, plan('Nested Loop Left Join', '  CTE Scan', rescanned))).toEqual([
+      `a scan run per outer row with a list in its condition, sorted again each time: ${rescanned.trim().slice(0, 160)}`,
+    ]);
+  });
+
+  test('holds for a lookup by key per row, and for a list read once', () => {
+    const byKey = `Index Scan using memory_partition_terms_pkey on memory_partition_terms by (${key} AND (term = s.term))`;
+    const once = `Index Scan using memory_partition_terms_pkey on memory_partition_terms by (${key} AND (term = ANY ('{a,b,c}'::text[])))`;
+    expect(planProblems('', {}, plan('Nested Loop Left Join', '  CTE Scan', `  ${byKey}`))).toEqual([]);
+    expect(planProblems('', {}, plan('Hash Join', '  CTE Scan', '  Hash', `    ${once}`))).toEqual([]);
+  });
+});

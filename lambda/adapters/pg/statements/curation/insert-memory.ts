@@ -151,7 +151,7 @@ WITH kind_rows AS (
 ), new_postings AS (
   SELECT ${p.kind}::text AS kind, t.term, ${p.id}::uuid AS memory_id, t.tf, ${p.length}::int4 AS dl, t.passages
     FROM fresh, unnest(${p.terms}::text[], ${p.frequencies}::int4[], ${p.passages}::int4[]) AS t(term, tf, passages)
-), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ${p.kind} AND d.term = ANY(${p.terms}::text[])`)}, posted AS (
+), ${flaggedPostings('new_postings', region, userId)}, posted AS (
   INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages, best)
   SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.passages, f.best FROM posting_flags AS f
   RETURNING 1

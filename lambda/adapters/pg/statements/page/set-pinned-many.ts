@@ -34,7 +34,9 @@ export interface SetPinnedManyRow {
  * one is not a live memory of the caller or the pins would pass the limit (decision 0112). The
  * limit is counted in the same statement, and a pin writes the user's partition row (kind ''), as
  * a merge that pins does, so that two pinning writers of one user never both
- * pass the limit: the later one fails at its first attempt and queues behind the lock.
+ * pass the limit: the later one fails at its first attempt and queues behind the lock. The
+ * update reaches its rows by the found ones' full key, not by the id list again, which PostgreSQL
+ * would sort once per row (decision 0158).
  */
 export const SET_PINNED_MANY = statement<SetPinnedManyInputs, SetPinnedManyRow>({
   name: 'page/set-pinned-many',
@@ -47,7 +49,7 @@ export const SET_PINNED_MANY = statement<SetPinnedManyInputs, SetPinnedManyRow>(
     const kindExpires = sql`(m.kind = ANY(${p.expiringKinds}::text[]))`;
     return sql`
 WITH target AS (
-  SELECT t.id, t.pinned FROM memories AS t
+  SELECT t.kind, t.id, t.pinned FROM memories AS t
    WHERE t.region = ${region} AND t.user_id = ${userId}::uuid AND t.id = ANY(${p.ids}::uuid[]) AND ${liveIn('t', kindsParams(inputs.expiry))}
 ), verdict AS (
   SELECT (SELECT count(*) FROM target) = array_length(${p.ids}::uuid[], 1) AS all_found,
@@ -56,8 +58,8 @@ WITH target AS (
   UPDATE memories AS m
      SET pinned = ${p.pinned}::bool,
          expires = ${expression(inExpiryIndexIn(SQL, { pinned: pin, kindExpires }))}
-   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.id = ANY(${p.ids}::uuid[]) AND m.pinned <> ${p.pinned}::bool
-     AND m.id IN (SELECT id FROM target) AND (SELECT all_found AND pin_ok FROM verdict)
+   WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.pinned <> ${p.pinned}::bool
+     AND (m.kind, m.id) IN (SELECT t.kind, t.id FROM target AS t) AND (SELECT all_found AND pin_ok FROM verdict)
   RETURNING m.id
 ), counted AS (
   INSERT INTO memory_partitions AS p (region, user_id, kind, writes)

@@ -136,7 +136,7 @@ WITH given AS (
   RETURNING id, kind, term_count
 ), new_postings AS (
   SELECT w.kind, p.term, p.id AS memory_id, p.tf, w.term_count AS dl, p.passages FROM postings AS p JOIN written AS w ON w.id = p.id
-), ${flaggedPostings('new_postings', region, userId, sql`d.kind = ANY(${p.ceilings.kinds}::text[]) AND d.term = ANY(${p.postings.terms}::text[])`)}, posted AS (
+), ${flaggedPostings('new_postings', region, userId)}, posted AS (
   INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages, best)
   SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.passages, f.best FROM posting_flags AS f
   RETURNING 1
