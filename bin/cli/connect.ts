@@ -133,11 +133,17 @@ function writerFor(t: Terminal, client: ClientName, url: string, options: Connec
  * nobody holds; if even that fails, its token is printed rather than lost.
  */
 async function withdraw(t: Terminal, config: RuntimeConfig, issued: IssuedKey): Promise<void> {
+  // A server that holds the request without answering (stopped, not gone) must not keep the token from being shown.
+  const waitMs = healthzTimeoutMs(t.env);
   try {
-    await withdrawKey(t, config, issued.keyId);
+    await withdrawKey(t, config, issued.keyId, waitMs);
     t.warn(`naaba: the client was not connected, so key "${issued.name}" (id ${issued.keyId}) was revoked again`);
   } catch (error) {
-    t.warn(`naaba: the client was not connected, and key ${issued.keyId} could not be revoked: ${(error as Error).message}`);
+    const why =
+      (error as Error).name === 'TimeoutError'
+        ? `the server gave no answer within ${waitMs / 1000} s (it may still revoke it once it answers; ${naabaCommand(t)} list-keys says)`
+        : (error as Error).message;
+    t.warn(`naaba: the client was not connected, and key ${issued.keyId} could not be revoked: ${why}`);
     t.print(`Key "${issued.name}" (id ${issued.keyId}) is active; use it, or revoke it with ${naabaCommand(t)} revoke-key ${issued.keyId}
   token:   ${issued.token}`);
   }

@@ -10,11 +10,18 @@ import { naabaCommand } from './invoked.js';
 import type { Terminal } from './terminal.js';
 
 /** Key commands go through the running local server when there is one, else open the database. */
-export async function viaServer<T>(note: ServerNote, method: string, path: string, body?: unknown): Promise<T> {
+export async function viaServer<T>(
+  note: ServerNote,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs?: number,
+): Promise<T> {
   const { response, body: answer } = await fetchJson(`${note.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', 'x-naaba-admin': note.adminSecret },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
   });
   if (!response.ok)
     throw new UsageError(typeof answer.message === 'string' ? answer.message : `server answered ${response.status}`);
@@ -64,10 +71,13 @@ or let naaba write a client's configuration: NAABA_KEY=${key.token} ${naabaComma
   return key;
 }
 
-/** Revokes a key without a word: `revoke-key`, and `connect` taking back a key whose client it could not connect. */
-export async function withdrawKey(t: Terminal, config: RuntimeConfig, keyId: string): Promise<void> {
+/**
+ * Revokes a key without a word: `revoke-key`, and `connect` taking back a key whose client it could
+ * not connect, which waits for the running server at most `timeoutMs` (a `TimeoutError` then).
+ */
+export async function withdrawKey(t: Terminal, config: RuntimeConfig, keyId: string, timeoutMs?: number): Promise<void> {
   const note = localServer(config);
-  if (note) await viaServer(note, 'DELETE', `/admin/keys/${encodeURIComponent(keyId)}`);
+  if (note) await viaServer(note, 'DELETE', `/admin/keys/${encodeURIComponent(keyId)}`, undefined, timeoutMs);
   else await withContainer(t, config, async (c) => (await c.keys()).revoke(keyId));
 }
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,13 +72,13 @@ test('a server that does not answer: the key is written, and the command says it
 });
 
 /** Runs the real binary's `connect … --write` into a file whose write never ends, and signals it once it issued its key. */
-async function interrupted(signal: NodeJS.Signals, name: string, onIssued = () => {}) {
+async function interrupted(signal: NodeJS.Signals, name: string, onIssued = () => {}, env: Record<string, string> = {}) {
   // Under /proc a recursive mkdir never returns: the write hangs, as the issue found.
   const hanging = '/proc/naaba-never/mcp.json';
   const child = spawn(
     process.execPath,
     [NAABA_BIN, 'connect', 'json', '--issue', name, '--user', owner.user_id, '--write', '--file', hanging, '--data', data],
-    { env: { ...environment(), HOME: home, NAABA_KEY: '' }, cwd: root },
+    { env: { ...environment(), HOME: home, NAABA_KEY: '', ...env }, cwd: root },
   );
   let stdout = '';
   let stderr = '';
@@ -125,4 +126,33 @@ test('SIGTERM when the key cannot be revoked: its token is printed, never lost',
     /Key "terminated" \(id [0-9a-f-]{36}\) is active; use it, or revoke it with npx naaba revoke-key [0-9a-f-]{36}\n {2}token: {3}nb_[A-Za-z0-9_-]{43}\n/,
   );
   expect((await keys()).filter((k) => k.name === 'terminated').map((k) => k.revoked_at)).toEqual([null]);
+});
+
+test('Ctrl-C when the server takes the revoke but never answers: the token is printed after the wait', async () => {
+  // A server that accepts the connection and never answers, as a stopped (not gone) process does.
+  const held: Socket[] = [];
+  const silent = createServer((socket) => {
+    held.push(socket);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const address = silent.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const note = join(data, 'server.json');
+  const original = readFileSync(note, 'utf8');
+  const unanswering = () => writeFileSync(note, original.replace(/"url":"[^"]*"/, `"url":"http://127.0.0.1:${port}"`));
+  let result: Awaited<ReturnType<typeof interrupted>>;
+  try {
+    result = await interrupted('SIGINT', 'unanswered', unanswering, { NAABA_HEALTHZ_TIMEOUT_MS: '500' });
+  } finally {
+    writeFileSync(note, original);
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  }
+  expect(result.code).toBe(130);
+  expect(result.stderr).toContain(
+    'could not be revoked: the server gave no answer within 0.5 s (it may still revoke it once it answers; npx naaba list-keys says)',
+  );
+  expect(result.stdout).toMatch(
+    /Key "unanswered" \(id [0-9a-f-]{36}\) is active; use it, or revoke it with npx naaba revoke-key [0-9a-f-]{36}\n {2}token: {3}nb_[A-Za-z0-9_-]{43}\n/,
+  );
 });
