@@ -152,6 +152,49 @@ async function firstToolCall(node: string, file: string, env: Record<string, str
   return answer.ms;
 }
 
+/** The parts of a cold start counted whole, in the order a first call pays them, each loaded ahead of the call in one fresh process. */
+const PIECES = [
+  'bundle require()',
+  'Secrets Manager client',
+  'Bedrock client, after it',
+  'web streams, Request, Response',
+  'the first tool call, the rest',
+  'a second tool call',
+] as const;
+
+/**
+ * A fresh process: the bundle required, then the two clients and Node's web streams loaded ahead of
+ * the call, then a first and a second tool call; milliseconds for each piece ({@link PIECES}). What
+ * the first call still costs once those are loaded is what building the MCP server, its schemas and
+ * the transport, and running the bundle's code for the first time take.
+ */
+async function firstCallPieces(node: string, file: string, env: Record<string, string>): Promise<number[]> {
+  const event = mcpCall(
+    'tools/call',
+    { name: 'recall', arguments: { query: 'where does the staging database live' } },
+    {
+      userId: 'bench-user',
+      region: 'bench',
+      agent: 'bench',
+      keyId: 'bench-key',
+    },
+  );
+  const script = `
+    const times = [];
+    let t = performance.now();
+    const lap = () => { const now = performance.now(); times.push(now - t); t = now; };
+    const { handler } = require(${JSON.stringify(file)}); lap();
+    require(${JSON.stringify(FIRST_CALL_CLIENTS[0])}); lap();
+    require(${JSON.stringify(FIRST_CALL_CLIENTS[1])}); lap();
+    new Response('{}'); new Request('http://localhost/', { method: 'POST', body: '{}' }); new ReadableStream(); lap();
+    const context = { functionName: 'naaba-mcp', awsRequestId: 'r1', getRemainingTimeInMillis: () => 25000 };
+    handler(${JSON.stringify(event)}, context)
+      .then(() => { lap(); return handler(${JSON.stringify(event)}, context); })
+      .then(() => { lap(); process.stdout.write('\\n' + JSON.stringify(times)); });`;
+  const { stdout } = await promisify(execFile)(node, ['-e', script], { encoding: 'utf8', env, cwd: REPO_ROOT });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '[]') as number[];
+}
+
 /** A fresh process: the bundle required, then its first invocation (GET /healthz), which loads what was deferred. */
 function firstInvocation(node: string, file: string): number {
   const script = `
@@ -257,6 +300,7 @@ async function main(): Promise<void> {
   const callSdk: number[] = [];
   const callRatios: number[] = [];
   const withAjvRatios: number[] = [];
+  const pieces: number[][] = [];
   try {
     // Warms the file system cache, not the process.
     await firstToolCall(node, mcp.file, env);
@@ -269,6 +313,7 @@ async function main(): Promise<void> {
       callRatios.push(call / sdk);
       withAjvRatios.push((await firstToolCall(node, withAjv.file, env)) / sdk);
     }
+    for (let i = 0; i < RUNS; i += 1) pieces.push(await firstCallPieces(node, mcp.file, env));
   } finally {
     await secrets.close();
   }
@@ -297,6 +342,19 @@ async function main(): Promise<void> {
   console.log(`  ratio counted whole / Secrets Manager client: ${ratio(callRatios)}`);
   console.log(
     `  the same with ajv carried as before decision 0137 (the server constructs none either way), side by side: ${ratio(withAjvRatios)}`,
+  );
+
+  const unit = median(callSdk);
+  console.log(
+    `  where it goes, ${RUNS} fresh processes, each piece loaded ahead of the call (median ms; × the Secrets Manager client alone, ${unit.toFixed(0)} ms):`,
+  );
+  PIECES.forEach((name, k) => {
+    const at = median(pieces.map((p) => p[k] ?? Number.NaN));
+    console.log(`    ${name.padEnd(32)} ${at.toFixed(0).padStart(5)} ms  ${(at / unit).toFixed(2)}×`);
+  });
+  const floor = median(pieces.map((p) => (p[0] ?? 0) + (p[1] ?? 0))) / unit;
+  console.log(
+    `  the bundle and the Secrets Manager client alone, before any call: ${floor.toFixed(2)}× (a first request that loads that client cannot count under 1 + the bundle's own share)`,
   );
 
   const whole = median(callRatios);
