@@ -114,7 +114,7 @@ export async function invokeBundle(
       getRemainingTimeInMillis: () => 25000 };
     handler(JSON.parse(process.env.TEST_EVENT), context).then(
       (result) => { process.stdout.write('\\nRESULT ' + JSON.stringify(result ?? null) + '\\n'); setTimeout(() => process.exit(0), 300); },
-      (error) => { process.stdout.write('\\nFAILED ' + JSON.stringify(String(error && error.message)) + '\\n'); process.exit(0); });`;
+      (error) => { process.stdout.write('\\nFAILED ' + JSON.stringify(String(error && error.message)) + '\\n'); setTimeout(() => process.exit(0), 300); });`;
   const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', script], {
     cwd: dirname(bundle.file),
     env: { PATH: '/usr/bin:/bin', ...env, TEST_EVENT: JSON.stringify(event) },

@@ -171,8 +171,10 @@ if (server) {
   test('a good release passes every check before traffic, and the hook says Succeeded to CodeDeploy', async () => {
     release();
 
-    const { statuses, lines } = await hook('beforeTraffic');
+    const { statuses, lines, failure } = await hook('beforeTraffic');
 
+    // A hook that threw says why here, with the lines it wrote before.
+    expect({ failure, lines: failure === undefined ? [] : lines }).toEqual({ failure: undefined, lines: [] });
     expect(checkLines(lines)).toEqual([
       'pass MCP function: GET /healthz',
       'pass authorizer: an unknown key is refused',
@@ -285,6 +287,10 @@ if (server) {
     expect(cloudwatch.requests.at(-1)?.target).toMatch(/\.DescribeAlarms$/);
 
     const notBaked = await hook('afterTraffic', { NAABA_BAKE_MINUTES: '0', NAABA_BAKE_ALARMS: JSON.stringify(bake) });
+    expect({ failure: notBaked.failure, lines: notBaked.failure === undefined ? [] : notBaked.lines }).toEqual({
+      failure: undefined,
+      lines: [],
+    });
     expect(notBaked.statuses.map((s) => s.status)).toEqual(['Succeeded']);
   });
 }
