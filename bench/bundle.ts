@@ -117,6 +117,13 @@ function functionEnvironment(node: string, secrets: string): Record<string, stri
   };
 }
 
+/** The first tool call every cold-start sample answers: a recall by the authorizer's principal. */
+const FIRST_CALL = mcpCall(
+  'tools/call',
+  { name: 'recall', arguments: { query: 'where does the staging database live' } },
+  { userId: 'bench-user', region: 'bench', agent: 'bench', keyId: 'bench-key' },
+);
+
 /**
  * A fresh process: the bundle required, then a first tool call answered; milliseconds for both.
  * The embedder (and with it the Bedrock client, required from the runtime's copy) is built while
@@ -125,16 +132,7 @@ function functionEnvironment(node: string, secrets: string): Record<string, stri
  * something else, and the bench stops.
  */
 async function firstToolCall(node: string, file: string, env: Record<string, string>): Promise<number> {
-  const event = mcpCall(
-    'tools/call',
-    { name: 'recall', arguments: { query: 'where does the staging database live' } },
-    {
-      userId: 'bench-user',
-      region: 'bench',
-      agent: 'bench',
-      keyId: 'bench-key',
-    },
-  );
+  const event = FIRST_CALL;
   const script = `
     const t0 = performance.now();
     const { handler } = require(${JSON.stringify(file)});
@@ -169,16 +167,7 @@ const PIECES = [
  * the transport, and running the bundle's code for the first time take.
  */
 async function firstCallPieces(node: string, file: string, env: Record<string, string>): Promise<number[]> {
-  const event = mcpCall(
-    'tools/call',
-    { name: 'recall', arguments: { query: 'where does the staging database live' } },
-    {
-      userId: 'bench-user',
-      region: 'bench',
-      agent: 'bench',
-      keyId: 'bench-key',
-    },
-  );
+  const event = FIRST_CALL;
   const script = `
     const times = [];
     let t = performance.now();
