@@ -5,7 +5,7 @@ import type { KindCutoff } from '../../../../memory/policy/expiry.js';
 import { pinsFitIn } from '../../../../memory/policy/pins.js';
 import { cellsMark, kindsParams, lastPlace, liveIn, partitionList, pinnedCount } from '../../sql/fragments.js';
 import { expression, predicate, SQL } from '../../sql/policy.js';
-import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
+import { countedTerms, flaggedPostings, termChanges, termLists } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql, verbatim } from '../../sql/template.js';
 
@@ -100,9 +100,10 @@ WITH given AS (
     AS g(id, kind, content, fingerprint, embedding, dl, pinned, expires, created_at, last_useful_at, recall_count,
          restatements, origin, agent, client, restated_by)
 ), postings AS (
-  SELECT p.id, p.term, p.tf, p.passages
-    FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[], ${p.postings.passages}::int4[]) AS p(id, term, tf, passages)
-), ceilings AS (
+  SELECT p.id, p.term, p.tf, p.passages, p.n
+    FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[], ${p.postings.passages}::int4[])
+         WITH ORDINALITY AS p(id, term, tf, passages, n)
+), ${termLists('postings')}, ceilings AS (
   SELECT c.kind, c.ceiling FROM unnest(${p.ceilings.kinds}::text[], ${p.ceilings.ceilings}::int4[]) AS c(kind, ceiling)
 ), live AS (
   SELECT m.id, m.kind, m.fingerprint FROM memories AS m
@@ -125,12 +126,13 @@ WITH given AS (
   INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
                         created_at, last_useful_at, recall_count, restatements, origin, origin_seq, agent, client, restated_by)
   SELECT f.id, ${region}, ${userId}::uuid, f.kind, f.content, f.fingerprint, f.embedding::vector,
-         COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = f.id), ARRAY[]::text[]), f.dl, f.pinned, f.expires,
+         COALESCE(t.terms, ARRAY[]::text[]), f.dl, f.pinned, f.expires,
          f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin,
          CASE WHEN f.origin IS NOT NULL THEN ${lastPlace(p.scope, sql`f.origin`, sql`f.kind`)} + f.place END,
          f.agent, f.client, f.restated_by::jsonb
     FROM (SELECT f.*, row_number() OVER (PARTITION BY f.origin, f.kind ORDER BY f.created_at, f.id) AS place
             FROM fresh AS f) AS f
+    LEFT JOIN term_lists AS t ON t.id = f.id
    WHERE (SELECT ok FROM allowed) AND ${p.writeMemories}::bool
   ON CONFLICT DO NOTHING
   RETURNING id, kind, term_count
