@@ -83,8 +83,11 @@ export interface ImportMemoriesRow {
  * the answer says by how much each would pass. A journal line equal to one the user has already is
  * not added again, so importing a file twice changes nothing.
  *
- * A step's work follows its own memories, not the partition's size (decision 0159): each given
- * memory is looked up by its fingerprint's key, and a kind fits when the partition's row count
+ * A step's work follows its own memories, not the partition's size (decision 0159): the given
+ * memories are found by their fingerprints, in one read of the fingerprint index (one read, not one
+ * per memory: where stale statistics make the partition look empty, PostgreSQL may read it through
+ * memories_user_kind instead, and that is then one read of the partition, as before, not one per
+ * memory), and a kind fits when the partition's row count
  * (`memory_partitions`, kept on write: every row, expired ones not yet removed too, so never fewer
  * than the live ones) leaves room; only when it does not are the live ones counted, for the exact
  * answer and the refusal's figures.
@@ -117,12 +120,10 @@ WITH given AS (
   SELECT c.kind, c.ceiling FROM unnest(${p.ceilings.kinds}::text[], ${p.ceilings.ceilings}::int4[]) AS c(kind, ceiling)
 ), present AS (
   SELECT g.id AS given_id, l.id AS live_id
-    FROM given AS g
-    JOIN LATERAL (
-      SELECT m.id FROM memories AS m
-       WHERE m.region = ${region} AND m.fingerprint = g.fingerprint AND m.user_id = ${userId}::uuid AND m.kind = g.kind
-         AND ${liveIn('m', kinds)} OFFSET 0
-    ) AS l ON true
+    FROM (SELECT m.id, m.kind, m.fingerprint FROM memories AS m
+           WHERE m.region = ${region} AND m.fingerprint = ANY(${m.fingerprints}::text[]) AND m.user_id = ${userId}::uuid
+             AND m.kind = ANY(${p.ceilings.kinds}::text[]) AND ${liveIn('m', kinds)} OFFSET 0) AS l
+    JOIN given AS g ON g.kind = l.kind AND g.fingerprint = l.fingerprint
 ), fresh AS (
   SELECT g.* FROM given AS g WHERE NOT EXISTS (SELECT 1 FROM present AS p WHERE p.given_id = g.id)
 ), stored AS (
