@@ -111,7 +111,7 @@ async function load(stores: MemoryStores, sizes: readonly number[]): Promise<Pri
       batch: LOAD_BATCH,
       progress,
     });
-    console.log(`  load of ${size} memories, ${LOAD_BATCH} per statement: ${timed.seconds().toFixed(1)} s`);
+    console.log(`  load of ${size} memories, ${Math.min(size, LOAD_BATCH)} per statement: ${timed.seconds().toFixed(1)} s`);
     printWindows(timed.windows);
     users.push(principal);
   }
