@@ -53,10 +53,97 @@ export function loadEvents(stores: MemoryStores, scope: LoadPlan['scope'], memor
   });
 }
 
+/** Memories per window of a load's speed: 5,000 at a time, the smallest size the budget compares (issue 51). */
+export const LOAD_WINDOW = 5_000;
+
+/** One window of a load: the memories it took the partition from and to, its time, and the writing statements' share of it. */
+export interface LoadWindow {
+  readonly from: number;
+  readonly to: number;
+  readonly ms: number;
+  readonly statementMs: number;
+}
+
+/** A window's speed as the benches print it: memories per second, ms per memory, of it in the statement. */
+export const windowRate = (w: LoadWindow): string => {
+  const n = w.to - w.from;
+  return `${Math.round((1000 * n) / w.ms)} memories/s, ${(w.ms / n).toFixed(2)} ms per memory (${(w.statementMs / n).toFixed(2)} in the statement)`;
+};
+
 /**
- * One user's `event` partition filled with `size` of `turns`, loaded in bulk `batch` at a time
- * (`loadEvents`). A turn said twice, or again past the corpus's end, is told apart by its number,
- * as a partition's fingerprints are unique. `progress` hears every 10,000 memories.
+ * How a load's cost per memory moved: the last window's ms per memory over the first's, whole and
+ * in the statement (issue 51 allows 1.3 between 5,000 and 50,000), or nothing with one window.
+ */
+export function windowGrowth(windows: readonly LoadWindow[]): string | undefined {
+  const [first, last] = [windows[0], windows.at(-1)];
+  if (!first || !last || first === last) return undefined;
+  const ratio = (ms: (w: LoadWindow) => number) =>
+    (ms(last) / (last.to - last.from) / (ms(first) / (first.to - first.from))).toFixed(2);
+  return `${ratio((w) => w.ms)}× per memory (${ratio((w) => w.statementMs)}× in the statement), ${last.from}–${last.to} over ${first.from}–${first.to}`;
+}
+
+/** Prints a load's windows, one line each, and their growth. */
+export function printWindows(windows: readonly LoadWindow[]): void {
+  for (const w of windows) console.log(`    ${`${w.from}–${w.to}`.padStart(13)}  ${windowRate(w)}`);
+  const growth = windowGrowth(windows);
+  if (growth) console.log(`    growth: ${growth}`);
+}
+
+/**
+ * Times a load by window of `LOAD_WINDOW` memories: told after each batch how many memories are in
+ * and how long its writing statements took, it closes a window once it holds `LOAD_WINDOW` (or the
+ * load is done) and tells `progress`.
+ */
+export class LoadWindows {
+  readonly windows: LoadWindow[] = [];
+  private open = { from: 0, started: performance.now(), statementMs: 0 };
+
+  constructor(
+    private readonly size: number,
+    private readonly progress?: (line: string) => void,
+  ) {}
+
+  /** A batch is written: `done` memories are in, and its statements took `statementMs`. */
+  batch(done: number, statementMs: number): void {
+    this.open.statementMs += statementMs;
+    if (done - this.open.from < LOAD_WINDOW && done < this.size) return;
+    const w = { from: this.open.from, to: done, ms: performance.now() - this.open.started, statementMs: this.open.statementMs };
+    this.windows.push(w);
+    this.progress?.(`${done} of ${this.size} memories stored; ${w.from}–${done}: ${windowRate(w)}`);
+    this.open = { from: done, started: performance.now(), statementMs: 0 };
+  }
+
+  /** Runs `work` outside the load's time: what it takes is not counted in the open window. */
+  async untimed<T>(work: () => Promise<T>): Promise<T> {
+    const t = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.open.started += performance.now() - t;
+    }
+  }
+
+  /** The load's whole time (s). */
+  seconds(): number {
+    return this.windows.reduce((ms, w) => ms + w.ms, 0) / 1000;
+  }
+}
+
+/** `size` of `turns` in order, again from the start past the corpus's end, each one said before told apart by its number. */
+export function distinctTurns(turns: readonly string[], size: number): string[] {
+  const seen = new Set<string>();
+  return Array.from({ length: size }, (_, j) => {
+    const turn = turns[j % turns.length] ?? '';
+    const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
+    seen.add(fingerprint(content));
+    return content;
+  });
+}
+
+/**
+ * One user's `event` partition filled with `size` of `turns` (`distinctTurns`: a partition's
+ * fingerprints are unique), loaded in bulk `batch` at a time (`loadEvents`). Timed by window
+ * ({@link LoadWindows}): embedding and statement, and the statement alone.
  */
 export async function loadTurns(
   stores: MemoryStores,
@@ -64,19 +151,19 @@ export async function loadTurns(
   turns: readonly string[],
   size: number,
   using: { embedder: Embedder; analyzer: LexicalAnalyzer; batch: number; progress?: (line: string) => void },
-): Promise<void> {
-  const seen = new Set<string>();
+): Promise<LoadWindows> {
+  const contents = distinctTurns(turns, size);
+  const timed = new LoadWindows(size, using.progress);
   for (let i = 0; i < size; i += using.batch) {
     const memories = [];
-    for (let j = i; j < Math.min(size, i + using.batch); j += 1) {
-      const turn = turns[j % turns.length] ?? '';
-      const content = seen.has(fingerprint(turn)) ? `${turn} (${j})` : turn;
-      seen.add(fingerprint(content));
+    for (const content of contents.slice(i, i + using.batch)) {
       memories.push(await loadable(content, using.embedder, using.analyzer));
     }
+    const t = performance.now();
     await loadEvents(stores, scope, memories);
-    if ((i + using.batch) % 10_000 === 0) using.progress?.(`${i + using.batch} of ${size} memories stored`);
+    timed.batch(Math.min(size, i + using.batch), performance.now() - t);
   }
+  return timed;
 }
 
 /**

@@ -40,7 +40,7 @@ export interface ContainerParts {
 }
 
 /** How often the local engine checks whether a table grew enough to need fresh planner statistics. */
-const STATISTICS_EVERY_MS = 10_000;
+export const STATISTICS_EVERY_MS = 10_000;
 
 /** The PGlite folder inside a naaba data folder. */
 export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');

@@ -441,5 +441,28 @@ export function pageStoreTests(context: () => PageSuiteContext): void {
       // Another user has room: isolation is the scope's.
       expect(await store.importMemories(importPlan(bob, three))).toMatchObject({ status: 'imported', written: 3 });
     });
+
+    test('expired memories not yet removed take no room: an import fits beside the live ones, and a refusal counts only those', async () => {
+      const { harness, alice } = context();
+      const store = harness.stores.transfer;
+      // Two session memories past the import's cutoff (a day ago) and one live: three rows, one live.
+      const long = at(-200_000);
+      await insert({ content: 'old standup', embedding: axis(1), kind: 'session', expiredBefore: long }, at(-90_000));
+      await insert({ content: 'older standup', embedding: axis(2), kind: 'session', expiredBefore: long }, at(-89_000));
+      await insert({ content: 'this standup', embedding: axis(3), kind: 'session', expiredBefore: long });
+      expect(await harness.inspect.count('memories')).toBe(3);
+      const sessions = (...contents: string[]) => contents.map((content) => memory({ content, kind: 'session' }));
+      // The ceiling of 3 holds 1 live + 2 new, though the partition has 3 rows already.
+      expect(await store.importMemories(importPlan(alice, sessions('a', 'b')))).toMatchObject({ status: 'imported', written: 2 });
+      expect(await store.importMemories(importPlan(alice, sessions('c')))).toEqual({
+        status: 'refused',
+        kinds: [
+          { kind: 'fact', have: 0, adding: 0 },
+          { kind: 'session', have: 3, adding: 1 },
+        ],
+        pins: { have: 0, adding: 0 },
+      });
+      expect(await harness.inspect.count('memories')).toBe(5);
+    });
   });
 }

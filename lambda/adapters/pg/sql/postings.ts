@@ -49,6 +49,16 @@ export function flaggedPostings(source: string, region: Param<string>, userId: P
 )`;
 }
 
+/**
+ * Each memory's terms, in the order its postings were given, from `postings` (columns id, term and
+ * n, the posting's place among them): one grouping of every posting, where a list gathered for
+ * each memory from all of them read the batch's postings once per memory.
+ */
+export const termLists = (postings: string): SqlFragment =>
+  sql`term_lists AS (
+  SELECT p.id, array_agg(p.term ORDER BY p.n) AS terms FROM ${verbatim(postings)} AS p GROUP BY p.id
+)`;
+
 /** What new postings (`flagged`, from {@link flaggedPostings}) change in their terms' statistics, per (kind, term). */
 export const termChanges = (flagged: string): SqlFragment =>
   sql`SELECT f.kind, f.term, CAST(count(*) AS INT4) AS df, CAST(count(*) FILTER (WHERE f.best) AS INT4) AS best,

@@ -3,9 +3,9 @@ import { pinned } from '../../../../memory/policy/condition.js';
 import { fitsWithoutEvictionIn } from '../../../../memory/policy/eviction.js';
 import type { KindCutoff } from '../../../../memory/policy/expiry.js';
 import { pinsFitIn } from '../../../../memory/policy/pins.js';
-import { cellsMark, kindsParams, lastPlace, liveIn, partitionList, pinnedCount } from '../../sql/fragments.js';
+import { cellsMark, kindsParams, lastPlace, liveIn, pinnedCount } from '../../sql/fragments.js';
 import { expression, predicate, SQL } from '../../sql/policy.js';
-import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
+import { countedTerms, flaggedPostings, termChanges, termLists } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql, verbatim } from '../../sql/template.js';
 
@@ -82,15 +82,28 @@ export interface ImportMemoriesRow {
  * in (an import never evicts: policy/eviction.ts `fitsWithoutEviction`, policy/pins.ts `pinsFit`);
  * the answer says by how much each would pass. A journal line equal to one the user has already is
  * not added again, so importing a file twice changes nothing.
+ *
+ * A step's work follows its own memories, not the partition's size (decision 0159): the given
+ * memories are found by their fingerprints, in one read of the fingerprint index (one read, not one
+ * per memory: where stale statistics make the partition look empty, PostgreSQL may read it through
+ * memories_user_kind instead, and that is then one read of the partition, as before, not one per
+ * memory), and a kind fits when the partition's row count
+ * (`memory_partitions`, kept on write: every row, expired ones not yet removed too, so never fewer
+ * than the live ones) leaves room; only when it does not are the live ones counted, for the exact
+ * answer and the refusal's figures.
  */
 export const IMPORT_MEMORIES = statement<ImportMemoriesInputs, ImportMemoriesRow>({
   name: 'transfer/import-memories',
-  expects: { vectorMutation: true, postgresIndex: ['memories_user_kind', 'memories_pinned', 'journal_user_at'] },
+  expects: {
+    vectorMutation: true,
+    postgresIndex: ['memories_fingerprint', 'memory_partitions_pkey', 'memories_user_kind', 'memories_pinned', 'journal_user_at'],
+  },
   render: (p, inputs, engine) => {
     const { region, userId } = p.scope;
     const m = p.memories;
     const kinds = kindsParams(inputs.kinds);
     const fits = fitsWithoutEvictionIn(SQL, verbatim('r.have'), verbatim('r.adding'), verbatim('r.ceiling'));
+    const storedFit = fitsWithoutEvictionIn(SQL, verbatim('s.rows'), verbatim('s.adding'), verbatim('s.ceiling'));
     const pinsFit = pinsFitIn(SQL, verbatim('p.have'), verbatim('p.adding'), sql`${p.pinLimit}::int4`);
     return sql`
 WITH given AS (
@@ -100,21 +113,32 @@ WITH given AS (
     AS g(id, kind, content, fingerprint, embedding, dl, pinned, expires, created_at, last_useful_at, recall_count,
          restatements, origin, agent, client, restated_by)
 ), postings AS (
-  SELECT p.id, p.term, p.tf, p.passages
-    FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[], ${p.postings.passages}::int4[]) AS p(id, term, tf, passages)
-), ceilings AS (
+  SELECT p.id, p.term, p.tf, p.passages, p.n
+    FROM unnest(${p.postings.ids}::uuid[], ${p.postings.terms}::text[], ${p.postings.frequencies}::int4[], ${p.postings.passages}::int4[])
+         WITH ORDINALITY AS p(id, term, tf, passages, n)
+), ${termLists('postings')}, ceilings AS (
   SELECT c.kind, c.ceiling FROM unnest(${p.ceilings.kinds}::text[], ${p.ceilings.ceilings}::int4[]) AS c(kind, ceiling)
-), live AS (
-  SELECT m.id, m.kind, m.fingerprint FROM memories AS m
-   WHERE (m.region, m.user_id, m.kind) IN (${partitionList(p.scope, kinds.names)}) AND ${liveIn('m', kinds)}
 ), present AS (
-  SELECT g.id AS given_id, l.id AS live_id FROM given AS g JOIN live AS l ON l.kind = g.kind AND l.fingerprint = g.fingerprint
+  SELECT g.id AS given_id, l.id AS live_id
+    FROM (SELECT m.id, m.kind, m.fingerprint FROM memories AS m
+           WHERE m.region = ${region} AND m.fingerprint = ANY(${m.fingerprints}::text[]) AND m.user_id = ${userId}::uuid
+             AND m.kind = ANY(${p.ceilings.kinds}::text[]) AND ${liveIn('m', kinds)} OFFSET 0) AS l
+    JOIN given AS g ON g.kind = l.kind AND g.fingerprint = l.fingerprint
 ), fresh AS (
   SELECT g.* FROM given AS g WHERE NOT EXISTS (SELECT 1 FROM present AS p WHERE p.given_id = g.id)
-), room AS (
-  SELECT c.kind, c.ceiling, (SELECT count(*) FROM live AS l WHERE l.kind = c.kind) AS have,
+), stored AS (
+  SELECT c.kind, c.ceiling,
+         COALESCE((SELECT s.memories FROM memory_partitions AS s
+                    WHERE s.region = ${region} AND s.user_id = ${userId}::uuid AND s.kind = c.kind), 0) AS rows,
          (SELECT count(*) FROM fresh AS f WHERE f.kind = c.kind) AS adding
     FROM ceilings AS c
+), room AS (
+  SELECT s.kind, s.ceiling, s.adding,
+         CASE WHEN ${expression(storedFit)} THEN s.rows
+              ELSE (SELECT count(*) FROM memories AS m
+                     WHERE m.region = ${region} AND m.user_id = ${userId}::uuid AND m.kind = s.kind AND ${liveIn('m', kinds)})
+         END AS have
+    FROM stored AS s
 ), pins AS (
   SELECT ${pinnedCount(p.scope)} AS have,
          (SELECT count(*) FROM fresh AS f WHERE ${predicate(pinned, 'f', {})}) AS adding
@@ -125,12 +149,13 @@ WITH given AS (
   INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
                         created_at, last_useful_at, recall_count, restatements, origin, origin_seq, agent, client, restated_by)
   SELECT f.id, ${region}, ${userId}::uuid, f.kind, f.content, f.fingerprint, f.embedding::vector,
-         COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = f.id), ARRAY[]::text[]), f.dl, f.pinned, f.expires,
+         COALESCE(t.terms, ARRAY[]::text[]), f.dl, f.pinned, f.expires,
          f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin,
          CASE WHEN f.origin IS NOT NULL THEN ${lastPlace(p.scope, sql`f.origin`, sql`f.kind`)} + f.place END,
          f.agent, f.client, f.restated_by::jsonb
     FROM (SELECT f.*, row_number() OVER (PARTITION BY f.origin, f.kind ORDER BY f.created_at, f.id) AS place
             FROM fresh AS f) AS f
+    LEFT JOIN term_lists AS t ON t.id = f.id
    WHERE (SELECT ok FROM allowed) AND ${p.writeMemories}::bool
   ON CONFLICT DO NOTHING
   RETURNING id, kind, term_count

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../../memory/model.js';
 import { cellsMark } from '../../sql/fragments.js';
-import { countedTerms, flaggedPostings, termChanges } from '../../sql/postings.js';
+import { countedTerms, flaggedPostings, termChanges, termLists } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -44,15 +44,16 @@ WITH given AS (
   SELECT g.id, g.content, g.fingerprint, g.embedding, g.dl
     FROM unnest(${p.ids}::uuid[], ${p.contents}::text[], ${p.fingerprints}::text[], ${p.embeddings}::text[], ${p.lengths}::int4[]) AS g(id, content, fingerprint, embedding, dl)
 ), postings AS (
-  SELECT p.id, p.term, p.tf, p.passages
-    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[]) AS p(id, term, tf, passages)
-), written AS (
+  SELECT p.id, p.term, p.tf, p.passages, p.n
+    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[])
+         WITH ORDINALITY AS p(id, term, tf, passages, n)
+), ${termLists('postings')}, written AS (
   INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, expires,
                         created_at, last_useful_at, agent, client)
   SELECT g.id, ${region}, ${userId}::uuid, ${p.kind}, g.content, g.fingerprint, g.embedding::vector,
-         COALESCE((SELECT array_agg(p.term) FROM postings AS p WHERE p.id = g.id), ARRAY[]::text[]), g.dl, ${p.expires}::bool,
+         COALESCE(t.terms, ARRAY[]::text[]), g.dl, ${p.expires}::bool,
          ${p.at}::timestamptz, ${p.at}::timestamptz, ${p.agent}, ${p.client}
-    FROM given AS g
+    FROM given AS g LEFT JOIN term_lists AS t ON t.id = g.id
   RETURNING id
 ), new_postings AS (
   SELECT ${p.kind}::text AS kind, p.term, p.id AS memory_id, p.tf, g.dl, p.passages FROM postings AS p JOIN given AS g ON g.id = p.id
