@@ -93,7 +93,7 @@ async function withDeadline<T>(ms: number, read: (signal: AbortSignal) => Promis
  * 0092): kept for a max age, then read again (a failed read keeps the value in use); read at once
  * when forced — because the database refused the login it holds — but no more than once per
  * `minForcedIntervalMs`, so a secret that is itself wrong costs one read per interval, not one per
- * request. Concurrent reads share one call, and every call ends within `readTimeoutMs` (issue 48): a
+ * request. Concurrent reads share one call, and every call to Secrets Manager ends within `readTimeoutMs` (issue 48): a
  * hung or failed read clears the shared one, so the first request after Secrets Manager answers again
  * reads it afresh; a value past its max age whose refresh failed is served for `retryAfterFailureMs`
  * before the next attempt, so a brownout costs a warm container one bounded wait per interval.
@@ -147,11 +147,13 @@ export class CachedDatabaseSecret {
       this.sdk = building;
     }
     const sdk = this.sdk;
-    const reading = withDeadline(this.policy.readTimeoutMs, async (signal) =>
-      readDatabaseSecret(this.secretId, await sdk, signal),
-    ).finally(() => {
-      if (this.reading === reading) this.reading = undefined;
-    });
+    // The bound is Secrets Manager's: loading the SDK client is this process's own work, which a busy
+    // machine slows without any hiccup to wait out, so the deadline starts once the client is built.
+    const reading = sdk
+      .then((client) => withDeadline(this.policy.readTimeoutMs, (signal) => readDatabaseSecret(this.secretId, client, signal)))
+      .finally(() => {
+        if (this.reading === reading) this.reading = undefined;
+      });
     this.reading = reading;
     return reading;
   }

@@ -52,6 +52,18 @@ test('concurrent reads share one call', async () => {
   expect(sm.calls()).toBe(1);
 });
 
+test('the bound counts the read, not loading the client: a slow build on a busy machine still reads', async () => {
+  const sm = scripted(['postgresql://a@h/db']);
+  const slowBuild = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return sm.client();
+  };
+  const secret = new CachedDatabaseSecret('s', slowBuild, { ...DEFAULT_SECRET_CACHE, readTimeoutMs: 50 });
+
+  expect((await secret.get()).url).toBe('postgresql://a@h/db');
+  expect(sm.calls()).toBe(1);
+});
+
 test('a failed read past the max age keeps the value in use; a failed forced read fails', async () => {
   let now = 0;
   const sm = scripted(['postgresql://a@h/db', Object.assign(new Error('unreachable'), { name: 'TimeoutError' })]);
