@@ -10,7 +10,7 @@ import type { MemoryStores } from '../lambda/ports/memory-stores.js';
 import type { SqlClient } from '../lambda/adapters/pg/sql-client.js';
 import type { Principal } from '../lambda/memory/model.js';
 import { LexicalAnalyzer } from '../lambda/memory/lexical.js';
-import { FUSION, LEXICAL, type RecallRanking } from '../lambda/memory/policy/ranking.js';
+import { FUSION, LEXICAL, type RecallRanking, VECTOR_CELLS } from '../lambda/memory/policy/ranking.js';
 import type { PageService } from '../lambda/memory/page/page-service.js';
 import { memoryServices } from '../lambda/memory/services.js';
 import { Sweeper } from '../lambda/memory/maintenance/sweeper.js';
@@ -55,12 +55,13 @@ const USAGE = `usage: npm run bench:partition -- [--sizes 500,5000] [--queries 2
 --engine postgres starts a throwaway PostgreSQL 15 + pgvector cluster on loopback; --url uses an
 existing PostgreSQL-wire database instead (a scratch one: the bench empties its naaba tables).
 --load-only loads the partitions, prints the load's speed by window of 5,000 memories, and stops.
---folder N loads N more memories first, in other users' partitions of 5,000, none of them recalled.`;
+--folder N loads N more memories first, in other users' partitions of 5,000, none of them recalled.
+--rows-per-step N builds cells N memories a statement instead of VECTOR_CELLS.rowsPerStep (to compare).`;
 
 const LOAD_ONLY = process.argv.includes('--load-only');
 const parsed = parseFlags(
   process.argv.slice(2).filter((arg) => arg !== '--load-only'),
-  ['sizes', 'queries', 'engine', 'url', 'folder'],
+  ['sizes', 'queries', 'engine', 'url', 'folder', 'rows-per-step'],
 );
 if (typeof parsed === 'string' || (parsed.engine && !['pglite', 'postgres'].includes(parsed.engine))) {
   console.error(`${typeof parsed === 'string' ? parsed : '--engine is pglite or postgres'}\n\n${USAGE}`);
@@ -70,6 +71,8 @@ const flags = parsed;
 const SIZES = (flags.sizes ?? '500,5000').split(',').map(Number);
 const QUERIES = Number(flags.queries ?? 200);
 const FOLDER = Number(flags.folder ?? 0);
+/** The memories each statement of a cell build reads (`VECTOR_CELLS.rowsPerStep` unless `--rows-per-step` says otherwise). */
+const ROWS_PER_STEP = Number(flags['rows-per-step'] ?? VECTOR_CELLS.rowsPerStep);
 /** The size of each other user's partition `--folder` fills: past `VECTOR_CELLS.from`, so the sweep builds their cells too. */
 const FOLDER_PARTITION = 5_000;
 /** How long the probe calls alone, for its quiet figures (ms). */
@@ -154,8 +157,11 @@ const whileProbing = (stores: MemoryStores, work: () => Promise<void>) =>
 const quantile = (xs: readonly number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? NaN;
 
-const callsLine = (calls: number[]) =>
-  `other user's calls: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, p99 ${quantile(calls, 0.99).toFixed(0)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`;
+/** The probe's calls as it makes them: a remember, then a recall, in turn. */
+const callsLine = (calls: number[]) => {
+  const of = (parity: number) => calls.filter((_, i) => i % 2 === parity);
+  return `other user's calls: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, p99 ${quantile(calls, 0.99).toFixed(0)} ms (remember ${quantile(of(0), 0.99).toFixed(0)}, recall ${quantile(of(1), 0.99).toFixed(0)}), slowest ${Math.max(...calls).toFixed(0)} ms`;
+};
 
 /** The probe alone for `QUIET_MS`: what its calls take with nothing else running; returns its p99. */
 async function quietProbe(stores: MemoryStores, when: string): Promise<number> {
@@ -180,6 +186,7 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
     swept = await sweeper.run(REGION, {
       batchSize: 500,
       maxBatches: 1000,
+      cells: { ...VECTOR_CELLS, rowsPerStep: ROWS_PER_STEP },
       onBatch: (step) => {
         if (step.phase === 'cells' && step.count >= 2000) progress(`cells built for a partition of ${step.count} memories`);
       },
@@ -194,6 +201,7 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
   console.log(
     `  the sweep's statements over 200 ms: ${timed.overCount(200)} of ${timed.statements}: ${timed.over(200)}; slowest of each over 100 ms: ${timed.slowestOver(100)}`,
   );
+  console.log(`  the sweep's slowest statements (count, p50, p99, slowest; ms): ${timed.spread(5)}`);
   const sweepP99 = quantile(calls, 0.99);
   const s = performance.now();
   if (sql instanceof PgliteSqlClient) {
@@ -331,7 +339,7 @@ const mean = (xs: number[]) => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + 
 const engine = await openEngine();
 await migrate(engine.sql, { embeddingDimensions: DIMENSIONS });
 console.log(
-  `bench:partition  ${engine.label}  ${QUERIES} LoCoMo questions per arm, medians (ms), recall read only (search); vector arm reads ~${FUSION.cellRows} memories of a partition with cells`,
+  `bench:partition  ${engine.label}${FOLDER > 0 ? `, the folder filled with ${FOLDER} more memories` : ''}, cells built ${ROWS_PER_STEP} memories a statement  ${QUERIES} LoCoMo questions per arm, medians (ms), recall read only (search); vector arm reads ~${FUSION.cellRows} memories of a partition with cells`,
 );
 await engine.sql.exec(
   'TRUNCATE memory_links, memories, memory_terms, memory_partition_terms, memory_partitions, memory_cells, journal',

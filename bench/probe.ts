@@ -257,6 +257,19 @@ export class TimedSql implements SqlClient {
     return [...this.durationsOf.values()].reduce((n, all) => n + all.filter((d) => d > ms).length, 0);
   }
 
+  /** The `top` statements by their slowest: each one's count, p50, p99 and slowest (ms). */
+  spread(top: number): string {
+    const at = (all: number[], q: number) => [...all].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * all.length) - 1)] ?? 0;
+    return [...this.durationsOf]
+      .sort((a, b) => Math.max(...b[1]) - Math.max(...a[1]))
+      .slice(0, top)
+      .map(
+        ([name, all]) =>
+          `${name} ${all.length}, ${at(all, 0.5).toFixed(0)}, ${at(all, 0.99).toFixed(0)}, ${Math.max(...all).toFixed(0)}`,
+      )
+      .join('; ');
+  }
+
   /** The slowest of each statement that took longer than `ms` (`name ms`), slowest first, or `none`. */
   slowestOver(ms: number): string {
     const slow = [...this.slowestOf].filter(([, d]) => d > ms).sort((a, b) => b[1] - a[1]);
