@@ -149,9 +149,24 @@ async function fillFolder(stores: MemoryStores, total: number): Promise<void> {
   );
 }
 
-/** Runs `work` while a probe user recalls and remembers (bench/probe.ts). */
+/**
+ * The probe's texts: at most this many turns (it remembers every other one), said again and
+ * again and merged when said again (exact restatements, no model call), so that its partition
+ * stops growing within seconds. Left to grow, it held about 700 memories after a quiet phase and
+ * 1,400 to 7,400 after a sweep, and its calls slowed with it: a longer sweep looked like a worse one.
+ */
+const PROBE_TURNS = 200;
+const PROBE_RULES = { ...RULES, kinds: { event: { ...RULES.kinds.event, dedup: true } } } as typeof RULES;
+
+/** Runs `work` while a probe user recalls and remembers (bench/probe.ts) in a partition that stays at `PROBE_TURNS`. */
 const whileProbing = (stores: MemoryStores, work: () => Promise<void>) =>
-  whileProbingAs(stores, work, { region: REGION, rules: RULES, dimensions: DIMENSIONS, turns, questions });
+  whileProbingAs(stores, work, {
+    region: REGION,
+    rules: PROBE_RULES,
+    dimensions: DIMENSIONS,
+    turns: turns.slice(0, PROBE_TURNS),
+    questions,
+  });
 
 /** The `q` quantile of `xs` (nearest rank). */
 const quantile = (xs: readonly number[], q: number) =>
