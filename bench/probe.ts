@@ -172,11 +172,14 @@ export async function loadTurns(
  * copying it whole, which stalls a statement for up to seconds once a table passes 100 MB
  * (decision 0121). `copyOf` starts from a `dump()` instead of running initdb.
  */
-export async function openScratchPglite(copyOf?: Blob): Promise<{ sql: PgliteSqlClient; stop: () => Promise<void> }> {
+export async function openScratchPglite(
+  copyOf?: Blob,
+): Promise<{ sql: PgliteSqlClient; dir: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-bench-'));
   const sql = await PgliteSqlClient.open(dir, copyOf);
   return {
     sql,
+    dir,
     stop: async () => {
       await sql.close();
       rmSync(dir, { recursive: true, force: true });
@@ -186,12 +189,13 @@ export async function openScratchPglite(copyOf?: Blob): Promise<{ sql: PgliteSql
 
 /**
  * The bench's database: an existing PostgreSQL-wire database (`url`), a throwaway PostgreSQL 15
- * cluster on loopback (`engine: 'postgres'`), or PGlite in-process in a throwaway data folder.
+ * cluster on loopback (`engine: 'postgres'`), or PGlite in-process in a throwaway data folder
+ * (`dir`, which a bench can open again as a server start would: serve-start.ts).
  */
 export async function openBenchEngine(flags: {
   readonly engine?: string;
   readonly url?: string;
-}): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
+}): Promise<{ sql: SqlClient; label: string; dir?: string; stop: () => Promise<void> }> {
   if (flags.url) {
     const sql = await PgSqlClient.connect({ url: flags.url, maxConnections: 2, statementTimeoutMs: 60_000 });
     return { sql, label: `${sql.engine} at a URL`, stop: () => sql.close() };
@@ -246,6 +250,30 @@ export class TimedSql implements SqlClient {
       return k > 0 ? [`${name} ${k} of ${all.length}`] : [];
     });
     return slow.join(', ') || 'none';
+  }
+
+  /** How many statements took longer than `ms`, whatever their name. */
+  overCount(ms: number): number {
+    return [...this.durationsOf.values()].reduce((n, all) => n + all.filter((d) => d > ms).length, 0);
+  }
+
+  /** The `top` statements by their slowest: each one's count, p50, p99 and slowest (ms). */
+  spread(top: number): string {
+    const at = (all: number[], q: number) => [...all].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * all.length) - 1)] ?? 0;
+    return [...this.durationsOf]
+      .sort((a, b) => Math.max(...b[1]) - Math.max(...a[1]))
+      .slice(0, top)
+      .map(
+        ([name, all]) =>
+          `${name} ${all.length}, ${at(all, 0.5).toFixed(0)}, ${at(all, 0.99).toFixed(0)}, ${Math.max(...all).toFixed(0)}`,
+      )
+      .join('; ');
+  }
+
+  /** The slowest of each statement that took longer than `ms` (`name ms`), slowest first, or `none`. */
+  slowestOver(ms: number): string {
+    const slow = [...this.slowestOf].filter(([, d]) => d > ms).sort((a, b) => b[1] - a[1]);
+    return slow.map(([name, d]) => `${name} ${d.toFixed(0)}`).join(', ') || 'none';
   }
 
   query<R>(query: Query): Promise<R[]> {
