@@ -172,11 +172,14 @@ export async function loadTurns(
  * copying it whole, which stalls a statement for up to seconds once a table passes 100 MB
  * (decision 0121). `copyOf` starts from a `dump()` instead of running initdb.
  */
-export async function openScratchPglite(copyOf?: Blob): Promise<{ sql: PgliteSqlClient; stop: () => Promise<void> }> {
+export async function openScratchPglite(
+  copyOf?: Blob,
+): Promise<{ sql: PgliteSqlClient; folder: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-bench-'));
   const sql = await PgliteSqlClient.open(dir, copyOf);
   return {
     sql,
+    folder: dir,
     stop: async () => {
       await sql.close();
       rmSync(dir, { recursive: true, force: true });
@@ -191,7 +194,7 @@ export async function openScratchPglite(copyOf?: Blob): Promise<{ sql: PgliteSql
 export async function openBenchEngine(flags: {
   readonly engine?: string;
   readonly url?: string;
-}): Promise<{ sql: SqlClient; label: string; stop: () => Promise<void> }> {
+}): Promise<{ sql: SqlClient; label: string; folder?: string; stop: () => Promise<void> }> {
   if (flags.url) {
     const sql = await PgSqlClient.connect({ url: flags.url, maxConnections: 2, statementTimeoutMs: 60_000 });
     return { sql, label: `${sql.engine} at a URL`, stop: () => sql.close() };
@@ -202,6 +205,7 @@ export async function openBenchEngine(flags: {
     return {
       sql,
       label: server.version,
+      folder: server.dataDir,
       stop: async () => {
         await sql.close();
         await server.stop();
