@@ -388,7 +388,7 @@ const users = await load(sqlMemoryStores(engine.sql), SIZES);
 if (!LOAD_ONLY) {
   // What a server started on this folder holds: PGlite's scratch folder opened empty, with the least buffers.
   let served = engine.sql;
-  if (engine.dir) {
+  if (engine.sql instanceof PgliteSqlClient && engine.dir) {
     await engine.sql.close();
     const start = await openAsServeStarts(engine.dir, DIMENSIONS);
     console.log(`  ${startLine(start)}`);

@@ -189,8 +189,9 @@ export async function openScratchPglite(
 
 /**
  * The bench's database: an existing PostgreSQL-wire database (`url`), a throwaway PostgreSQL 15
- * cluster on loopback (`engine: 'postgres'`), or PGlite in-process in a throwaway data folder
- * (`dir`, which a bench can open again as a server start would: serve-start.ts).
+ * cluster on loopback (`engine: 'postgres'`), or PGlite in-process in a throwaway data folder;
+ * `dir` is the folder on disk of either of the last two (a PGlite one a bench can open again as a
+ * server start would: serve-start.ts).
  */
 export async function openBenchEngine(flags: {
   readonly engine?: string;
@@ -206,6 +207,7 @@ export async function openBenchEngine(flags: {
     return {
       sql,
       label: server.version,
+      dir: server.dataDir,
       stop: async () => {
         await sql.close();
         await server.stop();

@@ -5,10 +5,15 @@
  * has nothing left to do (cells, posting ranks, passages), as the server's timer would, then the
  * statistics are refreshed and a CHECKPOINT is taken. Prints bytes per memory of each table (heap
  * with its TOAST and maps) and each index, the postings per memory, the write-ahead log left after
- * the checkpoint, and the database's size; on PGlite the database is what a data folder holds,
- * besides PostgreSQL's own template databases (about 20 MB).
+ * the checkpoint, the database's size, and the whole data folder on disk as a user sees it (every
+ * file under it, as `du` counts them: the database, PostgreSQL's templates and catalogs, the log),
+ * with whether a folder of 50,000 or more memories is within `FOLDER_BOUND` (issue 51, point 4). On
+ * PostgreSQL the folder is the throwaway cluster's data directory, with the server's default log
+ * settings.
  */
 import { randomUUID } from 'node:crypto';
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { LocalEmbedder } from '../lambda/adapters/local/embedder.js';
 import { migrate } from '../lambda/adapters/pg/schema/migrate.js';
 import type { SqlClient } from '../lambda/adapters/pg/sql-client.js';
@@ -57,6 +62,23 @@ interface Measured {
   readonly postings: number;
   readonly walBytes: number;
   readonly databaseBytes: number;
+  /** Every file under the data folder, as allocated on disk; null when the engine's folder is not on this machine. */
+  readonly folderBytes: number | null;
+}
+
+/** The most a data folder of 50,000 memories may hold after a checkpoint (issue 51, point 4): 1 GB. */
+const FOLDER_BOUND = 1024 ** 3;
+const BOUND_FROM = 50_000;
+
+/** The bytes allocated on disk to every file under `dir`, as `du` counts them (files that vanish while read count nothing). */
+function bytesOnDisk(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesOnDisk(path);
+    else total += (lstatSync(path, { throwIfNoEntry: false })?.blocks ?? 0) * 512;
+  }
+  return total;
 }
 
 /** naaba's tables and their indexes, with their sizes on disk. */
@@ -107,6 +129,7 @@ async function measure(size: number): Promise<Measured> {
       postings: Number(counts?.postings ?? 0),
       walBytes: Number(counts?.wal ?? 0),
       databaseBytes: Number(counts?.database ?? 0),
+      folderBytes: engine.dir ? bytesOnDisk(engine.dir) : null,
     };
   } finally {
     await engine.stop();
@@ -140,6 +163,15 @@ async function main(): Promise<void> {
   console.log(`| write-ahead log after the checkpoint (MB) | | ${runs.map((r) => mb(r.walBytes)).join(' | ')} |`);
   console.log(`| database (MB) | | ${runs.map((r) => mb(r.databaseBytes)).join(' | ')} |`);
   console.log(`| database and log (MB) | | ${runs.map((r) => mb(r.databaseBytes + r.walBytes)).join(' | ')} |`);
+  const folder = (r: Measured) => {
+    if (r.folderBytes === null) return 'not on this machine';
+    const within = r.folderBytes <= FOLDER_BOUND ? 'within' : '**over**';
+    return r.size >= BOUND_FROM ? `${mb(r.folderBytes)} (${within} 1 GB)` : mb(r.folderBytes);
+  };
+  console.log(`| data folder on disk after the checkpoint (MB) | | ${runs.map(folder).join(' | ')} |`);
+  // The bound is a data folder's (PGlite's); a PostgreSQL cluster's log is its operator's to size.
+  const over = runs.some((r) => r.size >= BOUND_FROM && r.folderBytes !== null && r.folderBytes > FOLDER_BOUND);
+  if (over && (flags.engine ?? 'pglite') === 'pglite') process.exitCode = 1;
 }
 
 main().catch((error) => {

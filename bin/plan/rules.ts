@@ -14,8 +14,11 @@ const USER_TABLES = [
 
 /** The vector index of the CockroachDB DDL (sql/cockroach/0001_init.sql). */
 export const VECTOR_INDEX = 'memories@memories_embedding';
-/** The lexical arm's flagged postings, best first: all it reads of a term past the depth (sql/cockroach/0014_term_cut.sql). */
-export const LEXICAL_INDEX = 'memory_terms@memory_terms_best';
+/**
+ * The lexical arm's postings in ranking order, a term's flagged ones in a span of their own: all it
+ * reads of a term past the depth (sql/cockroach/0023_term_ranked.sql, decision 0160).
+ */
+export const LEXICAL_INDEX = 'memory_terms@memory_terms_ranked';
 /** What follows a recalled memory in its origin, read by place (sql/cockroach/0009_origin_sequence.sql). */
 export const FOLLOWING_INDEX = 'memories@memories_origin_seq';
 /** The same index by its PostgreSQL name. */
@@ -130,14 +133,16 @@ function postgresCellsProblems(plan: Plan): string[] {
   return problems;
 }
 
-/** The index that holds a term's flagged postings and nothing else (sql/postgres/0016_term_cut.sql). */
-const FLAGGED_PG_INDEX = 'memory_terms_best';
+/** The index whose span of a term with `best = true` holds its flagged postings and nothing else (sql/postgres/0026_term_ranked.sql). */
+const FLAGGED_PG_INDEX = 'memory_terms_ranked';
+/** A read of the flagged span: that index, with `best = true` in its index condition. */
+const flaggedRead = (line: string) => line.includes(`using ${FLAGGED_PG_INDEX} `) && /\bbest = true\b/.test(line);
 
 /**
- * The lexical bound on PostgreSQL (decision 0101): every read of `memory_terms` is either of the
- * flagged postings (`memory_terms_best`, which holds at most `POSTING_CUT.flagged` per term and
- * partition) or sits under a gate on the term's kept frequency (`df <= …`, so that it reads at most
- * that many), whatever the LIMIT above it.
+ * The lexical bound on PostgreSQL (decisions 0101, 0160): every read of `memory_terms` is either of
+ * the flagged postings (the `best = true` span of `memory_terms_ranked`, which holds at most
+ * `POSTING_CUT.flagged` per term and partition) or sits under a gate on the term's kept frequency
+ * (`df <= …`, so that it reads at most that many), whatever the LIMIT above it.
  */
 function postgresLexicalProblems(lines: readonly string[]): string[] {
   const depth = (line: string) => line.length - line.trimStart().length;
@@ -151,9 +156,10 @@ function postgresLexicalProblems(lines: readonly string[]): string[] {
     return false;
   };
   const reads = lines.flatMap((l, at) => (/ on memory_terms\b/.test(l) ? [at] : []));
-  if (!reads.some((at) => lines[at]?.includes(`using ${FLAGGED_PG_INDEX} `))) return [`no read of ${FLAGGED_PG_INDEX}`];
+  if (!reads.some((at) => flaggedRead(lines[at] ?? '')))
+    return [`no read of the flagged postings (${FLAGGED_PG_INDEX}, best = true)`];
   return reads
-    .filter((at) => !lines[at]?.includes(`using ${FLAGGED_PG_INDEX} `) && !gated(at))
+    .filter((at) => !flaggedRead(lines[at] ?? '') && !gated(at))
     .map((at) => `memory_terms read past the flagged postings with no gate on the kept frequency: ${lines[at]?.trim()}`);
 }
 

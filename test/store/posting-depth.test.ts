@@ -25,7 +25,7 @@ afterEach(async () => db.close());
 
 const analyzer = new LexicalAnalyzer();
 
-test('past the depth the postings are read from memory_terms_best, in its order, with no scan of the partition’s postings', async () => {
+test('past the depth the postings are read from the flagged span of memory_terms_ranked, in its order, with no scan of the partition’s postings', async () => {
   const userId = randomUUID();
   await sqlMemoryStores(db).transfer.load({
     scope: { region: 'local', userId },
@@ -66,7 +66,8 @@ test('past the depth the postings are read from memory_terms_best, in its order,
 
   const plan = await explain(db, search);
 
-  expect(plan.indexes).toContain('memory_terms_best');
+  expect(plan.indexes).toContain('memory_terms_ranked');
+  expect(plan.lines.some((l) => l.includes('using memory_terms_ranked ') && l.includes('best = true'))).toBe(true);
   expect(plan.seqScans).not.toContain('memory_terms');
 });
 

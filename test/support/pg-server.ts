@@ -28,6 +28,8 @@ export interface PostgresServer {
   readonly port: number;
   /** What the server says it is (`PostgreSQL 15.x …`). */
   readonly version: string;
+  /** The cluster's data directory (removed by `stop`). */
+  readonly dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -193,7 +195,13 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     } finally {
       await admin.end();
     }
-    return { url: `postgresql://postgres@127.0.0.1:${port}/naaba`, port, version: version.split(' on ')[0] ?? version, stop };
+    return {
+      url: `postgresql://postgres@127.0.0.1:${port}/naaba`,
+      port,
+      version: version.split(' on ')[0] ?? version,
+      dataDir: data,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error instanceof NoPostgresServer

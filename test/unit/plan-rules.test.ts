@@ -56,8 +56,8 @@ const HYBRID_READ = cockroach(
   ...VECTOR_READ.lines,
   '• group (hash)',
   '└── • lookup join',
-  '    │ table: memory_terms@memory_terms_best (partial index)',
-  '    │ equality: (region, user_id, kind, term) = (…)',
+  '    │ table: memory_terms@memory_terms_ranked',
+  '    │ equality: (region, user_id, kind, term, best) = (…)',
   '    └── • scan',
   '          table: memory_partition_terms@memory_partition_terms_pkey',
   "          spans: [/'eu-central-1'/'0b0e…'/'fact'/'bread' - /'eu-central-1'/'0b0e…'/'fact'/'bread']",
@@ -109,14 +109,14 @@ describe('CockroachDB plan rules', () => {
       recallText(1, 0, true),
       hybrid,
       LEXICAL_ON_BTREE,
-      ['no read of memory_terms@memory_terms_best'],
+      ['no read of memory_terms@memory_terms_ranked'],
     ],
     [
       'a hybrid recall whose lexical read became a full scan',
       recallText(1, 0, true),
       hybrid,
       cockroach(...VECTOR_READ.lines, ...FALLBACK_SCAN.lines),
-      ['no read of memory_terms@memory_terms_best', 'a FULL SCAN'],
+      ['no read of memory_terms@memory_terms_ranked', 'a FULL SCAN'],
     ],
     [
       'a recall reading what follows each hit from memories_origin_seq, by place',
@@ -294,22 +294,29 @@ describe('the lexical bound on PostgreSQL (decision 0101)', () => {
   const plan = (...lines: string[]): Plan => ({ engine: 'postgres', lines, seqScans: [], indexes: [] });
   const whole = [
     '  Result if ((d.kind = $3) AND (d.df <= 150))',
-    '    Index Only Scan using memory_terms_impact on memory_terms by ((region = $1) AND (term = d.term))',
+    '    Index Scan using memory_terms_pkey on memory_terms by ((region = $1) AND (term = d.term))',
   ];
   const flagged = [
     '  Limit',
     '    Result if ((d.kind = $3) AND (d.df > 150))',
-    '      Index Only Scan using memory_terms_best on memory_terms by ((region = $1) AND (term = d.term))',
+    '      Index Scan using memory_terms_ranked on memory_terms by ((region = $1) AND (term = d.term) AND (best = true))',
   ];
   test('a term read whole under a gate on its kept frequency, past it from its flagged postings: bounded', () => {
     expect(planProblems(sqlText, lexical, plan('Append', ...whole, ...flagged))).toEqual([]);
   });
   test('postings read with no gate, or never from the flagged ones, are refused', () => {
-    const ungated = '  Index Only Scan using memory_terms_impact on memory_terms by ((region = $1) AND (term = d.term))';
+    const ungated = '  Index Scan using memory_terms_pkey on memory_terms by ((region = $1) AND (term = d.term))';
     expect(planProblems(sqlText, lexical, plan('Append', ungated, ...flagged))).toEqual([
       `memory_terms read past the flagged postings with no gate on the kept frequency: ${ungated.trim()}`,
     ]);
-    expect(planProblems(sqlText, lexical, plan('Append', ...whole))).toEqual(['no read of memory_terms_best']);
+    expect(planProblems(sqlText, lexical, plan('Append', ...whole))).toEqual([
+      'no read of the flagged postings (memory_terms_ranked, best = true)',
+    ]);
+    // The same index read past the flagged span (every posting of the term) is no bound.
+    const unflagged = '  Index Scan using memory_terms_ranked on memory_terms by ((region = $1) AND (term = d.term))';
+    expect(planProblems(sqlText, lexical, plan('Append', ...whole, unflagged))).toEqual([
+      'no read of the flagged postings (memory_terms_ranked, best = true)',
+    ]);
   });
 });
 

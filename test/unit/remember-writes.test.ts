@@ -3,8 +3,9 @@ import { FILES, schemaAfter, type Table } from '../support/cockroach-schema.js';
 
 /**
  * The KV writes of one remember on CockroachDB, derived from the DDL of sql/cockroach/ (no cluster
- * here) and held to the counts decision 0098 documents: a migration that adds, drops or narrows an
- * index of a table the remember writes changes the count, and this test fails until 0098 says so.
+ * here) and held to the counts decisions 0098 and 0160 document: a migration that adds, drops or
+ * narrows an index of a table the remember writes changes the count, and this test fails until a
+ * decision record says so.
  *
  * CockroachDB writes one KV per row in the primary index (one column family: the DDL declares
  * none) and one per secondary index entry, a partial index only when its predicate holds
@@ -62,12 +63,18 @@ function remember(files: readonly string[], atCeiling: boolean) {
   return { memory, posting, frequency, partition, journal, total: written + (atCeiling ? evicted : 0) };
 }
 
-/** Before issue 32 (0001–0010); after: every migration of the repository, so that a later one is counted too. */
+/**
+ * Before issue 32 (0001–0010); after it, up to issue 51's postings index (0001–0022, decision 0098's
+ * "after"); now: every migration of the repository, so that a later one is counted too (decision 0160).
+ */
 const BEFORE = FILES.filter((f) => f < '0011');
-const DECISION = readFileSync(new URL('../../docs/decisions/0098-a-users-memories-stored-together.md', import.meta.url), 'utf8');
-/** The documented count of a row of 0098's table: `| label | before | after |`. */
-const documented = (label: string): [number, number] => {
-  const row = DECISION.split('\n').find((l) => l.startsWith(`| ${label} |`));
+const ISSUE_32 = FILES.filter((f) => f < '0023');
+const decision = (file: string) => readFileSync(new URL(`../../docs/decisions/${file}`, import.meta.url), 'utf8');
+const D0098 = decision('0098-a-users-memories-stored-together.md');
+const D0160 = decision('0160-postings-counted-and-trimmed.md');
+/** The documented count of a row of a decision's table: `| label | before | after |`. */
+const documented = (text: string, label: string): [number, number] => {
+  const row = text.split('\n').find((l) => l.startsWith(`| ${label} |`));
   const [, , before, after] = row?.split('|').map((c) => c.trim()) ?? [];
   return [Number(before?.split(' ')[0]), Number(after?.split(' ')[0])];
 };
@@ -101,14 +108,28 @@ describe('KV writes of a remember on CockroachDB, from sql/cockroach/ (decision 
     ['memory_partition_terms entries per term', 'frequency'],
     ['memory_partitions entries', 'partition'],
     ['journal entries per line', 'journal'],
-  ])('%s are as 0098 documents, before and after', (label, part) => {
-    expect(documented(label)).toEqual([remember(BEFORE, false)[part], remember(FILES, false)[part]]);
+  ])('%s are as 0098 and 0160 document', (label, part) => {
+    expect(documented(D0098, label)).toEqual([remember(BEFORE, false)[part], remember(ISSUE_32, false)[part]]);
+    expect(documented(D0160, label)).toEqual([remember(ISSUE_32, false)[part], remember(FILES, false)[part]]);
   });
 
   test.each<[string, boolean]>([
     ['KV writes per remember below the ceiling', false],
     ['KV writes per remember at the ceiling', true],
-  ])('%s are as 0098 documents, before and after', (label, atCeiling) => {
-    expect(documented(label)).toEqual([remember(BEFORE, atCeiling).total, remember(FILES, atCeiling).total]);
+  ])('%s are as 0098 and 0160 document', (label, atCeiling) => {
+    expect(documented(D0098, label)).toEqual([remember(BEFORE, atCeiling).total, remember(ISSUE_32, atCeiling).total]);
+    expect(documented(D0160, label)).toEqual([remember(ISSUE_32, atCeiling).total, remember(FILES, atCeiling).total]);
+  });
+
+  test('a flagged posting is one secondary entry: its span of memory_terms_ranked (decision 0160)', () => {
+    expect(entries(schemaAfter(ISSUE_32), 'memory_terms', { best: true })).toEqual([
+      'memory_terms (region, user_id, kind, term, memory_id)',
+      'memory_terms_best',
+      'memory_terms_impact',
+    ]);
+    expect(entries(schemaAfter(FILES), 'memory_terms', { best: true })).toEqual([
+      'memory_terms (region, user_id, kind, term, memory_id)',
+      'memory_terms_ranked',
+    ]);
   });
 });

@@ -30,6 +30,14 @@ export const UNSAMPLED_COLUMNS = ['embedding', 'embedding_next', 'content', 'res
 const analyzeScript = (table: string, columns: string) =>
   `BEGIN; SET LOCAL default_statistics_target = ${STATISTICS_SAMPLE}; ANALYZE ${table} (${columns}); COMMIT`;
 
+/**
+ * How a data folder keeps its write-ahead log (decision 0160): a checkpoint deletes the segments it
+ * no longer needs instead of renaming them for reuse. With PostgreSQL's default (`wal_recycle=on`)
+ * a checkpoint after a bulk load kept up to `max_wal_size` (1 GB) of old segments in the folder for
+ * a load that never comes; without it the folder keeps the segment being written and the next one.
+ */
+export const FOLDER_WAL = ['wal_recycle=off'] as const;
+
 /** A table whose all-visible pages are fewer than this share of its pages is vacuumed when the database opens. */
 const VISIBLE_SHARE = 0.8;
 
@@ -59,14 +67,19 @@ export class PgliteSqlClient implements SqlClient {
    * Opens (or creates) a database under `dataDir`, or in memory when none is given; `copyOf` (a
    * `dumpDataDir` tarball) starts a new database as a copy of another instead of running initdb.
    * A database in a folder gets `buffersMb` of shared buffers, or as many as its data calls for
-   * (`chooseBuffers`, decision 0155).
+   * (`chooseBuffers`, decision 0155), and a checkpoint deletes the log it no longer needs (`FOLDER_WAL`).
    */
   static async open(dataDir?: string, copyOf?: Blob, buffersMb?: number): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? 'memory://', {
       extensions: { vector },
-      // PGlite's start parameters replace its defaults, so they are kept and one is added.
+      // PGlite's start parameters replace its defaults, so they are kept and ours are added.
       ...(dataDir && {
-        startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${chooseBuffers(dataDir, buffersMb).mb}MB`],
+        startParams: [
+          ...PGlite.defaultStartParams,
+          '-c',
+          `shared_buffers=${chooseBuffers(dataDir, buffersMb).mb}MB`,
+          ...FOLDER_WAL.flatMap((setting) => ['-c', setting]),
+        ],
       }),
       ...(copyOf && { loadDataDir: copyOf }),
     });

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../../memory/model.js';
 import { statement } from '../../sql/statement.js';
-import { sql } from '../../sql/template.js';
+import { sql, verbatim } from '../../sql/template.js';
 
 export interface RankPostingsInputs {
   readonly scope: Scope;
@@ -13,8 +13,9 @@ export interface RankPostingsInputs {
 /**
  * One term of one partition ranked again (decision 0101): its best `ranked` postings flagged and
  * the others not, the count and the cut (the last flagged one's place, none when every posting is
- * flagged) kept, and the mark cleared. Reads the term's best `ranked` postings through
- * memory_terms_impact and its flagged ones through memory_terms_best: bounded by `ranked` and
+ * flagged) kept, and the mark cleared. Reads the term's best `ranked` postings as the best `ranked`
+ * of each span of memory_terms_ranked (its flagged postings, then the others, each best first,
+ * decision 0160) and its flagged ones through the flagged span: bounded by twice `ranked` and
  * `POSTING_CUT.flagged`, with the (partition, term) given as constants so that no engine has a
  * correlated LIMIT to rewrite. Writes the term's statistics row, which every writer of a posting
  * of the term writes too, so a ranking and a concurrent write cannot both commit on what the other
@@ -30,7 +31,7 @@ export interface RankPostingsInputs {
  */
 export const RANK_POSTINGS = statement<RankPostingsInputs, { flagged: number; unflagged: number }>({
   name: 'maintenance/rank-postings',
-  expects: { postgresIndex: ['memory_terms_impact', 'memory_terms_best'] },
+  expects: { postgresIndex: 'memory_terms_ranked' },
   render: (p, _inputs, engine) => {
     const { region, userId } = p.scope;
     const term = sql`p.region = ${region} AND p.user_id = ${userId}::uuid AND p.kind = ${p.kind} AND p.term = ${p.term}`;
@@ -38,11 +39,18 @@ export const RANK_POSTINGS = statement<RankPostingsInputs, { flagged: number; un
       engine === 'cockroach'
         ? sql`${term} AND NOT p.best AND p.memory_id IN (SELECT t.memory_id FROM top AS t)`
         : sql`p.ctid = ANY (ARRAY(SELECT t.ctid FROM top AS t)) AND NOT p.best`;
+    const columns = sql`p.memory_id, p.tf, p.dl${engine === 'cockroach' ? sql`` : sql`, p.ctid`}`;
+    // The best `ranked` of one span of the term (its flagged postings or the others), in the index's order.
+    const span = (flagged: boolean) => sql`SELECT ${columns} FROM memory_terms AS p
+            WHERE ${term} AND p.best = ${verbatim(String(flagged))}
+            ORDER BY p.tf DESC, p.dl, p.memory_id
+            LIMIT ${p.ranked}::int4`;
     return sql`
 WITH top AS MATERIALIZED (
-  SELECT p.memory_id, p.tf, p.dl${engine === 'cockroach' ? sql`` : sql`, p.ctid`} FROM memory_terms AS p
-   WHERE ${term}
-   ORDER BY p.tf DESC, p.dl, p.memory_id
+  SELECT t.* FROM (SELECT * FROM (${span(true)}) AS f
+                   UNION ALL
+                   SELECT * FROM (${span(false)}) AS u) AS t
+   ORDER BY t.tf DESC, t.dl, t.memory_id
    LIMIT ${p.ranked}::int4
 ), last AS (
   SELECT t.tf, t.dl, t.memory_id, (SELECT count(*) FROM top) AS n FROM top AS t

@@ -128,7 +128,8 @@ export function lexicalArm(p: Params<RecallInputs>, partitions: readonly Partiti
   const prefixes = join(partitions.map((partition) => partition.prefix));
   // Per partition, each rarer term's postings: all of them under the depth, read by key (the kept
   // frequency bounds them); past it the flagged ones best first (most occurrences, then the
-  // shortest memory), which memory_terms_best holds and nothing else. One LATERAL subquery per read,
+  // shortest memory), the span of memory_terms_ranked that holds them and nothing else (decision
+  // 0160: a term's flagged postings lead its keys, `best` right after the term). One LATERAL subquery per read,
   // so that each can be decorrelated into a lookup join on its own (a LATERAL over a UNION ALL
   // cannot be); OFFSET 0 keeps PostgreSQL from pulling the whole-term read up into a plain join, so
   // that its gate on the kept frequency stays a one-time filter above the index scan.

@@ -24,10 +24,10 @@ export type { RecallInputs } from './recall-inputs.js';
  * PostgreSQL: the vector arm reads the caller's partitions by their cells, and those without a
  * cell through the (region, user_id, kind, cell) btree (decision 0083); the lexical arm the
  * postings of the query's terms by their key (decision 0056), past the depth the flagged ones
- * only (decision 0101).
+ * only (decision 0101), from the flagged span of memory_terms_ranked (decision 0160).
  */
 const CELLS_PLAN_PG = ['memories_cell', 'memories_uncelled', 'memory_cells_pkey'];
-const LEXICAL_PLAN_PG = [...CELLS_PLAN_PG, 'memory_terms_best'];
+const LEXICAL_PLAN_PG = [...CELLS_PLAN_PG, 'memory_terms_ranked'];
 
 function recallPlan(inputs: RecallInputs, engine: string): PlanExpectations {
   const lexical = inputs.terms.length > 0;

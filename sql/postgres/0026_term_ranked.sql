@@ -1,0 +1,13 @@
+-- naaba 0026 (PostgreSQL, PGlite): one index for a term's postings in ranking order, flagged ones
+-- first (decision 0160); the CockroachDB twin is ../cockroach/0023_term_ranked.sql.
+--
+-- Keys (partition, term, best, most occurrences, shortest memory, memory id). With `best` given,
+-- a span holds that term's flagged postings best first, at most LEXICAL.postingsFlagged of them
+-- (what recall reads past the depth, the bound of decision 0101 held by the span instead of a
+-- partial index); the unflagged span, best first, is where the sweeper's ranking looks for the
+-- next best. It replaces memory_terms_impact (every posting, best first) and memory_terms_best (the
+-- flagged ones), which held each flagged posting twice; the contract 0027 drops them.
+--
+-- An expansion: older code reads and writes the same columns; while both old indexes remain, its
+-- plans are unchanged. Built without blocking writes.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS memory_terms_ranked ON memory_terms (region, user_id, kind, term, best, tf DESC, dl, memory_id);
