@@ -1,4 +1,5 @@
 import {
+  BACKFILL_RETRY,
   BATCH_HOLD_MS,
   BATCH_LOCK_WAIT_MS,
   BATCH_TARGET_MS,
@@ -9,6 +10,9 @@ import {
   runBackfill,
 } from '../../lambda/adapters/pg/schema/backfill.js';
 import type { Query, SqlClient } from '../../lambda/adapters/pg/sql-client.js';
+
+const HOLD_BOUND = { code: '57014', message: 'canceling statement due to statement timeout' };
+const LOCK_WAIT = { code: '55P03', message: 'canceling statement due to lock timeout' };
 
 /** A backfill's batch follows how long the last one held its rows (decision 0153), within hard bounds (0154). */
 
@@ -26,8 +30,11 @@ test('a size asked for below the floor is kept: a test’s batches of 7 stay bat
   expect(nextBatchSize(7, 0, 7)).toBe(7);
 });
 
-/** A client whose backfill batches change as many rows as asked until `rows` are done, cancelled where `cancel` says. */
-function batchesSeen(rows: number, cancel: (call: number, size: number) => boolean) {
+/**
+ * A client whose backfill batches change as many rows as asked until `rows` are done, cancelled where
+ * `cancel` says: by their hold bound (57014), or by their lock wait (55P03) when `failure` says so.
+ */
+function batchesSeen(rows: number, cancel: (call: number, size: number) => boolean, failure = HOLD_BOUND) {
   const sizes: number[] = [];
   const bounds: string[][] = [];
   let left = rows;
@@ -37,8 +44,7 @@ function batchesSeen(rows: number, cancel: (call: number, size: number) => boole
       const size = Number(/LIMIT (\d+)/.exec(query.text)?.[1]);
       sizes.push(size);
       bounds.push(locks.map((l) => l.text));
-      if (cancel(sizes.length, size))
-        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      if (cancel(sizes.length, size)) throw Object.assign(new Error(failure.message), { code: failure.code });
       const changed = Math.min(size, left);
       left -= changed;
       return [{ changed }];
@@ -68,6 +74,14 @@ test('a batch cancelled at its hold bound is tried again at half its size, and n
   expect(await runBackfill(seen.db, STEP, { file: 'f.sql', step: 1, batchRows: 2_000, restAfterCancelMs: 0 })).toBe(3_000);
   // 100, 200, 400 (fast: doubled), 800 cancelled, then 400.
   expect(seen.sizes.slice(0, 5)).toEqual([100, 200, 400, 800, 400]);
+});
+
+test('a batch that gave way to held rows at every retry rests and goes on: busy traffic does not stop a migration', async () => {
+  const attempts = BACKFILL_RETRY.attempts;
+  const seen = batchesSeen(300, (call) => call <= attempts, LOCK_WAIT);
+  expect(await runBackfill(seen.db, STEP, { file: 'f.sql', step: 1, batchRows: 2_000, restAfterCancelMs: 0 })).toBe(300);
+  // The first batch's every attempt gave way; it is tried again at the floor, then the batches grow as before.
+  expect(seen.sizes.slice(0, attempts + 2)).toEqual([...Array(attempts + 1).fill(MIN_BATCH_ROWS), 200]);
 });
 
 test('batches cancelled at the floor again and again stop the step with a sentence that says why and what to do', async () => {

@@ -1,3 +1,4 @@
+import { StoreBusyError } from '../../../memory/errors.js';
 import { defaultRetryPolicy, type RetryPolicy, withRetry } from '../retry.js';
 import { inQueue, type Query, type SqlClient } from '../sql-client.js';
 
@@ -149,6 +150,15 @@ const BATCH_BOUNDS: readonly Query[] = [
 /** Whether a batch was cancelled by its own `BATCH_HOLD_MS` (SQLSTATE 57014, query canceled). */
 const cancelled = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '57014';
 
+/**
+ * Whether a batch gave way on rows requests held at every one of its retries (each attempt's last
+ * error SQLSTATE 55P03, `BATCH_LOCK_WAIT_MS` passed): the traffic is busy on those rows at this
+ * moment, which is no reason to stop the migration. It is treated as a cancelled batch: halved,
+ * rested, and counted towards `MAX_CANCELLED_AT_FLOOR`.
+ */
+const gaveWay = (error: unknown): boolean =>
+  error instanceof StoreBusyError && (error.cause as { code?: unknown } | null | undefined)?.code === '55P03';
+
 const rest = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -156,7 +166,8 @@ const rest = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * transaction, at READ COMMITTED where the engine has it (a step numbers or counts rows no
  * running code writes, so it needs no stronger isolation, and takes no predicate locks), bounded
  * by `BATCH_BOUNDS`, retried after a serialization failure, a deadlock or a lock it gave way on
- * (`BACKFILL_RETRY`), and tried again smaller when cancelled. Returns the rows changed.
+ * (`BACKFILL_RETRY`), and tried again smaller when cancelled or when it gave way at every retry.
+ * Returns the rows changed.
  */
 export async function runBackfill(db: SqlClient, statement: string, options: BackfillOptions): Promise<number> {
   const code = codeOf(statement).replace(/;\s*$/, '');
@@ -191,12 +202,12 @@ export async function runBackfill(db: SqlClient, statement: string, options: Bac
     try {
       [found] = await withRetry(() => inQueue<{ changed: number | string }>(db, BATCH_BOUNDS, counted(size)), BACKFILL_RETRY);
     } catch (error) {
-      if (!cancelled(error)) throw error;
+      if (!cancelled(error) && !gaveWay(error)) throw error;
       const floor = firstBatchSize(options.batchRows);
       cancelledAtFloor = size <= floor ? cancelledAtFloor + 1 : 0;
       if (cancelledAtFloor >= MAX_CANCELLED_AT_FLOOR) {
         throw new Error(
-          `${options.file}: backfill ${options.step} stopped: ${MAX_CANCELLED_AT_FLOOR} batches of ${size} rows in a row ran past ${BATCH_HOLD_MS} ms, so the server is too busy to migrate beside its traffic now; what is done is kept, run the migration again later`,
+          `${options.file}: backfill ${options.step} stopped: ${MAX_CANCELLED_AT_FLOOR} batches of ${size} rows in a row ran past ${BATCH_HOLD_MS} ms or gave way to requests holding their rows, so the server is too busy to migrate beside its traffic now; what is done is kept, run the migration again later`,
           { cause: error },
         );
       }
