@@ -35,9 +35,11 @@ import {
  * through the memory service (embedding + the one SQL statement), sizes and arms interleaved query
  * by query so that the machine's noise falls on all alike. Before recalling, the sweep runs once,
  * as the server's timer would: on PostgreSQL and PGlite a partition past VECTOR_CELLS.from gets its
- * vector cells (decisions 0083, 0100). While it builds them, a probe recalls and remembers as
- * another user and the bench reports the probe's slowest call and the sweep's slowest statement:
- * how long a build can hold up other calls. Then the statistics are refreshed as a running server
+ * vector cells (decisions 0083, 0100). From the build's first statement, for `QUIET_MS`, a probe
+ * recalls and remembers as another user, each call a request in a lane of its own as the local
+ * server runs it, and the bench reports the probe's p99 and the sweep's statements (each timed from
+ * its turn: what it waited while the probe called is counted apart, decision 0161): how long a
+ * build can hold up other calls. Then the statistics are refreshed as a running server
  * would (PostgreSQL's autovacuum, PGlite's statistics timer), timed too; on PGlite with the probe
  * running again, and its longest statement printed (decision 0105). Hybrid reading every cell
  * (the exact arm) is timed as well, and the top-10 overlap of hybrid (and vector-only) with it is
@@ -51,17 +53,19 @@ import {
  * server; the probe also runs alone, before the sweep and after the refresh, for its quiet p99.
  */
 
-const USAGE = `usage: npm run bench:partition -- [--sizes 500,5000] [--queries 200] [--folder N] [--engine pglite|postgres] [--url URL] [--load-only]
+const USAGE = `usage: npm run bench:partition -- [--sizes 500,5000] [--queries 200] [--folder N] [--probe-pause MS] [--engine pglite|postgres] [--url URL] [--load-only]
 --engine postgres starts a throwaway PostgreSQL 15 + pgvector cluster on loopback; --url uses an
 existing PostgreSQL-wire database instead (a scratch one: the bench empties its naaba tables).
 --load-only loads the partitions, prints the load's speed by window of 5,000 memories, and stops.
 --folder N loads N more memories first, in other users' partitions of 5,000, none of them recalled.
---rows-per-step N builds cells N memories a statement instead of VECTOR_CELLS.rowsPerStep (to compare).`;
+--rows-per-step N builds cells N memories a statement instead of VECTOR_CELLS.rowsPerStep (to compare).
+--probe-pause MS is the other user's pause between calls (5: a client calling in a loop; 250: an
+agent between tool calls), in its quiet phases and during the cell build alike.`;
 
 const LOAD_ONLY = process.argv.includes('--load-only');
 const parsed = parseFlags(
   process.argv.slice(2).filter((arg) => arg !== '--load-only'),
-  ['sizes', 'queries', 'engine', 'url', 'folder', 'rows-per-step'],
+  ['sizes', 'queries', 'engine', 'url', 'folder', 'rows-per-step', 'probe-pause'],
 );
 if (typeof parsed === 'string' || (parsed.engine && !['pglite', 'postgres'].includes(parsed.engine))) {
   console.error(`${typeof parsed === 'string' ? parsed : '--engine is pglite or postgres'}\n\n${USAGE}`);
@@ -75,7 +79,9 @@ const FOLDER = Number(flags.folder ?? 0);
 const ROWS_PER_STEP = Number(flags['rows-per-step'] ?? VECTOR_CELLS.rowsPerStep);
 /** The size of each other user's partition `--folder` fills: past `VECTOR_CELLS.from`, so the sweep builds their cells too. */
 const FOLDER_PARTITION = 5_000;
-/** How long the probe calls alone, for its quiet figures (ms). */
+/** The probe's pause between calls (ms): 5, a client in a loop, unless `--probe-pause` says otherwise. */
+const PROBE_PAUSE = Number(flags['probe-pause'] ?? 5);
+/** How long the probe calls alone, for its quiet figures, and during the cell build (ms). */
 const QUIET_MS = 30_000;
 const DIMENSIONS = 256;
 const REGION = 'eu-central-1';
@@ -101,6 +107,7 @@ const started = Date.now();
 const progress = (line: string) => process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
 
 const openEngine = () => openBenchEngine(flags);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -159,14 +166,35 @@ const PROBE_TURNS = 200;
 const PROBE_RULES = { ...RULES, kinds: { event: { ...RULES.kinds.event, dedup: true } } } as typeof RULES;
 
 /** Runs `work` while a probe user recalls and remembers (bench/probe.ts) in a partition that stays at `PROBE_TURNS`. */
-const whileProbing = (stores: MemoryStores, work: () => Promise<void>) =>
+const whileProbing = (stores: MemoryStores, work: () => Promise<void>, onCall?: (startedAt: number, ms: number) => void) =>
   whileProbingAs(stores, work, {
     region: REGION,
     rules: PROBE_RULES,
     dimensions: DIMENSIONS,
     turns: turns.slice(0, PROBE_TURNS),
     questions,
+    pauseMs: PROBE_PAUSE,
+    onCall,
   });
+
+/**
+ * The probe's slowest calls of a phase, each with when it started, its kind, and the sweep's
+ * statements that ran while it did (begun before it or during it): whether a slow call waited for
+ * the sweep or for something else.
+ */
+function slowestCalls(calls: readonly { startedAt: number; ms: number }[], log: TimedSql['log'], since: number, top = 8): string {
+  return calls
+    .map((c, i) => ({ ...c, kind: i % 2 === 0 ? 'remember' : 'recall' }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, top)
+    .map((c) => {
+      const during = log.filter((s) => s.startedAt + s.ms >= c.startedAt && s.startedAt <= c.startedAt + c.ms);
+      const names =
+        during.map((s) => `${s.name.replace('maintenance/', '')} ${s.ms.toFixed(0)}`).join(' ') || 'no sweep statement';
+      return `${c.kind} ${c.ms.toFixed(0)} ms at ${((c.startedAt - since) / 1000).toFixed(1)} s (${names})`;
+    })
+    .join('; ');
+}
 
 /** The `q` quantile of `xs` (nearest rank). */
 const quantile = (xs: readonly number[], q: number) =>
@@ -180,8 +208,14 @@ const callsLine = (calls: number[]) => {
 
 /** The probe alone for `QUIET_MS`: what its calls take with nothing else running; returns its p99. */
 async function quietProbe(stores: MemoryStores, when: string): Promise<number> {
-  const calls = await whileProbing(stores, () => new Promise((resolve) => setTimeout(resolve, QUIET_MS)));
-  console.log(`  quiet, ${when}: ${callsLine(calls)}`);
+  const timedCalls: { startedAt: number; ms: number }[] = [];
+  const since = performance.now();
+  const calls = await whileProbing(
+    stores,
+    () => sleep(QUIET_MS),
+    (startedAt, ms) => timedCalls.push({ startedAt, ms }),
+  );
+  console.log(`  quiet, ${when}: ${callsLine(calls)}; slowest: ${slowestCalls(timedCalls, [], since, 4)}`);
   return quantile(calls, 0.99);
 }
 
@@ -196,19 +230,48 @@ async function sweepWhileProbing(sql: SqlClient, stores: MemoryStores): Promise<
   const timed = new TimedSql(sql);
   const sweeper = new Sweeper(sqlMemoryStores(timed).maintenance, RULES, systemClock, new LexicalAnalyzer());
   const t = performance.now();
-  let swept: Awaited<ReturnType<Sweeper['run']>> | undefined;
-  const calls = await whileProbing(stores, async () => {
-    swept = await sweeper.run(REGION, {
-      batchSize: 500,
-      maxBatches: 1000,
-      cells: { ...VECTOR_CELLS, rowsPerStep: ROWS_PER_STEP },
-      onBatch: (step) => {
-        if (step.phase === 'cells' && step.count >= 2000) progress(`cells built for a partition of ${step.count} memories`);
-      },
-    });
+  const sweeping = sweeper.run(REGION, {
+    batchSize: 500,
+    maxBatches: 1000,
+    cells: { ...VECTOR_CELLS, rowsPerStep: ROWS_PER_STEP },
+    onBatch: (step) => {
+      if (step.phase === 'cells' && step.count >= 2000) progress(`cells built for a partition of ${step.count} memories`);
+    },
   });
+  // The probe calls once the cell build has begun, for as long as it calls alone (or until the
+  // sweep is done): while it calls, the sweep gives way between its statements (decision 0161).
+  let finished = false;
+  void sweeping.finally(() => {
+    finished = true;
+  });
+  while (!finished && !timed.log.some((s) => s.name.startsWith('maintenance/cells-'))) await sleep(10);
+  const probed = { from: timed.statements, at: performance.now() - t, statements: 0, ms: 0 };
+  const probeCalls: { startedAt: number; ms: number }[] = [];
+  const calls = await whileProbing(
+    stores,
+    () => Promise.race([sweeping.then(() => undefined), sleep(QUIET_MS)]),
+    (startedAt, ms) => probeCalls.push({ startedAt, ms }),
+  );
+  Object.assign(probed, { statements: timed.statements - probed.from, ms: performance.now() - t - probed.at });
+  const swept = await sweeping;
+  const sweepMs = performance.now() - t;
   progress(
-    `the sweep built the cells of ${swept?.cells.built ?? 0} partitions in ${((performance.now() - t) / 1000).toFixed(1)} s, ${timed.statements} statements`,
+    `the sweep built the cells of ${swept.cells.built} partitions in ${(sweepMs / 1000).toFixed(1)} s, ${timed.statements} statements`,
+  );
+  const rate = (statements: number, ms: number) => (ms > 0 ? ((1000 * statements) / ms).toFixed(1) : '–');
+  const whileProbed = timed.log.slice(probed.from, probed.from + probed.statements);
+  console.log(`  the probe's slowest calls during the build: ${slowestCalls(probeCalls, timed.log, t)}`);
+  const unprobed = { statements: timed.statements - probed.statements, ms: sweepMs - probed.ms };
+  console.log(
+    `  the sweep: the probe called from ${(probed.at / 1000).toFixed(1)} s (its first cell statement) for ${(probed.ms / 1000).toFixed(1)} s, pausing ${PROBE_PAUSE} ms between calls: ${probed.statements} statements then (${rate(probed.statements, probed.ms)}/s), ${unprobed.statements} in its other ${(unprobed.ms / 1000).toFixed(1)} s (${rate(unprobed.statements, unprobed.ms)}/s); it waited ${(timed.waitedMs / 1000).toFixed(1)} s in all for requests to pause`,
+  );
+  console.log(
+    `  its statements while the probe called (ms, their own time): ${
+      whileProbed
+        .slice(0, 30)
+        .map((s) => `${s.name.replace('maintenance/', '')} ${s.ms.toFixed(0)}`)
+        .join(', ') || 'none'
+    }${whileProbed.length > 30 ? `, and ${whileProbed.length - 30} more` : ''}`,
   );
   console.log(
     `  during the sweep: slowest statement ${timed.slowest.ms.toFixed(0)} ms (${timed.slowest.name}); ${callsLine(calls)}`,

@@ -178,7 +178,8 @@ try {
         );
       }
     },
-    { region: REGION, rules: RULES, dimensions: DIMENSIONS, turns, questions },
+    // The first 30 s of the walk: a probe that calls without pause holds the walk to about a statement a second (decision 0161).
+    { region: REGION, rules: RULES, dimensions: DIMENSIONS, turns, questions, forMs: 30_000 },
   );
   const walkMs = performance.now() - t;
   const checkpointed = Number(await checkpoints()) - checkpointsBefore;
@@ -207,7 +208,7 @@ try {
   console.log(`  ${spread('maintenance/passages-write')}`);
   console.log(`  checkpoints during the walk: ${checkpointed}`);
   console.log(
-    `  other user's calls meanwhile: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`,
+    `  other user's calls in the walk's first 30 s: ${calls.length}, p50 ${median(calls).toFixed(1)} ms, slowest ${Math.max(...calls).toFixed(0)} ms`,
   );
   console.log(`  masks written ${written} of ${expected}; postings of long memories still without one: ${left?.n}`);
   console.log(

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEmbedder } from '../lambda/adapters/local/embedder.js';
+import { inLane, type TurnWatch, watchTurn } from '../lambda/adapters/pg/fair-queue.js';
 import { ExactOnlyJudge } from '../lambda/adapters/local/judge.js';
 import { PgSqlClient } from '../lambda/adapters/pg/pg-client.js';
 import { PgliteSqlClient } from '../lambda/adapters/pg/pglite-client.js';
@@ -226,6 +227,10 @@ export class TimedSql implements SqlClient {
   /** Every duration of each statement, by name (ms). */
   readonly durationsOf = new Map<string, number[]>();
   statements = 0;
+  /** Each statement in the order they ended: its name, own time (ms) and turn's start (`performance.now()`). */
+  readonly log: { name: string; ms: number; startedAt: number }[] = [];
+  /** What the statements waited for their turns in all (ms; PGlite only). */
+  waitedMs = 0;
 
   constructor(private readonly inner: SqlClient) {
     this.engine = inner.engine;
@@ -233,12 +238,18 @@ export class TimedSql implements SqlClient {
 
   private async timed<R>(query: Query, run: () => Promise<R[]>): Promise<R[]> {
     const t = performance.now();
+    const turn: TurnWatch = {};
     try {
-      return await run();
+      return await watchTurn(turn, run);
     } finally {
-      const ms = performance.now() - t;
+      // A statement's own time, from its turn on the embedded database (PGlite's fair queue): what
+      // it waited for requests to pause (decision 0161) is counted apart.
+      const started = turn.startedAt ?? t;
+      const ms = performance.now() - started;
+      this.waitedMs += started - t;
       const name = (query as { statement?: { name: string } }).statement?.name ?? '?';
       this.statements += 1;
+      this.log.push({ name, ms, startedAt: started });
       this.slowestOf.set(name, Math.max(ms, this.slowestOf.get(name) ?? 0));
       this.durationsOf.set(name, [...(this.durationsOf.get(name) ?? []), ms]);
       if (ms > this.slowest.ms) this.slowest = { ms, name };
@@ -300,11 +311,19 @@ export interface ProbeOptions {
   readonly dimensions: number;
   readonly turns: readonly string[];
   readonly questions: readonly string[];
+  /** How long the probe calls at most (ms); it stops sooner when `work` is done. */
+  readonly forMs?: number;
+  /** Its pause between two calls (ms; 5 unless said): 5 is a client calling in a loop, 250 an agent between tool calls. */
+  readonly pauseMs?: number;
+  /** Hears each call: when it started (`performance.now()`) and how long it took (ms). */
+  readonly onCall?: (startedAt: number, ms: number) => void;
 }
 
 /**
  * Runs `work` while a probe user recalls and remembers (kind `event`), and returns the probe's call
- * times. On PGlite every call shares the one session, so the probe waits for whatever statement runs.
+ * times. Each call runs in the probe's own lane, as the local server runs a request (decision
+ * 0161: background statements give way to it). On PGlite every call shares the one session, so the
+ * probe waits for whatever statement runs when it calls.
  */
 export async function whileProbing(stores: MemoryStores, work: () => Promise<void>, options: ProbeOptions): Promise<number[]> {
   const probe: Principal = { userId: randomUUID(), region: options.region, agent: 'probe', keyId: randomUUID() };
@@ -318,20 +337,27 @@ export async function whileProbing(stores: MemoryStores, work: () => Promise<voi
   const { turns, questions } = options;
   const calls: number[] = [];
   let working = true;
+  const until = performance.now() + (options.forMs ?? Number.POSITIVE_INFINITY);
+  const lane = `probe ${probe.userId}`;
   const probing = (async () => {
-    for (let i = 0; working; i += 1) {
+    for (let i = 0; working && performance.now() < until; i += 1) {
       const t = performance.now();
       if (i % 2 === 0) {
-        await services.curation.remember(
-          probe,
-          { name: 'probe', version: '1' },
-          { content: turns[i % turns.length] ?? 'probe', kind: 'event' },
+        await inLane(lane, () =>
+          services.curation.remember(
+            probe,
+            { name: 'probe', version: '1' },
+            { content: turns[i % turns.length] ?? 'probe', kind: 'event' },
+          ),
         );
       } else {
-        await services.page.search(probe, { query: questions[i % questions.length] ?? 'probe', kinds: ['event'], limit: 10 });
+        await inLane(lane, () =>
+          services.page.search(probe, { query: questions[i % questions.length] ?? 'probe', kinds: ['event'], limit: 10 }),
+        );
       }
       calls.push(performance.now() - t);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      options.onCall?.(t, performance.now() - t);
+      await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 5));
     }
   })();
   try {
