@@ -46,8 +46,9 @@ import {
  * reported. Prints partial medians as it goes, then the ratios the budget states. The load is timed
  * by window of 5,000 memories (memories per second, ms per memory, the load statement's share) and
  * its course printed per size (last window over first, the empty start included; issue 51's 1.3×
- * from 5,000 to 50,000 is measured by bench:load-cost, decision 0163); `--load-only` stops there. `--folder N` first fills the folder with N more memories in other users' partitions
- * of `FOLDER_PARTITION` (issue 51: the 50,000 figure in a folder of 75,000 or more). On PGlite the
+ * from 5,000 to 50,000 is measured by bench:load-cost, decision 0163); `--load-only` stops there.
+ * `--folder N` first fills the folder with N more memories in other users' partitions of
+ * `FOLDER_PARTITION` (issue 51: the 50,000 figure in a folder of 75,000 or more). On PGlite the
  * folder is then closed and opened again as a `naaba serve` start opens it (buffers sized to its
  * data, decision 0155; vacuumed where needed, decision 0117), and everything after runs on that
  * server; the probe also runs alone, before the sweep and after the refresh, for its quiet p99.
