@@ -1,19 +1,19 @@
 /**
- * `npm run bench:load-cost -- [--sizes 5000,50000] [--trials 5] [--engine pglite|postgres]`: what
- * one bulk-load statement costs per memory in a partition of each size (issue 51, point 3: at most
- * 1.3× from 5,000 to 50,000; decision 0163). Each trial gives every size a new database of its own
- * (a PGlite folder, or a PostgreSQL cluster) holding one user's partition of that many LoCoMo
- * turns, loaded as `bench:partition` loads them (`TransferStore.load`, 5,000 a statement). Once all
- * are loaded, the same 5,000 further turns go into each partition through the same statement, one
- * database right after the other (the order reversed every trial), and only that statement is timed:
- * the load's next statement at each size, written into the partition as the load left it, seconds
- * apart (each after a `sync`, untimed, so the kernel is not still writing the loads' pages to disk
- * during it), so the machine's swings (which move one load's windows by 1.5× and more on a busy 2-core
- * machine) weigh on every size alike. The bench prints each trial, the median of the trials' ratios
- * (largest size over smallest), and each size's fastest statement and their ratio (the machine only
- * ever adds time, so the fastest is the nearest to a quiet machine's), then the first trial's load
- * windows and whole loads for comparison. `--vacuum` vacuums each database's tables before its next
- * statement (PGlite runs no autovacuum; a load leaves dead versions of its term counts).
+ * `npm run bench:load-cost -- [--sizes 5000,50000] [--trials 5] [--engine pglite|postgres] [--sync] [--vacuum]`:
+ * what a bulk load costs per memory at each size (issue 51, point 3: at most 1.3× from 5,000 to
+ * 50,000; decision 0163). Each trial gives every size a new database of its own (a PGlite folder,
+ * or a PostgreSQL cluster) holding one user's partition of that many LoCoMo turns, loaded as
+ * `bench:partition` loads them (`TransferStore.load`, 5,000 a statement). Once all are loaded, the
+ * same 5,000 further memories go into each partition through the same statement, one database right
+ * after the other (the order reversed every trial), and that statement is timed: the load's next
+ * statement at each size, seconds apart, so the machine's swings (which move one load's windows by
+ * 1.5× and more on a busy 2-core machine) weigh on every size alike. Those memories are turns of the
+ * smallest partition said again with a number, so every partition already holds their text and
+ * each brings one new term at every size. The bench prints each trial, the median of the trials'
+ * ratios (largest size over smallest) and each size's fastest statement and their ratio (the
+ * machine only adds time), and the whole loads' ms per memory, each with its empty start, and the
+ * median of their ratios. `--sync` writes the page cache to disk before each timed statement,
+ * untimed; `--vacuum` vacuums each database's tables before it (PGlite runs no autovacuum).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -23,7 +23,6 @@ import type { Query, SqlClient } from '../lambda/adapters/pg/sql-client.js';
 import { LOAD_MEMORIES } from '../lambda/adapters/pg/statements/transfer/load-memories.js';
 import { sqlMemoryStores } from '../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { LexicalAnalyzer } from '../lambda/memory/lexical.js';
-import { quantile } from '../test/eval/distance-stats.js';
 import { parseFlags } from '../test/support/jest-run.js';
 import { loadable } from './loadable.js';
 import {
@@ -37,13 +36,15 @@ import {
   printWindows,
 } from './probe.js';
 
-const USAGE = `usage: npm run bench:load-cost -- [--sizes 5000,50000] [--trials 5] [--engine pglite|postgres] [--vacuum]
+const USAGE = `usage: npm run bench:load-cost -- [--sizes 5000,50000] [--trials 5] [--engine pglite|postgres] [--vacuum] [--sync]
 --sizes lists partition sizes, multiples of ${LOAD_WINDOW}; --trials is how many times each size's database is loaded and its next statement timed;
---vacuum vacuums each database's tables after its load, untimed, before the next statement.`;
+--vacuum vacuums each database's tables after its load, untimed, before the next statement;
+--sync writes the page cache to disk (sync), untimed, before each timed statement.`;
 
 const VACUUM = process.argv.includes('--vacuum');
+const SYNC = process.argv.includes('--sync');
 const parsed = parseFlags(
-  process.argv.slice(2).filter((arg) => arg !== '--vacuum'),
+  process.argv.slice(2).filter((arg) => arg !== '--vacuum' && arg !== '--sync'),
   ['sizes', 'trials', 'engine'],
 );
 const fail = (why: string): never => {
@@ -63,17 +64,28 @@ if (SIZES.length < 2 || SIZES.some((n) => !Number.isInteger(n) || n < LOAD_WINDO
 }
 if (!Number.isInteger(TRIALS) || TRIALS < 1) fail('--trials is a whole number of at least 1');
 
-/** The engine's client, with the time of the last load statement it ran (ms). */
+/** Whether a query is the bulk load's statement. */
+const isLoad = (query: Query) => (query as { statement?: { name: string } }).statement?.name === LOAD_MEMORIES.name;
+
+/**
+ * The engine's client, with the time of the last load statement it ran (ms). What the inner client
+ * offers besides `query` is forwarded, so the store runs the load as it runs it on that engine
+ * (`asCeilingWrite`, and `inQueue` for a retry; decision 0056).
+ */
 class TimedLoads implements SqlClient {
   readonly engine: SqlClient['engine'];
   lastMs = 0;
-
-  /** Forwarded where the inner client has it, as the store's load asks for it (decision 0056). */
+  readonly read?: SqlClient['read'];
   readonly ceiling?: SqlClient['ceiling'];
+  readonly transaction?: SqlClient['transaction'];
+  readonly queue?: SqlClient['queue'];
 
   constructor(private readonly inner: SqlClient) {
     this.engine = inner.engine;
+    if (inner.read) this.read = (query) => inner.read?.(query) ?? inner.query(query);
     if (inner.ceiling) this.ceiling = (query) => this.timed(query, () => inner.ceiling?.(query) ?? inner.query(query));
+    if (inner.transaction) this.transaction = (work) => inner.transaction?.(work) ?? work(inner);
+    if (inner.queue) this.queue = (locks, query) => this.timed(query, () => inner.queue?.(locks, query) ?? inner.query(query));
   }
 
   query<R>(query: Query): Promise<R[]> {
@@ -83,7 +95,7 @@ class TimedLoads implements SqlClient {
   private async timed<R>(query: Query, run: () => Promise<R[]>): Promise<R[]> {
     const t = performance.now();
     const rows = await run();
-    if ((query as { statement?: { name: string } }).statement?.name === LOAD_MEMORIES.name) this.lastMs = performance.now() - t;
+    if (isLoad(query)) this.lastMs = performance.now() - t;
     return rows;
   }
 
@@ -96,12 +108,14 @@ class TimedLoads implements SqlClient {
   }
 }
 
-/** The middle value (of an even count, the upper of the two middle ones). */
-const median = (xs: readonly number[]) =>
-  quantile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
+/** The middle value (of an even count, the mean of the two middle ones). */
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const upper = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[upper] ?? Number.NaN)
+    : ((sorted[upper - 1] ?? Number.NaN) + (sorted[upper] ?? Number.NaN)) / 2;
+}
 
 const started = performance.now();
 const progress = (line: string) => console.log(`  [${Math.round((performance.now() - started) / 1000)} s] ${line}`);
@@ -109,12 +123,18 @@ const fixed = (ms: number) => ms.toFixed(3);
 const using = { embedder: new LocalEmbedder(256), analyzer: new LexicalAnalyzer(), batch: LOAD_WINDOW };
 const { turns } = locomoTexts();
 const largest = Math.max(...SIZES);
-// Turns no partition holds: past the largest one's.
-const trialMemories = await Promise.all(
-  distinctTurns(turns, largest + LOAD_WINDOW)
-    .slice(largest)
-    .map((content) => loadable(content, using.embedder, using.analyzer)),
-);
+const smallest = Math.min(...SIZES);
+// Turns no partition holds, each a turn of the smallest partition said again with its number (as
+// `distinctTurns` tells repeats apart): every partition holds the same text before the number, so
+// the statement meets the same known terms and one new one per memory at every size.
+const pastLargest = distinctTurns(turns, largest + LOAD_WINDOW * Math.ceil(turns.length / smallest) + LOAD_WINDOW);
+const trialContents = pastLargest
+  .map((content, position) => ({ content, position }))
+  .filter(({ position }) => position >= largest && position % turns.length < smallest)
+  .slice(0, LOAD_WINDOW)
+  .map(({ content }) => content);
+if (trialContents.length !== LOAD_WINDOW) throw new Error(`found ${trialContents.length} trial turns, not ${LOAD_WINDOW}`);
+const trialMemories = await Promise.all(trialContents.map((content) => loadable(content, using.embedder, using.analyzer)));
 
 /** One size's database with its partition loaded: the load's windows, its next statement, and the end. */
 interface Partition {
@@ -137,8 +157,12 @@ async function loadPartition(size: number, progress?: (line: string) => void): P
     const next = async () => {
       if (VACUUM) await engine.sql.exec('VACUUM memories, memory_terms, memory_partition_terms, memory_partitions');
       // What the loads left in the page cache goes to disk first, untimed, not during the statement.
-      execFileSync('sync');
-      await loadEvents(stores, scope, trialMemories);
+      if (SYNC) execFileSync('sync');
+      client.lastMs = 0;
+      const written = await loadEvents(stores, scope, trialMemories);
+      if (written !== trialMemories.length || client.lastMs <= 0) {
+        throw new Error(`the timed load wrote ${String(written)} of ${trialMemories.length} memories in ${client.lastMs} ms`);
+      }
       return client.lastMs / trialMemories.length;
     };
     return { size, windows, next, stop: engine.stop };
@@ -152,6 +176,9 @@ console.log(
   `bench:load-cost  ${flags.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'}, partitions of ${SIZES.join(', ')} LoCoMo turns, each in a new database, ${TRIALS} trials: the next ${LOAD_WINDOW}-memory load statement into each, timed${VACUUM ? ', after a vacuum of its tables' : ''}`,
 );
 const perMemory: number[][] = SIZES.map(() => []);
+/** Each trial's whole loads, ms per memory, by size. */
+const wholeLoads: number[][] = SIZES.map(() => []);
+const perLoaded = (p: Partition) => (p.windows.seconds() * 1000) / p.size;
 let first: Partition[] = [];
 for (let t = 0; t < TRIALS; t += 1) {
   const partitions: Partition[] = [];
@@ -169,11 +196,13 @@ for (let t = 0; t < TRIALS; t += 1) {
   } finally {
     for (const p of partitions) await p.stop();
   }
+  for (const [i, p] of partitions.entries()) wholeLoads[i]?.push(perLoaded(p));
   if (t === 0) first = partitions;
   const line = SIZES.map((size, i) => `${size}: ${fixed(perMemory[i]?.[t] ?? 0)} ms`).join(', ');
   const ratio = (perMemory.at(-1)?.[t] ?? 0) / (perMemory[0]?.[t] ?? 1);
+  const wholeRatio = (wholeLoads.at(-1)?.[t] ?? 0) / (wholeLoads[0]?.[t] ?? 1);
   progress(
-    `trial ${t + 1} of ${TRIALS}: the next statement, per memory, at ${line}; ${largest} over ${SIZES[0]}: ${ratio.toFixed(2)}×`,
+    `trial ${t + 1} of ${TRIALS}: the next statement, per memory, at ${line}; ${largest} over ${SIZES[0]}: ${ratio.toFixed(2)}× (whole loads ${wholeRatio.toFixed(2)}×)`,
   );
 }
 
@@ -183,14 +212,10 @@ for (const p of first) {
   );
   printWindows(p.windows.windows);
 }
-const [smallest, whole] = [first[0], first.at(-1)];
-if (smallest && whole) {
-  const perLoaded = (p: Partition) => (p.windows.seconds() * 1000) / p.size;
-  console.log(
-    `  whole loads (first trial), ms per memory: ${first.map((p) => `${p.size}: ${fixed(perLoaded(p))}`).join(', ')}; ${whole.size} over ${smallest.size}: ${(perLoaded(whole) / perLoaded(smallest)).toFixed(2)}× (the first ${LOAD_WINDOW} of each went into an empty partition)`,
-  );
-}
-const ratios = (perMemory.at(-1) ?? []).map((ms, t) => ms / (perMemory[0]?.[t] ?? 1));
+const ratioOf = (series: number[][]) => (series.at(-1) ?? []).map((ms, t) => ms / (series[0]?.[t] ?? 1));
+const listed = (xs: readonly number[]) => xs.map((r) => r.toFixed(2)).join(', ');
+const ratios = ratioOf(perMemory);
+const wholeRatios = ratioOf(wholeLoads);
 const fastest = perMemory.map((ms) => Math.min(...ms));
 console.log(`  the next load statement of ${LOAD_WINDOW} memories, ms per memory: median of the trials, fastest`);
 for (const [i, size] of SIZES.entries()) {
@@ -199,5 +224,8 @@ for (const [i, size] of SIZES.entries()) {
   );
 }
 console.log(
-  `  ${largest} over ${SIZES[0]}: median ${median(ratios).toFixed(2)}× of ${TRIALS} trials (${ratios.map((r) => r.toFixed(2)).join(', ')}); fastest over fastest ${((fastest.at(-1) ?? 0) / (fastest[0] ?? 1)).toFixed(2)}×`,
+  `  ${largest} over ${SIZES[0]}, the next statement: median ${median(ratios).toFixed(2)}× of ${TRIALS} trials (${listed(ratios)}); fastest over fastest ${((fastest.at(-1) ?? 0) / (fastest[0] ?? 1)).toFixed(2)}×`,
+);
+console.log(
+  `  ${largest} over ${SIZES[0]}, whole loads (each with its empty start): median ${median(wholeRatios).toFixed(2)}× (${listed(wholeRatios)}); ${SIZES.map((size, i) => `${size} in ${fixed(median(wholeLoads[i] ?? []))} ms per memory`).join(', ')} (medians)`,
 );
