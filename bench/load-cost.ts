@@ -173,7 +173,7 @@ async function loadPartition(size: number, progress?: (line: string) => void): P
 }
 
 console.log(
-  `bench:load-cost  ${flags.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'}, partitions of ${SIZES.join(', ')} LoCoMo turns, each in a new database, ${TRIALS} trials: the next ${LOAD_WINDOW}-memory load statement into each, timed${VACUUM ? ', after a vacuum of its tables' : ''}`,
+  `bench:load-cost  ${flags.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'}, partitions of ${SIZES.join(', ')} LoCoMo turns, each in a new database, ${TRIALS} trials: the next ${LOAD_WINDOW}-memory load statement into each, timed${VACUUM ? ', after a vacuum of its tables' : ''}${SYNC ? ', after a sync' : ''}`,
 );
 const perMemory: number[][] = SIZES.map(() => []);
 /** Each trial's whole loads, ms per memory, by size. */
