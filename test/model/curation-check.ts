@@ -216,7 +216,7 @@ async function compareAll(world: World, real: Real): Promise<void> {
 }
 
 /** The kept statistics against a recount: once a sequence is over (a drift stays, so it shows then too). */
-async function statisticsHold(sql: SqlClient): Promise<void> {
+export async function statisticsHold(sql: SqlClient): Promise<void> {
   const [kept] = await sql.query<Record<string, number>>(KEPT_STATISTICS);
   same('kept statistics against a recount', kept, {
     bad_partitions: 0,

@@ -8,6 +8,7 @@ import { inMemoryStores } from '../../lambda/adapters/in-memory/memory-stores.js
 import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
 import { FUSION, LEXICAL, POSTING_CUT } from '../../lambda/memory/policy/ranking.js';
+import { statisticsHold } from '../model/curation-check.js';
 import { freshDatabase } from '../support/database.js';
 import { axis } from '../support/vectors.js';
 
@@ -162,6 +163,8 @@ describe('a raised ceiling: a term in far more memories of a partition than the 
     }
     await db.refreshStatistics();
 
+    // Each later statement read the counts the earlier ones kept (once per term, decision 0164).
+    await statisticsHold(db);
     expect(await flagged(userId)).toEqual({ df: 1_000, best: POSTING_CUT.flagged, stale: true, flagged: POSTING_CUT.flagged });
     expect(await postingsRead(userId)).toBeLessThanOrEqual(POSTING_CUT.flagged);
 
@@ -179,6 +182,7 @@ describe('a raised ceiling: a term in far more memories of a partition than the 
     better.frequencies = analyzer.frequencies(better.content);
     await loadInto(stores, userId, [better]);
     await loadInto(reference, userId, [better]);
+    await statisticsHold(db);
     expect(await flagged(userId)).toEqual({
       df: 1_001,
       best: POSTING_CUT.ranked + 1,

@@ -57,7 +57,7 @@ WITH given AS (
   RETURNING id
 ), new_postings AS (
   SELECT ${p.kind}::text AS kind, p.term, p.id AS memory_id, p.tf, g.dl, p.passages FROM postings AS p JOIN given AS g ON g.id = p.id
-), ${flaggedPostings('new_postings', region, userId)}, posted AS (
+), ${flaggedPostings('new_postings', region, userId, 'per term')}, posted AS (
   INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages, best)
   SELECT ${region}, ${userId}::uuid, f.kind, f.term, f.memory_id, f.tf, f.dl, f.passages, f.best FROM posting_flags AS f
   RETURNING 1
