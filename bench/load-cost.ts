@@ -12,8 +12,12 @@
  * each brings one new term at every size. The bench prints each trial, the median of the trials'
  * ratios (largest size over smallest) and each size's fastest statement and their ratio (the
  * machine only adds time), and the whole loads' ms per memory, each with its empty start, and the
- * median of their ratios. `--sync` writes the page cache to disk before each timed statement,
- * untimed; `--vacuum` vacuums each database's tables before it (PGlite runs no autovacuum).
+ * median of their ratios, read two ways: each size's load against the trial's load of the smallest
+ * size, made alone before it, and against the loads of the smallest size made between its windows
+ * (each in a database of its own, untimed for the larger load; decision 0164), which have the
+ * minute a large load takes on the machine beside them. `--sync` writes the page cache to disk
+ * before each timed statement, untimed; `--vacuum` vacuums each database's tables before it (PGlite
+ * runs no autovacuum).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -37,7 +41,8 @@ import {
 } from './probe.js';
 
 const USAGE = `usage: npm run bench:load-cost -- [--sizes 5000,50000] [--trials 5] [--engine pglite|postgres] [--vacuum] [--sync]
---sizes lists partition sizes, multiples of ${LOAD_WINDOW}; --trials is how many times each size's database is loaded and its next statement timed;
+--sizes lists partition sizes, multiples of ${LOAD_WINDOW}; --trials is how many times each size's database is loaded and its next statement timed
+(and, between each two windows of a larger size's load, a whole load of the smallest size made in a database of its own);
 --vacuum vacuums each database's tables after its load, untimed, before the next statement;
 --sync writes the page cache to disk (sync), untimed, before each timed statement.`;
 
@@ -145,15 +150,15 @@ interface Partition {
   readonly stop: () => Promise<void>;
 }
 
-/** One size's database, loaded; `progress` hears the load's windows. */
-async function loadPartition(size: number, progress?: (line: string) => void): Promise<Partition> {
+/** One size's database, loaded; `progress` hears the load's windows, `between` runs between them, untimed. */
+async function loadPartition(size: number, progress?: (line: string) => void, between?: () => Promise<void>): Promise<Partition> {
   const engine = await openBenchEngine(flags);
   try {
     await migrate(engine.sql, { embeddingDimensions: 256 });
     const client = new TimedLoads(engine.sql);
     const stores = sqlMemoryStores(client);
     const scope = { region: 'eu-central-1', userId: randomUUID() };
-    const windows = await loadTurns(stores, scope, turns, size, { ...using, progress });
+    const windows = await loadTurns(stores, scope, turns, size, { ...using, progress, between });
     const next = async () => {
       if (VACUUM) await engine.sql.exec('VACUUM memories, memory_terms, memory_partition_terms, memory_partitions');
       // What the loads left in the page cache goes to disk first, untimed, not during the statement.
@@ -178,15 +183,33 @@ console.log(
 const perMemory: number[][] = SIZES.map(() => []);
 /** Each trial's whole loads, ms per memory, by size. */
 const wholeLoads: number[][] = SIZES.map(() => []);
+/** Each trial's whole loads of the smallest size made between the windows of each size's load, ms per memory (mean). */
+const besideLoads: number[][] = SIZES.map(() => []);
 const perLoaded = (p: Partition) => (p.windows.seconds() * 1000) / p.size;
+const mean = (xs: readonly number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
 let first: Partition[] = [];
 for (let t = 0; t < TRIALS; t += 1) {
   const partitions: Partition[] = [];
   try {
-    for (const size of SIZES) {
+    for (const [i, size] of SIZES.entries()) {
+      // Between two windows of a larger load, a whole load of the smallest size in a database of its
+      // own, untimed for the larger one: each of its windows has a small load beside it, so the
+      // machine's swings over the minute a large load takes weigh on both readings alike.
+      const small: number[] = [];
+      const between =
+        size === smallest
+          ? undefined
+          : async () => {
+              const beside = await loadPartition(smallest);
+              await beside.stop();
+              small.push(perLoaded(beside));
+            };
       // The first trial's loads tell their windows as they go; the others only when they are done.
-      partitions.push(await loadPartition(size, t === 0 ? progress : undefined));
-      progress(`trial ${t + 1}: ${size} memories loaded`);
+      partitions.push(await loadPartition(size, t === 0 ? progress : undefined, between));
+      besideLoads[i]?.push(small.length > 0 ? mean(small) : Number.NaN);
+      progress(
+        `trial ${t + 1}: ${size} memories loaded${small.length > 0 ? `, ${small.length} loads of ${smallest} beside its windows` : ''}`,
+      );
     }
     const order = t % 2 === 0 ? partitions.map((_, i) => i) : partitions.map((_, i) => partitions.length - 1 - i);
     for (const i of order) {
@@ -201,8 +224,9 @@ for (let t = 0; t < TRIALS; t += 1) {
   const line = SIZES.map((size, i) => `${size}: ${fixed(perMemory[i]?.[t] ?? 0)} ms`).join(', ');
   const ratio = (perMemory.at(-1)?.[t] ?? 0) / (perMemory[0]?.[t] ?? 1);
   const wholeRatio = (wholeLoads.at(-1)?.[t] ?? 0) / (wholeLoads[0]?.[t] ?? 1);
+  const besideRatio = (wholeLoads.at(-1)?.[t] ?? 0) / (besideLoads.at(-1)?.[t] ?? 1);
   progress(
-    `trial ${t + 1} of ${TRIALS}: the next statement, per memory, at ${line}; ${largest} over ${SIZES[0]}: ${ratio.toFixed(2)}× (whole loads ${wholeRatio.toFixed(2)}×)`,
+    `trial ${t + 1} of ${TRIALS}: the next statement, per memory, at ${line}; ${largest} over ${SIZES[0]}: ${ratio.toFixed(2)}× (whole loads ${wholeRatio.toFixed(2)}×, beside its windows ${besideRatio.toFixed(2)}×)`,
   );
 }
 
@@ -228,4 +252,14 @@ console.log(
 );
 console.log(
   `  ${largest} over ${SIZES[0]}, whole loads (each with its empty start): median ${median(wholeRatios).toFixed(2)}× (${listed(wholeRatios)}); ${SIZES.map((size, i) => `${size} in ${fixed(median(wholeLoads[i] ?? []))} ms per memory`).join(', ')} (medians)`,
+);
+const besideRatios = (wholeLoads.at(-1) ?? []).map((ms, t) => ms / (besideLoads.at(-1)?.[t] ?? 1));
+// What a load of the smallest size costs beside the larger load's windows, over the trial's own one
+// (made first, alone): above 1 when the larger load's database, open beside them, slows them.
+const besideOverAlone = (besideLoads.at(-1) ?? []).map((ms, t) => ms / (wholeLoads[0]?.[t] ?? 1));
+console.log(
+  `  ${largest} over ${SIZES[0]}, whole loads, a load of ${SIZES[0]} between each two windows of ${largest}: median ${median(besideRatios).toFixed(2)}× (${listed(besideRatios)}); the loads of ${SIZES[0]} beside them in ${fixed(median(besideLoads.at(-1) ?? []))} ms per memory (median of the trials' means)`,
+);
+console.log(
+  `  the loads of ${SIZES[0]} beside the windows over the trial's own load of ${SIZES[0]}: median ${median(besideOverAlone).toFixed(2)}× (${listed(besideOverAlone)})`,
 );

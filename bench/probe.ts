@@ -146,18 +146,26 @@ export function distinctTurns(turns: readonly string[], size: number): string[] 
 /**
  * One user's `event` partition filled with `size` of `turns` (`distinctTurns`: a partition's
  * fingerprints are unique), loaded in bulk `batch` at a time (`loadEvents`). Timed by window
- * ({@link LoadWindows}): embedding and statement, and the statement alone.
+ * ({@link LoadWindows}): embedding and statement, and the statement alone. `between` runs before
+ * every batch but the first, untimed.
  */
 export async function loadTurns(
   stores: MemoryStores,
   scope: LoadPlan['scope'],
   turns: readonly string[],
   size: number,
-  using: { embedder: Embedder; analyzer: LexicalAnalyzer; batch: number; progress?: (line: string) => void },
+  using: {
+    embedder: Embedder;
+    analyzer: LexicalAnalyzer;
+    batch: number;
+    progress?: (line: string) => void;
+    between?: () => Promise<void>;
+  },
 ): Promise<LoadWindows> {
   const contents = distinctTurns(turns, size);
   const timed = new LoadWindows(size, using.progress);
   for (let i = 0; i < size; i += using.batch) {
+    if (i > 0 && using.between) await timed.untimed(using.between);
     const memories = [];
     for (const content of contents.slice(i, i + using.batch)) {
       memories.push(await loadable(content, using.embedder, using.analyzer));
