@@ -28,19 +28,22 @@ import { memoryServices } from '../lambda/memory/services.js';
 import { TRANSFER_LIMITS } from '../lambda/memory/transfer/transfer-file.js';
 import { systemClock } from '../lambda/ports/clock.js';
 import { exportDocument, exportedMemory } from '../test/support/export-file.js';
-import { parseFlags } from '../test/support/jest-run.js';
-import { BENCH_RULES, distinctTurns, LoadWindows, locomoTexts, openBenchEngine, printWindows, TimedSql } from './probe.js';
+import {
+  BENCH_RULES,
+  benchFlags,
+  distinctTurns,
+  LoadWindows,
+  locomoTexts,
+  openBenchEngine,
+  printWindows,
+  TimedSql,
+} from './probe.js';
 
 const USAGE = `usage: npm run bench:import-cost -- [--memories 50000] [--engine pglite|postgres] [--url URL]
 --engine postgres starts a throwaway PostgreSQL 15 + pgvector cluster on loopback; --url uses an
 existing PostgreSQL-wire database instead (a scratch one: the bench writes a new user into it).`;
 
-const parsed = parseFlags(process.argv.slice(2), ['memories', 'engine', 'url']);
-if (typeof parsed === 'string' || (parsed.engine && !['pglite', 'postgres'].includes(parsed.engine))) {
-  console.error(`${typeof parsed === 'string' ? parsed : '--engine is pglite or postgres'}\n\n${USAGE}`);
-  process.exit(2);
-}
-const flags = parsed;
+const { flags } = benchFlags(process.argv.slice(2), ['memories', 'url'], USAGE);
 const MEMORIES = Number(flags.memories ?? 50_000);
 const FILE = TRANSFER_LIMITS.memories;
 const DIMENSIONS = 256;

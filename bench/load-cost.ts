@@ -27,9 +27,9 @@ import type { Query, SqlClient } from '../lambda/adapters/pg/sql-client.js';
 import { LOAD_MEMORIES } from '../lambda/adapters/pg/statements/transfer/load-memories.js';
 import { sqlMemoryStores } from '../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { LexicalAnalyzer } from '../lambda/memory/lexical.js';
-import { parseFlags } from '../test/support/jest-run.js';
 import { loadable } from './loadable.js';
 import {
+  benchFlags,
   distinctTurns,
   LOAD_WINDOW,
   type LoadWindows,
@@ -48,17 +48,11 @@ const USAGE = `usage: npm run bench:load-cost -- [--sizes 5000,50000] [--trials 
 
 const VACUUM = process.argv.includes('--vacuum');
 const SYNC = process.argv.includes('--sync');
-const parsed = parseFlags(
+const { flags, fail } = benchFlags(
   process.argv.slice(2).filter((arg) => arg !== '--vacuum' && arg !== '--sync'),
-  ['sizes', 'trials', 'engine'],
+  ['sizes', 'trials'],
+  USAGE,
 );
-const fail = (why: string): never => {
-  console.error(`${why}\n\n${USAGE}`);
-  process.exit(2);
-};
-if (typeof parsed === 'string') fail(parsed);
-const flags = parsed as Exclude<typeof parsed, string>;
-if (flags.engine && !['pglite', 'postgres'].includes(flags.engine)) fail('--engine is pglite or postgres');
 const SIZES = (flags.sizes ?? '5000,50000')
   .split(',')
   .map(Number)

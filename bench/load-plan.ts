@@ -16,20 +16,12 @@ import type { Query, SqlClient } from '../lambda/adapters/pg/sql-client.js';
 import { sqlMemoryStores } from '../lambda/adapters/pg/stores/sql-memory-stores.js';
 import { LOAD_MEMORIES } from '../lambda/adapters/pg/statements/transfer/load-memories.js';
 import { LexicalAnalyzer } from '../lambda/memory/lexical.js';
-import { parseFlags } from '../test/support/jest-run.js';
-import { LOAD_WINDOW, locomoTexts, loadTurns, openBenchEngine } from './probe.js';
+import { benchFlags, LOAD_WINDOW, locomoTexts, loadTurns, openBenchEngine } from './probe.js';
 
 const USAGE = `usage: npm run bench:load-plan -- [--memories 30000] [--at 0,5000,25000] [--engine pglite|postgres]
 --at lists the partition sizes (multiples of ${LOAD_WINDOW}) whose load statement is explained.`;
 
-const parsed = parseFlags(process.argv.slice(2), ['memories', 'at', 'engine']);
-const fail = (why: string): never => {
-  console.error(`${why}\n\n${USAGE}`);
-  process.exit(2);
-};
-if (typeof parsed === 'string') fail(parsed);
-const flags = parsed as Exclude<typeof parsed, string>;
-if (flags.engine && !['pglite', 'postgres'].includes(flags.engine)) fail('--engine is pglite or postgres');
+const { flags, fail } = benchFlags(process.argv.slice(2), ['memories', 'at'], USAGE);
 const MEMORIES = Number(flags.memories ?? 30_000);
 const AT = (flags.at ?? '0,5000,25000').split(',').map(Number);
 if (!Number.isInteger(MEMORIES) || MEMORIES < LOAD_WINDOW) fail(`--memories is a whole number of at least ${LOAD_WINDOW}`);

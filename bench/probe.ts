@@ -16,6 +16,7 @@ import { memoryServices } from '../lambda/memory/services.js';
 import { systemClock } from '../lambda/ports/clock.js';
 import type { MemoryStores } from '../lambda/ports/memory-stores.js';
 import type { LoadPlan } from '../lambda/ports/transfer-store.js';
+import { parseFlags } from '../test/support/jest-run.js';
 import { startPostgres } from '../test/support/pg-server.js';
 import { loadable } from './loadable.js';
 import { loadLocomo } from './locomo-data.js';
@@ -141,6 +142,26 @@ export function distinctTurns(turns: readonly string[], size: number): string[] 
     seen.add(fingerprint(content));
     return content;
   });
+}
+
+/**
+ * A load bench's command line: its `--name value` flags (`parseFlags`), `--engine` being pglite or
+ * postgres, and `fail`, which prints why with the bench's usage and exits with code 2, for the
+ * bench's own checks.
+ */
+export function benchFlags<F extends string>(
+  args: readonly string[],
+  names: readonly F[],
+  usage: string,
+): { flags: Partial<Record<F | 'engine', string>>; fail: (why: string) => never } {
+  const fail = (why: string): never => {
+    console.error(`${why}\n\n${usage}`);
+    process.exit(2);
+  };
+  const parsed = parseFlags<F | 'engine'>(args, [...names, 'engine']);
+  if (typeof parsed === 'string') return fail(parsed);
+  if (parsed.engine && !['pglite', 'postgres'].includes(parsed.engine)) fail('--engine is pglite or postgres');
+  return { flags: parsed, fail };
 }
 
 /**
