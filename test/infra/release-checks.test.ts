@@ -167,6 +167,15 @@ if (server) {
       .filter((l) => l.includes('"release check"'))
       .map((l) => JSON.parse(l) as { check: string; ok: boolean; detail: string })
       .map((l) => `${l.ok ? 'pass' : 'FAIL'} ${l.check}`);
+  /** The checks' outcomes must be these; when they are not, the check's whole output (each check's detail) is printed, to say why. */
+  const expectChecks = (lines: string[], expected: string[], which: (line: string) => boolean = () => true) => {
+    const seen = checkLines(lines).filter(which);
+    if (JSON.stringify(seen) !== JSON.stringify(expected)) {
+      console.error(`the release check wrote:\n${lines.filter((l) => l.trim()).join('\n')}`);
+    }
+    expect(seen).toEqual(expected);
+  };
+  const expectFailing = (lines: string[], expected: string[]) => expectChecks(lines, expected, (l) => l.startsWith('FAIL'));
 
   test('a good release passes every check before traffic, and the hook says Succeeded to CodeDeploy', async () => {
     release();
@@ -175,7 +184,7 @@ if (server) {
 
     // A hook that threw says why here, with the lines it wrote before.
     expect({ failure, lines: failure === undefined ? [] : lines }).toEqual({ failure: undefined, lines: [] });
-    expect(checkLines(lines)).toEqual([
+    expectChecks(lines, [
       'pass MCP function: GET /healthz',
       'pass authorizer: an unknown key is refused',
       'pass authorizer: the verification key is allowed',
@@ -224,7 +233,7 @@ if (server) {
 
     const { statuses, lines } = await hook('beforeTraffic');
 
-    expect(checkLines(lines).filter((l) => l.startsWith('FAIL'))).toEqual(failing);
+    expectFailing(lines, failing);
     expect(statuses.map((s) => s.status)).toEqual(['Failed']);
   });
 
@@ -234,10 +243,7 @@ if (server) {
     try {
       const { statuses, lines } = await hook('beforeTraffic');
 
-      expect(checkLines(lines).filter((l) => l.startsWith('FAIL'))).toEqual([
-        'FAIL MCP function: recall with the verification key',
-        `FAIL ${JUDGE}`,
-      ]);
+      expectFailing(lines, ['FAIL MCP function: recall with the verification key', `FAIL ${JUDGE}`]);
       expect(statuses.map((s) => s.status)).toEqual(['Failed']);
     } finally {
       bedrock.script.set([], titanAnswer(Array.from({ length: 1024 }, (_, i) => (i === 3 ? 1 : 0))));
@@ -250,7 +256,7 @@ if (server) {
     try {
       const { statuses, lines } = await hook('beforeTraffic');
 
-      expect(checkLines(lines).filter((l) => l.startsWith('FAIL'))).toEqual([`FAIL ${JUDGE}`]);
+      expectFailing(lines, [`FAIL ${JUDGE}`]);
       expect(statuses.map((s) => s.status)).toEqual(['Failed']);
       expect(bedrock.script.received.filter((r) => r.path.endsWith('/converse')).length).toBeGreaterThanOrEqual(1);
     } finally {
