@@ -202,13 +202,15 @@ export async function loadTurns(
  * PGlite as `naaba serve` runs it, in a data folder: a throwaway one under the system's temporary
  * folder, removed by `stop`. Never `memory://` for a timing: its file system grows a file by
  * copying it whole, which stalls a statement for up to seconds once a table passes 100 MB
- * (decision 0121). `copyOf` starts from a `dump()` instead of running initdb.
+ * (decision 0121). `copyOf` starts from a `dump()` instead of running initdb; `buffersMb` sets its
+ * shared buffers instead of the folder's data (decision 0155).
  */
 export async function openScratchPglite(
   copyOf?: Blob,
+  buffersMb?: number,
 ): Promise<{ sql: PgliteSqlClient; dir: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'naaba-bench-'));
-  const sql = await PgliteSqlClient.open(dir, copyOf);
+  const sql = await PgliteSqlClient.open(dir, copyOf, buffersMb);
   return {
     sql,
     dir,
@@ -228,6 +230,8 @@ export async function openScratchPglite(
 export async function openBenchEngine(flags: {
   readonly engine?: string;
   readonly url?: string;
+  /** PGlite's shared buffers, where the folder's data would choose them (decision 0155). */
+  readonly buffersMb?: number;
 }): Promise<{ sql: SqlClient; label: string; dir?: string; stop: () => Promise<void> }> {
   if (flags.url) {
     const sql = await PgSqlClient.connect({ url: flags.url, maxConnections: 2, statementTimeoutMs: 60_000 });
@@ -246,7 +250,8 @@ export async function openBenchEngine(flags: {
       },
     };
   }
-  return { ...(await openScratchPglite()), label: 'PGlite in-process, in a data folder' };
+  const label = `PGlite in-process, in a data folder${flags.buffersMb ? `, ${flags.buffersMb} MB of buffers` : ''}`;
+  return { ...(await openScratchPglite(undefined, flags.buffersMb)), label };
 }
 
 /** The sweeper's client: each statement timed, the slowest kept overall and by name. */
