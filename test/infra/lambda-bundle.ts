@@ -91,11 +91,16 @@ export interface BundleRun {
   readonly lines: string[];
 }
 
+/** The MCP function's timeout (lib/region-stack.ts): what a bundle has when its test names none. */
+const MCP_TIMEOUT_MS = 25_000;
+
 /**
  * Runs a bundle as the Lambda runtime does: `require()` of its file in a fresh Node 24 process
  * with exactly `env` (no inherited variables), its handler called once with `event` and a Lambda
- * context. The process exits shortly after the answer, as a container would be frozen. A handler
- * that fails (the authorizer's `Unauthorized`) gives `failure`; a process that answers nothing throws.
+ * context whose remaining time counts down from `timeoutMs`, the function's configured timeout
+ * (middy ends a handler that runs past it). The process exits shortly after the answer, as a
+ * container would be frozen. A handler that fails (the authorizer's `Unauthorized`) gives
+ * `failure`; a process that answers nothing throws.
  */
 export async function invokeBundle(
   bundle: Pick<LambdaBundle, 'file'>,
@@ -103,15 +108,17 @@ export async function invokeBundle(
   env: Readonly<Record<string, string>>,
   event: unknown,
   exportName = 'handler',
+  timeoutMs = MCP_TIMEOUT_MS,
 ): Promise<BundleRun> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const { dirname } = await import('node:path');
   const script = `
     const handler = require(${JSON.stringify(bundle.file)})[${JSON.stringify(exportName)}];
+    const deadline = Date.now() + ${Number(timeoutMs)};
     const context = { functionName: ${JSON.stringify(functionName)}, functionVersion: '$LATEST', awsRequestId: 'req-' + process.pid,
       memoryLimitInMB: '1024', invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:' + ${JSON.stringify(functionName)},
-      getRemainingTimeInMillis: () => 25000 };
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
     handler(JSON.parse(process.env.TEST_EVENT), context).then(
       (result) => { process.stdout.write('\\nRESULT ' + JSON.stringify(result ?? null) + '\\n'); setTimeout(() => process.exit(0), 300); },
       (error) => { process.stdout.write('\\nFAILED ' + JSON.stringify(String(error && error.message)) + '\\n'); setTimeout(() => process.exit(0), 300); });`;

@@ -11,7 +11,7 @@ import { type AwsStandIn, secretsAnswer, startAwsStandIn, type StandInRequest } 
 import { HEAVY_STEP_MS } from '../support/budgets.js';
 import { postgresForTests } from '../support/pg-server.js';
 import { BUNDLE_ROOT, buildLambdaBundle, invokeBundle, type LambdaBundle } from './lambda-bundle.js';
-import { environmentOf, firstStack, functionId } from './support.js';
+import { environmentOf, firstStack, functionId, timeoutOf } from './support.js';
 
 /**
  * The release checks (decision 0091) from their shipped bundle, as CodeDeploy runs them: a
@@ -153,7 +153,12 @@ if (server) {
       ...extra,
     };
     const event = { DeploymentId: 'd-TEST12345', LifecycleEventHookExecutionId: 'hook-execution-1' };
-    const run = await invokeBundle(bundles.check, 'naaba-release-check', env, event, phase);
+    // The hook's own timeout (minutes): under load its eight invocations can take longer than the MCP function's 25 s.
+    const hookFunction = functionId(
+      template,
+      phase === 'beforeTraffic' ? /release check before traffic/ : /release check after traffic/,
+    );
+    const run = await invokeBundle(bundles.check, 'naaba-release-check', env, event, phase, timeoutOf(template, hookFunction));
     const statuses = codedeploy.requests
       .slice(reported)
       .filter((r) => r.target?.endsWith('.PutLifecycleEventHookExecutionStatus'))

@@ -115,6 +115,14 @@ export function managedPolicies(template: Template, fnId: string): Json[] {
   return (role.Properties.ManagedPolicyArns ?? []).map(flat);
 }
 
+/** A function's configured timeout, in ms. */
+export function timeoutOf(template: Template, fnId: string): number {
+  const fn = template.toJSON().Resources[fnId] as { Properties: { Timeout?: number } };
+  const seconds = fn.Properties.Timeout;
+  if (seconds === undefined) throw new Error(`function ${fnId} has no timeout set`);
+  return seconds * 1000;
+}
+
 /** A function's environment variables. */
 export function environmentOf(template: Template, fnId: string): Record<string, string> {
   const fn = template.toJSON().Resources[fnId] as { Properties: { Environment?: { Variables?: Record<string, string> } } };
