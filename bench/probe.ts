@@ -230,7 +230,7 @@ export async function openScratchPglite(
 export async function openBenchEngine(flags: {
   readonly engine?: string;
   readonly url?: string;
-  /** PGlite's shared buffers, where the folder's data would choose them (decision 0155). */
+  /** PGlite's shared buffers, instead of those its folder's data would choose (decision 0155). */
   readonly buffersMb?: number;
 }): Promise<{ sql: SqlClient; label: string; dir?: string; stop: () => Promise<void> }> {
   if (flags.url) {
