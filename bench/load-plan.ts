@@ -1,5 +1,5 @@
 /**
- * `npm run bench:load-plan -- [--memories 30000] [--at 0,5000,25000] [--engine pglite|postgres] [--buffers MB] [--without INDEX]`:
+ * `npm run bench:load-plan -- [--memories 30000] [--at 0,5000,25000] [--engine pglite|postgres] [--buffers MB]`:
  * where a bulk load's time per memory goes as the partition grows. One user's partition is loaded
  * with LoCoMo turns through the store (`TransferStore.load`, 5,000 a statement, as bench:partition
  * loads), and the load statements that start at the `--at` sizes run under `EXPLAIN (ANALYZE,
@@ -10,8 +10,8 @@
  * load statement it also prints the pages each posting found in the buffers, in `memory_terms` and
  * in each of its indexes: an index's count is its depth, since every entry is inserted from the root
  * (decision 0165). `--buffers` sets PGlite's shared buffers, to tell reads from outside them apart
- * from work that no buffers save; `--without memory_terms_ranked` drops that index first, to see what
- * one term-ordered index per posting would cost (a probe: recall needs it). Timings of explained
+ * from work that no buffers save. (Its `--without memory_terms_ranked`, a probe of one term-ordered
+ * index per posting, went when that became the schema: decision 0167.) Timings of explained
  * statements are EXPLAIN's, so read them against each other, not against bench:partition's.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,17 +26,11 @@ import { PGLITE_BUFFERS_MB } from '../lambda/config/database.js';
 import { LexicalAnalyzer } from '../lambda/memory/lexical.js';
 import { benchFlags, LOAD_WINDOW, locomoTexts, loadTurns, openBenchEngine } from './probe.js';
 
-/** The postings' indexes `--without` may drop: not the primary key, which the load's writes need. */
-const DROPPABLE = ['memory_terms_ranked'];
-
-const USAGE = `usage: npm run bench:load-plan -- [--memories 30000] [--at 0,5000,25000] [--engine pglite|postgres] [--buffers MB] [--without ${DROPPABLE.join('|')}]
+const USAGE = `usage: npm run bench:load-plan -- [--memories 30000] [--at 0,5000,25000] [--engine pglite|postgres] [--buffers MB]
 --at lists the partition sizes (multiples of ${LOAD_WINDOW}) whose load statement is explained.
---buffers gives PGlite that many MB of shared buffers instead of those its folder's data chooses.
---without drops that index before loading: what a load would cost with one term-ordered index per
-  posting (a probe: recall needs the index, so the database is of no use for anything else).`;
+--buffers gives PGlite that many MB of shared buffers instead of those its folder's data chooses.`;
 
-const { flags, fail } = benchFlags(process.argv.slice(2), ['memories', 'at', 'buffers', 'without'], USAGE);
-if (flags.without !== undefined && !DROPPABLE.includes(flags.without)) fail(`--without names one of ${DROPPABLE.join(', ')}`);
+const { flags, fail } = benchFlags(process.argv.slice(2), ['memories', 'at', 'buffers'], USAGE);
 const BUFFERS = flags.buffers === undefined ? undefined : Number(flags.buffers);
 if (BUFFERS !== undefined && flags.engine === 'postgres') fail('--buffers is for PGlite');
 if (
@@ -180,12 +174,8 @@ class ExplainedLoads implements SqlClient {
 const engine = await openBenchEngine({ ...flags, buffersMb: BUFFERS });
 try {
   await migrate(engine.sql, { embeddingDimensions: 256 });
-  if (flags.without) await engine.sql.exec(`DROP INDEX ${flags.without}`);
   const counted = engine.sql instanceof PgliteSqlClient;
-  const without = flags.without ? `, without ${flags.without}` : '';
-  console.log(
-    `bench:load-plan  ${engine.label}${without}  ${thousands(MEMORIES)} LoCoMo turns, ${thousands(LOAD_WINDOW)} a statement`,
-  );
+  console.log(`bench:load-plan  ${engine.label}  ${thousands(MEMORIES)} LoCoMo turns, ${thousands(LOAD_WINDOW)} a statement`);
   if (!counted)
     console.log(
       "  (pages hit per posting are read on PGlite only: a server keeps each connection's counts apart until it flushes them)",

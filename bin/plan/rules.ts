@@ -225,11 +225,14 @@ function postgresBatchProblems(plan: Plan): string[] {
 /**
  * An index scan run again for each row of its outer side (its condition names another relation's
  * column) must not also carry a list of constants: PostgreSQL sorts the list again at every
- * rescan, so n rows against a list of n cost n² (decision 0158: 220 ms for one 8 KB memory).
+ * rescan, so n rows against a list of n cost n² (decision 0158: 220 ms for one 8 KB memory). A
+ * list of booleans holds two values at most, whatever the data (a posting's flag looked up both
+ * ways, decision 0167), so it is not one.
  */
 function postgresRescannedListProblems(lines: readonly string[]): string[] {
+  const list = / by .*= ANY \('\{[^}]*\}'::(?!boolean\[\])/;
   return lines
-    .filter((l) => isTableScan(l) && / by .*= ANY \('\{/.test(l) && / by .*= \(?[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\)/.test(l))
+    .filter((l) => isTableScan(l) && list.test(l) && / by .*= \(?[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*\)/.test(l))
     .map((l) => `a scan run per outer row with a list in its condition, sorted again each time: ${l.trim().slice(0, 160)}`);
 }
 

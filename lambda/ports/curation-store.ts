@@ -67,7 +67,8 @@ export interface Neighbours {
   readonly candidates: readonly Neighbour[];
   /**
    * Among the current memories holding the rarest of `terms` that the partition holds (fewest
-   * memories, then by term; at most `WORDS_READ` of its holders read), the nearest: the one that
+   * memories, then by term; its best `WORDS_READ` holders read: most occurrences of it, then the
+   * shortest, then by id), the nearest: the one that
    * shares the new memory's subject (policy/supersession.ts).
    */
   readonly byWords: Neighbour | undefined;

@@ -178,7 +178,9 @@ const DEPTH = param('depth', LEXICAL.postingsPerTerm);
  * What the store keeps on write must equal what it would count on read: per partition, memories
  * and total length; per partition and term, the document frequency and the flagged postings (how
  * many, never past the bound, exactly those at or before a known cut, and a term whose flagged
- * ones may miss its best marked for ranking: decision 0101); every posting's memory exists.
+ * ones may miss its best marked for ranking: decision 0101); every posting's memory exists; one
+ * posting per (memory, term), and each memory's frequencies and length are its postings' (what
+ * finds them again on PostgreSQL, decision 0167).
  */
 const KEPT_STATISTICS = sql`
 SELECT
@@ -209,7 +211,14 @@ SELECT
     WHERE d.cut_id IS NOT NULL AND t.best <> ((-t.tf, t.dl, t.memory_id) <= (-d.cut_tf, d.cut_dl, d.cut_id)))::int4 AS off_cut,
   (SELECT count(*) FROM memory_partition_terms AS d
     WHERE NOT d.stale AND d.df > ${DEPTH}::int4
-      AND (d.best < ${DEPTH}::int4 OR (d.cut_id IS NULL AND d.df > d.best)))::int4 AS unmarked`;
+      AND (d.best < ${DEPTH}::int4 OR (d.cut_id IS NULL AND d.df > d.best)))::int4 AS unmarked,
+  (SELECT count(*) FROM (SELECT 1 FROM memory_terms GROUP BY region, user_id, kind, term, memory_id HAVING count(*) > 1) AS t)::int4 AS twice_posted,
+  (SELECT count(*) FROM memories AS m
+    WHERE m.term_tfs IS NULL OR cardinality(m.term_tfs) <> cardinality(m.terms)
+       OR EXISTS (SELECT 1 FROM unnest(m.terms, m.term_tfs) AS u(term, tf)
+                   WHERE NOT EXISTS (SELECT 1 FROM memory_terms AS t
+                                      WHERE (t.region, t.user_id, t.kind, t.term, t.memory_id, t.tf, t.dl)
+                                          = (m.region, m.user_id, m.kind, u.term, m.id, u.tf, m.term_count))))::int4 AS untallied`;
 
 async function compareAll(world: World, real: Real): Promise<void> {
   for (const user of USERS) await compare(world, real, user);
@@ -228,6 +237,8 @@ export async function statisticsHold(sql: SqlClient): Promise<void> {
     bad_flag_counts: 0,
     off_cut: 0,
     unmarked: 0,
+    twice_posted: 0,
+    untallied: 0,
   });
 }
 

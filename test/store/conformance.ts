@@ -4,6 +4,7 @@ import { LexicalAnalyzer } from '../../lambda/memory/lexical.js';
 import type { Scope, Source } from '../../lambda/memory/model.js';
 import { NO_FLOOR } from '../../lambda/memory/policy/floor.js';
 import { FUSION, LEXICAL, lengthScaled, type RecallRanking, rankingParts } from '../../lambda/memory/policy/ranking.js';
+import { WORDS_READ } from '../../lambda/memory/policy/supersession.js';
 import type { CurationStore, InsertPlan, RecallQuery } from '../../lambda/ports/curation-store.js';
 import type { KeyStore } from '../../lambda/ports/key-store.js';
 import type { MaintenanceStore } from '../../lambda/ports/maintenance-store.js';
@@ -123,6 +124,32 @@ export function storeSuite(name: string, kind: 'memory' | 'sql', open: () => Pro
       expect(
         await curation.neighbours({ scope: bob, kind: 'event', embedding: axis(2), fingerprint: 'x', ...NO_EXPIRY }),
       ).toEqual({ nearest: undefined, candidates: [], exact: undefined });
+    });
+
+    test('neighbours: of a rarest word held by more than WORDS_READ memories, its best holders are read (decision 0167)', async () => {
+      // Holders of "quokka" once each, with the lowest ids; then two that hold it most, with the highest.
+      const filler = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      for (let i = 0; i < WORDS_READ + 10; i += 1) {
+        await curation.insert(
+          plan({ id: filler(i), content: `A quokka was seen by the river, sighting ${i}.`, embedding: axis(1) }),
+          T0,
+        );
+      }
+      const most = 'Quokka quokka quokka.';
+      await curation.insert(plan({ id: 'ffffffff-ffff-4fff-8fff-000000000001', content: most, embedding: axis(0) }), T0);
+      await curation.insert(
+        plan({ id: 'ffffffff-ffff-4fff-8fff-000000000002', content: 'Quokka, quokka.', embedding: lean(0, 1, 0.5) }),
+        T0,
+      );
+      const near = await curation.neighbours({
+        scope: alice,
+        kind: 'fact',
+        embedding: axis(0),
+        fingerprint: 'new',
+        terms: analyzer.terms('quokka'),
+        ...NO_EXPIRY,
+      });
+      expect(near.byWords?.content).toBe(most);
     });
 
     test('insert past the ceiling evicts the least recently useful, journaled without content, in one round trip', async () => {

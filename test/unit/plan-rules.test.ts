@@ -401,4 +401,14 @@ describe('PostgreSQL: no scan run per outer row carries a list of constants (dec
     expect(planProblems('', {}, plan('Nested Loop Left Join', '  CTE Scan', `  ${byKey}`))).toEqual([]);
     expect(planProblems('', {}, plan('Hash Join', '  CTE Scan', '  Hash', `    ${once}`))).toEqual([]);
   });
+
+  test('holds for a posting found per row with its flag both ways, and still refuses a list beside that flag', () => {
+    const flag = "(best = ANY ('{f,t}'::boolean[]))";
+    const posting = `Index Scan using memory_terms_ranked on memory_terms by (${key} AND (term = g.term) AND ${flag} AND (tf = g.tf))`;
+    const both = `Index Scan using memory_terms_ranked on memory_terms by (${key} AND (term = ANY ('{a,b,c}'::text[])) AND ${flag} AND (tf = g.tf))`;
+    expect(planProblems('', {}, plan('Nested Loop', '  CTE Scan', `  ${posting}`))).toEqual([]);
+    expect(planProblems('', {}, plan('Nested Loop', '  CTE Scan', `  ${both}`))).toEqual([
+      `a scan run per outer row with a list in its condition, sorted again each time: ${both.trim().slice(0, 160)}`,
+    ]);
+  });
 });

@@ -53,7 +53,8 @@ export class InMemoryCurationStore implements CurationStore {
       .slice(0, query.judged ?? 1)
       .map(({ m, distance }) => ({ id: m.id, content: m.content, distance }));
     const exact = rows.find((m) => m.fingerprint === query.fingerprint);
-    // The rarest of the new memory's terms the partition holds, then the nearest current memory among its first holders by id.
+    // The rarest of the new memory's terms the partition holds, then the nearest current memory among its best holders
+    // (most occurrences, then the shortest, then by id: memory_terms_ranked's order, decision 0167).
     const df = (term: string) => rows.filter((m) => m.terms.has(term)).length;
     const [rarest] = [...new Set(query.terms ?? [])]
       .map((term) => ({ term, df: df(term) }))
@@ -61,7 +62,7 @@ export class InMemoryCurationStore implements CurationStore {
       .sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
     const [byWords] = rows
       .filter((m) => rarest !== undefined && m.terms.has(rarest.term))
-      .sort(byId)
+      .sort((a, b) => holderOrder(a, b, rarest?.term ?? ''))
       .slice(0, WORDS_READ)
       .filter((m) => isLive(m, query.expiredBefore) && !m.supersededBy)
       .map((m) => ({ id: m.id, content: m.content, distance: cosineDistance(vector, m.embedding) }))
@@ -249,4 +250,9 @@ export class InMemoryCurationStore implements CurationStore {
       nextCursor: rows.length > pageSize && last ? encodeCursor('journal', last.at, last.id) : undefined,
     };
   }
+}
+
+/** Two holders of a term in the lexical arm's order: most occurrences of it, then the shorter memory, then by id. */
+function holderOrder(a: StoredMemory, b: StoredMemory, term: string): number {
+  return (b.terms.get(term) ?? 0) - (a.terms.get(term) ?? 0) || a.length - b.length || byId(a, b);
 }

@@ -4,7 +4,7 @@ import { LIVE } from '../../../memory/policy/expiry.js';
 import type { SqlEngine } from '../sql-client.js';
 import type { CutoffSql } from './policy.js';
 import { predicate } from './policy.js';
-import { unranked } from './postings.js';
+import { memoryPostings, postingsOf, unranked } from './postings.js';
 import { join, type Param, param, type SqlFragment, sql, verbatim } from './template.js';
 
 /**
@@ -124,20 +124,20 @@ export const expiryLines = (source: string, region: Param<string>, user: SqlFrag
  * What must follow when memories leave by any path but an insert (forget, expiry, the sweeper):
  * their postings go, and their partitions' document frequencies, flagged postings (decision 0101)
  * and counts come down by what left; a term left with too few flagged is marked for ranking.
- * `gone` returns user_id, kind, id, terms and term_count of the deleted rows; `user` is the
+ * `gone` returns user_id, kind, id, terms, term_tfs and term_count of the deleted rows; `user` is the
  * statement's user when it has one. Every change is a decrement, so statements running at once (at
  * READ COMMITTED) add up exactly; a frequency that reaches zero stays as a row until the sweeper
  * clears it (maintenance/clear-empty-terms).
  */
-export function forgottenTerms(gone: string, region: Param<string>, user?: Param<string>): SqlFragment {
+export function forgottenTerms(gone: string, engine: SqlEngine, region: Param<string>, user?: Param<string>): SqlFragment {
   // With the user known, every statement reads that user's keys only, whatever the planner guesses.
   const own = (alias: string) => (user ? sql` AND ${verbatim(alias)}.user_id = ${user}::uuid` : verbatim(''));
   const from = verbatim(gone);
   return sql`gone_terms AS (
-  SELECT g.user_id, g.kind, t.term, g.id FROM ${from} AS g, unnest(g.terms) AS t(term)
+  ${memoryPostings(gone, engine)}
 ), unposted AS (
   DELETE FROM memory_terms AS p
-   WHERE p.region = ${region}${own('p')} AND (p.user_id, p.kind, p.term, p.memory_id) IN (SELECT user_id, kind, term, id FROM gone_terms)
+   WHERE p.region = ${region}${own('p')} AND ${postingsOf('p', 'gone_terms', engine)}
   RETURNING p.user_id, p.kind, p.term, p.best
 ), rarer AS (
   UPDATE memory_partition_terms AS d

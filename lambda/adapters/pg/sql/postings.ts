@@ -1,4 +1,5 @@
 import { LEXICAL, POSTING_CUT } from '../../../memory/policy/ranking.js';
+import type { SqlEngine } from '../sql-client.js';
 import { type Param, param, type SqlFragment, sql, verbatim } from './template.js';
 
 /**
@@ -67,14 +68,66 @@ export function flaggedPostings(
 }
 
 /**
- * Each memory's terms, in the order its postings were given, from `postings` (columns id, term and
- * n, the posting's place among them): one grouping of every posting, where a list gathered for
- * each memory from all of them read the batch's postings once per memory.
+ * Each memory's terms and their frequencies (`terms`, `tfs`), in the order its postings were given,
+ * from `postings` (columns id, term, tf and n, the posting's place among them): one grouping of
+ * every posting, where a list gathered for each memory from all of them read the batch's postings
+ * once per memory.
  */
-export const termLists = (postings: string): SqlFragment =>
-  sql`term_lists AS (
-  SELECT p.id, array_agg(p.term ORDER BY p.n) AS terms FROM ${verbatim(postings)} AS p GROUP BY p.id
+export const termListsOf = (postings: string): SqlFragment =>
+  sql`SELECT p.id, array_agg(p.term ORDER BY p.n) AS terms, array_agg(p.tf ORDER BY p.n) AS tfs FROM ${verbatim(postings)} AS p GROUP BY p.id`;
+
+/** {@link termListsOf} as the CTE `term_lists`. */
+export const termLists = (postings: string): SqlFragment => sql`term_lists AS (
+  ${termListsOf(postings)}
 )`;
+
+/**
+ * The condition that finds postings again from their memories (decision 0167): `source` has
+ * columns user_id, kind, term, tf, dl and id, one row per posting, from the memories' `terms`,
+ * `term_tfs` and `term_count` ({@link memoryPostings}). On PostgreSQL and PGlite memory_terms has one index,
+ * memory_terms_ranked, so a posting is found by that whole key: its flag either way (two probes),
+ * its frequency and its memory's length, never by a scan of its term. On CockroachDB the primary
+ * key `(term, memory_id)` finds it, as before.
+ */
+export function postingsOf(alias: string, source: string, engine: SqlEngine): SqlFragment {
+  const [p, s] = [verbatim(alias), verbatim(source)];
+  if (engine === 'cockroach')
+    return sql`(${p}.user_id, ${p}.kind, ${p}.term, ${p}.memory_id) IN (SELECT s.user_id, s.kind, s.term, s.id FROM ${s} AS s)`;
+  return sql`${p}.best = ${BOTH_FLAGS} AND (${p}.user_id, ${p}.kind, ${p}.term, ${p}.tf, ${p}.dl, ${p}.memory_id) IN (
+      SELECT s.user_id, s.kind, s.term, s.tf, s.dl, s.id FROM ${s} AS s)`;
+}
+
+/**
+ * A posting's flag is not known from its memory: it is looked for both ways, an array that the
+ * index takes as two probes (as a join to two rows, PostgreSQL left the flag out of the index
+ * condition and read every posting of the term).
+ */
+const BOTH_FLAGS = verbatim('ANY (ARRAY[false, true])');
+
+/**
+ * {@link postingsOf} for one row in scope (`row`, with columns user_id, kind, term, tf, dl and id),
+ * as a join condition that ties `alias` to it.
+ */
+export function postingAt(alias: string, row: string, engine: SqlEngine): SqlFragment {
+  const [p, r] = [verbatim(alias), verbatim(row)];
+  const memory = sql`${p}.user_id = ${r}.user_id AND ${p}.kind = ${r}.kind AND ${p}.term = ${r}.term AND ${p}.memory_id = ${r}.id`;
+  if (engine === 'cockroach') return memory;
+  return sql`${memory} AND ${p}.best = ${BOTH_FLAGS} AND ${p}.tf = ${r}.tf AND ${p}.dl = ${r}.dl`;
+}
+
+/**
+ * One row per posting of the memories `rows` (columns user_id, kind, id, terms, term_tfs and
+ * term_count): what {@link postingsOf} finds them by. CockroachDB needs no frequency (rows written
+ * before its 0025 have none), so there the terms alone are read.
+ */
+export function memoryPostings(rows: string | SqlFragment, engine: SqlEngine): SqlFragment {
+  const from = typeof rows === 'string' ? verbatim(rows) : rows;
+  if (engine === 'cockroach')
+    return sql`SELECT g.user_id, g.kind, t.term, CAST(NULL AS INT4) AS tf, g.term_count AS dl, g.id
+    FROM ${from} AS g, unnest(g.terms) AS t(term)`;
+  return sql`SELECT g.user_id, g.kind, t.term, t.tf, g.term_count AS dl, g.id
+    FROM ${from} AS g, unnest(g.terms, g.term_tfs) AS t(term, tf)`;
+}
 
 /** What new postings (`flagged`, from {@link flaggedPostings}) change in their terms' statistics, per (kind, term). */
 export const termChanges = (flagged: string): SqlFragment =>

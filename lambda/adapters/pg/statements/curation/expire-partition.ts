@@ -19,16 +19,16 @@ export interface ExpirePartitionInputs {
 export const EXPIRE_PARTITION = statement<ExpirePartitionInputs, { expired: number }>({
   name: 'curation/expire-partition',
   expects: { vectorMutation: true, postgresIndex: 'memories_user_kind' },
-  render: (p) => sql`
+  render: (p, _inputs, engine) => sql`
 WITH gone AS (
   DELETE FROM memories
    WHERE region = ${p.scope.region} AND user_id = ${p.scope.userId}::uuid AND kind = ${p.kind}
      AND ${predicate(EXPIRED, undefined, { cutoff: { set: p.expiredBefore } })}
-  RETURNING id, user_id, kind, created_at, last_useful_at, recall_count, terms, term_count
+  RETURNING id, user_id, kind, created_at, last_useful_at, recall_count, terms, term_tfs, term_count
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
   ${expiryLines('gone', p.scope.region, sql`${p.scope.userId}::uuid`, sql`${p.kind}`, sql`(${p.now}::timestamptz - ${p.expiredBefore}::timestamptz)`)}
   RETURNING 1
-), ${forgottenTerms('gone', p.scope.region, p.scope.userId)}
+), ${forgottenTerms('gone', engine, p.scope.region, p.scope.userId)}
 SELECT (SELECT count(*) FROM gone)::int4 AS expired`,
 });

@@ -31,11 +31,11 @@ export const FORGET_ALL = statement<ForgetAllInputs, { memories: number; journal
     return sql`
 WITH gone AS (
   DELETE FROM memories WHERE region = ${p.scope.region} AND user_id = ${p.scope.userId}::uuid AND ${ofKind}
-  RETURNING id, user_id, kind, pinned, last_useful_at, terms, term_count
+  RETURNING id, user_id, kind, pinned, last_useful_at, terms, term_tfs, term_count
 ${centroids}), lines AS (
   DELETE FROM journal WHERE region = ${p.scope.region} AND user_id = ${p.scope.userId}::uuid AND ${ofKind}
   RETURNING 1
-), ${forgottenTerms('gone', p.scope.region, p.scope.userId)}
+), ${forgottenTerms('gone', engine, p.scope.region, p.scope.userId)}
 SELECT (SELECT count(*) FROM gone AS g WHERE ${liveIn('g', kindsParams(inputs.expiry))})::int4 AS memories,
        (SELECT count(*) FROM lines)::int4 AS journal_lines`;
   },

@@ -18,12 +18,12 @@ export interface ForgetIdsInputs {
 export const FORGET_IDS = statement<ForgetIdsInputs, { id: string }>({
   name: 'curation/forget-ids',
   expects: { vectorMutation: true, postgresIndex: 'memories_pkey' },
-  render: (p, inputs) => sql`
+  render: (p, inputs, engine) => sql`
 WITH gone AS (
   DELETE FROM memories AS m
    WHERE m.region = ${p.scope.region} AND m.user_id = ${p.scope.userId}::uuid AND m.id = ANY(${p.ids}::uuid[])
      AND ${liveIn('m', kindsParams(inputs.expiry))}
-  RETURNING m.id, m.user_id, m.kind, m.terms, m.term_count
-), ${forgottenTerms('gone', p.scope.region, p.scope.userId)}
+  RETURNING m.id, m.user_id, m.kind, m.terms, m.term_tfs, m.term_count
+), ${forgottenTerms('gone', engine, p.scope.region, p.scope.userId)}
 SELECT id::text AS id FROM gone`,
 });

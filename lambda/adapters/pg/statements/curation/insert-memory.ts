@@ -4,7 +4,7 @@ import { EXPIRED, expiresAfterIn, inExpiryIndexIn, LIVE } from '../../../../memo
 import { pinAllowedIn, pinnedAfterIn } from '../../../../memory/policy/pins.js';
 import { cellsMark, expiryLines, lastPlace, pinnedCount, restatedByPush } from '../../sql/fragments.js';
 import { expression, orderBy, predicate, SQL } from '../../sql/policy.js';
-import { countedTerms, flaggedPostings } from '../../sql/postings.js';
+import { countedTerms, flaggedPostings, memoryPostings, postingsOf } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql, verbatim } from '../../sql/template.js';
 
@@ -101,9 +101,9 @@ WITH kind_rows AS (
   SELECT ${expression(pinOk)} AS pin_ok,
          (SELECT count(*) FROM victims) >= (SELECT n FROM excess) AS room_ok
 ), written AS (
-  INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned,
+  INSERT INTO memories AS m (id, region, user_id, kind, content, fingerprint, embedding, terms, term_tfs, term_count, pinned,
                              expires, created_at, last_useful_at, origin, origin_seq, agent, client)
-  SELECT ${p.id}::uuid, ${region}, ${userId}::uuid, ${p.kind}, ${p.content}, ${p.fingerprint}, ${p.embedding}::vector, ${p.terms}::text[], ${p.length}::int4, ${p.pinned}::bool,
+  SELECT ${p.id}::uuid, ${region}, ${userId}::uuid, ${p.kind}, ${p.content}, ${p.fingerprint}, ${p.embedding}::vector, ${p.terms}::text[], ${p.frequencies}::int4[], ${p.length}::int4, ${p.pinned}::bool,
          ${expression(inExpiryIndexIn(SQL, { pinned: pin, kindExpires }))}, ${p.now}::timestamptz, ${p.now}::timestamptz, ${p.origin},
          CASE WHEN ${p.origin}::text IS NOT NULL THEN ${lastPlace(p.scope, sql`${p.origin}::text`, sql`${p.kind}`)} + 1 END, ${p.agent}, ${p.client}
     FROM allowed WHERE pin_ok AND room_ok
@@ -120,13 +120,17 @@ WITH kind_rows AS (
 ), evicted AS (
   DELETE FROM memories
    WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind} AND id IN (SELECT id FROM victims) AND EXISTS (SELECT 1 FROM fresh)
-  RETURNING id, created_at, recall_count, terms, term_count
+  RETURNING id, created_at, recall_count, terms, term_tfs, term_count
 ), expired AS (
   DELETE FROM memories
    WHERE region = ${region} AND user_id = ${userId}::uuid AND kind = ${p.kind} AND id IN (SELECT id FROM stale) AND EXISTS (SELECT 1 FROM fresh)
-  RETURNING id, created_at, last_useful_at, recall_count, terms, term_count
+  RETURNING id, created_at, last_useful_at, recall_count, terms, term_tfs, term_count
 ), removed AS (
-  SELECT id, terms, term_count FROM evicted UNION ALL SELECT id, terms, term_count FROM expired
+  SELECT ${userId}::uuid AS user_id, ${p.kind}::text AS kind, id, terms, term_tfs, term_count FROM evicted
+  UNION ALL
+  SELECT ${userId}::uuid, ${p.kind}::text, id, terms, term_tfs, term_count FROM expired
+), removed_postings AS (
+  ${memoryPostings('removed', engine)}
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
   SELECT gen_random_uuid(), ${region}, ${userId}::uuid, ${p.now}::timestamptz, ${p.kind}, 'ceiling',
@@ -158,7 +162,7 @@ WITH kind_rows AS (
 ), unposted AS (
   DELETE FROM memory_terms AS p
    WHERE p.region = ${region} AND p.user_id = ${userId}::uuid AND p.kind = ${p.kind}
-     AND (p.term, p.memory_id) IN (SELECT t.term, r.id FROM removed AS r, unnest(r.terms) AS t(term))
+     AND ${postingsOf('p', 'removed_postings', engine)}
   RETURNING p.term, p.best
 ), term_changes AS (
   SELECT ${p.kind}::text AS kind, c.term, CAST(sum(c.df) AS INT4) AS df, CAST(sum(c.best) AS INT4) AS best, bool_or(c.overflow) AS overflow

@@ -4,7 +4,7 @@ import { LIVE } from '../../../../memory/policy/expiry.js';
 import { SUPERSEDED } from '../../../../memory/policy/supersession.js';
 import { predicate } from '../../sql/policy.js';
 import { statement } from '../../sql/statement.js';
-import { sql } from '../../sql/template.js';
+import { sql, verbatim } from '../../sql/template.js';
 
 export interface NeighboursInputs {
   readonly scope: Scope;
@@ -35,18 +35,31 @@ export interface NeighbourRow {
 /**
  * The nearest current memories of the same (region, user, kind) — live, not superseded, at most
  * `judged` of them, nearest first — the nearest current memory among those holding the rarest of
- * the new memory's terms that the partition holds (`words`: read from the kept frequencies and
- * that term's postings by key, at most `wordsRead` of them; policy/supersession.ts), and any exact
+ * the new memory's terms that the partition holds (`words`: read from the kept frequencies, then
+ * that term's best `wordsRead` holders — most occurrences, then the shortest, then by id — as the
+ * best of each span of memory_terms_ranked, decision 0167; policy/supersession.ts), and any exact
  * restatement (same fingerprint) with whether it is live. The vector read carries only the
  * partition's prefix, so CockroachDB's vector index serves it; liveness is checked on the rows
  * each part returns.
  */
 export const NEIGHBOURS = statement<NeighboursInputs, NeighbourRow>({
   name: 'curation/neighbours',
-  expects: { vectorSearch: true, postgresIndex: ['memories_user_kind', 'memory_terms_pkey'] },
+  expects: { vectorSearch: true, postgresIndex: ['memories_user_kind', 'memory_terms_ranked'] },
   render: (p) => {
     const live = (alias: string) => predicate(LIVE, alias, { cutoff: { one: p.expiredBefore } });
     const current = predicate(not(SUPERSEDED), 'n', { region: p.scope.region });
+    // The rarest of the new memory's terms that the partition holds (fewest memories, then by term).
+    const rarest = sql`SELECT d.term FROM memory_partition_terms AS d
+                        WHERE d.region = ${p.scope.region} AND d.user_id = ${p.scope.userId}::uuid AND d.kind = ${p.kind}
+                          AND d.term = ANY(${p.terms}::text[]) AND d.df > 0
+                        ORDER BY d.df, d.term
+                        LIMIT 1`;
+    // Its best `wordsRead` holders among its flagged postings or among the others, each one span of memory_terms_ranked.
+    const holders = (flagged: boolean) => sql`(SELECT t.memory_id, t.tf, t.dl FROM memory_terms AS t
+                     WHERE t.region = ${p.scope.region} AND t.user_id = ${p.scope.userId}::uuid AND t.kind = ${p.kind}
+                       AND t.term = (${rarest}) AND t.best = ${verbatim(String(flagged))}
+                     ORDER BY t.tf DESC, t.dl, t.memory_id
+                     LIMIT ${p.wordsRead}::int4)`;
     return sql`
 SELECT * FROM (
   SELECT 'nearest' AS role, n.id::text AS id, n.content, n.distance, true AS live
@@ -62,18 +75,12 @@ SELECT * FROM (
 UNION ALL
 SELECT * FROM (
   SELECT 'words' AS role, w.id::text AS id, w.content, w.distance, true AS live
-    FROM (SELECT d.term FROM memory_partition_terms AS d
-           WHERE d.region = ${p.scope.region} AND d.user_id = ${p.scope.userId}::uuid AND d.kind = ${p.kind}
-             AND d.term = ANY(${p.terms}::text[]) AND d.df > 0
-           ORDER BY d.df, d.term
-           LIMIT 1) AS r,
-         LATERAL (SELECT m.id, m.content, m.pinned, m.last_useful_at, m.superseded_by, m.embedding <=> ${p.embedding}::vector AS distance
-                    FROM (SELECT t.memory_id FROM memory_terms AS t
-                           WHERE t.region = ${p.scope.region} AND t.user_id = ${p.scope.userId}::uuid AND t.kind = ${p.kind} AND t.term = r.term
-                           ORDER BY t.memory_id
-                           LIMIT ${p.wordsRead}::int4) AS t
-                    JOIN memories AS m
-                      ON m.region = ${p.scope.region} AND m.user_id = ${p.scope.userId}::uuid AND m.kind = ${p.kind} AND m.id = t.memory_id) AS w
+    FROM (SELECT m.id, m.content, m.pinned, m.last_useful_at, m.superseded_by, m.embedding <=> ${p.embedding}::vector AS distance
+            FROM (SELECT h.memory_id FROM (${holders(true)} UNION ALL ${holders(false)}) AS h
+                   ORDER BY h.tf DESC, h.dl, h.memory_id
+                   LIMIT ${p.wordsRead}::int4) AS h
+            JOIN memories AS m
+              ON m.region = ${p.scope.region} AND m.user_id = ${p.scope.userId}::uuid AND m.kind = ${p.kind} AND m.id = h.memory_id) AS w
    WHERE ${live('w')} AND ${predicate(not(SUPERSEDED), 'w', { region: p.scope.region })}
    ORDER BY w.distance, w.id
    LIMIT 1

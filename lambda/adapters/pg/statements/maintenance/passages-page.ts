@@ -1,4 +1,5 @@
 import { PASSAGE_TERMS } from '../../../../memory/lexical.js';
+import { postingAt } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { param, sql } from '../../sql/template.js';
 
@@ -25,9 +26,11 @@ export const PASSAGES_PAGE = statement<PassagesPageInputs, { id: string; user_id
   {
     name: 'maintenance/passages-page',
     expects: { regionBatch: true, postgresIndex: 'memories_pkey', cockroachIndex: 'memories@memories_id' },
-    render: (p) => sql`
+    render: (p, _inputs, engine) => {
+      const first = postingAt('t', 'g', engine);
+      return sql`
 WITH page AS (
-  SELECT m.id, m.user_id, m.kind, m.term_count, m.terms[1] AS first_term, m.content
+  SELECT m.id, m.user_id, m.kind, m.term_count, m.terms[1] AS term, m.term_tfs[1] AS tf, m.term_count AS dl, m.content
     FROM memories AS m
    WHERE m.region = ${p.region} AND m.id > ${p.after}::uuid
    ORDER BY m.id
@@ -36,10 +39,10 @@ WITH page AS (
 SELECT g.id::text AS id, g.user_id::text AS user_id, g.kind,
        CASE WHEN g.term_count > ${ONE_PASSAGE}::int4 AND EXISTS (
               SELECT 1 FROM memory_terms AS t
-               WHERE t.region = ${p.region} AND t.user_id = g.user_id AND t.kind = g.kind AND t.term = g.first_term
-                 AND t.memory_id = g.id AND t.passages IS NULL)
+               WHERE t.region = ${p.region} AND ${first} AND t.passages IS NULL)
             THEN g.content END AS content
   FROM page AS g
- ORDER BY g.id`,
+ ORDER BY g.id`;
+    },
   },
 );

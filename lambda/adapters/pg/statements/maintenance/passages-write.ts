@@ -1,3 +1,4 @@
+import { memoryPostings, postingAt } from '../../sql/postings.js';
 import { statement } from '../../sql/statement.js';
 import { sql } from '../../sql/template.js';
 
@@ -26,24 +27,39 @@ export interface WritePassagesInputs {
  * region's own row of `sweeper_state` (never a GLOBAL row, decision 0151), so a stop never skips a page. Only a posting still without a mask and of the length the mask was cut
  * from is written: a remember, import or `naaba reembed` that wrote the posting meanwhile wrote its
  * own mask, which stands, and running a page twice writes nothing the second time. One memory per
- * statement, its terms as an array and their masks as an object: every column of the key is in the
- * index condition (the terms by `= ANY`) and each posting finds its mask by its term, with no join,
- * so the plan reads the memory's postings only, however stale the statistics of `passages` are.
- * Joined over a page's many partitions, PGlite planned a read of the region per posting and held
- * one statement 64 s; joined to an `unnest` of the memory's terms, a rescan of them per posting
- * (615–779 ms once at 400 terms). The length is compared as `dl + 0`, which no index can take: with
- * `dl` itself, PostgreSQL 15 on `verify:plan --seed`'s data preferred memory_terms_impact (its key
- * holds `dl`), which reads every posting of each term to find the memory's (decision 0121).
+ * statement, its terms as an array and their masks as an object, each posting finding its mask by
+ * its term, so the plan reads the memory's postings only, however stale the statistics of
+ * `passages` are. On CockroachDB every column of the primary key is in the index condition (the
+ * terms by `= ANY`), with no join. On PostgreSQL memory_terms_ranked is the postings' only index
+ * (decision 0167): the memory's row gives each posting's whole key there (its term's frequency from
+ * `term_tfs`, its length, its flag both ways), one probe per posting, and `= ANY` keeps only the
+ * terms given. Joined over a page's many partitions, PGlite once planned a read of the region per
+ * posting and held one statement 64 s; with the terms' list in a rescanned index condition, a sort
+ * of the list per posting (615–779 ms at 400 terms). The length given is compared as `dl + 0`, which
+ * no index takes, so that the key's `dl` is the memory's (decision 0121).
  */
 export const WRITE_PASSAGES = statement<WritePassagesInputs, { written: number }>({
   name: 'maintenance/passages-write',
-  expects: { postgresIndex: 'memory_terms_pkey' },
-  render: (p) => sql`
+  expects: { postgresIndex: 'memory_terms_ranked' },
+  render: (p, _inputs, engine) => {
+    const mask = sql`CAST(CAST(${p.masks} AS JSONB) ->> t.term AS INT4)`;
+    const unmasked = sql`t.passages IS NULL AND t.dl + 0 = ${p.length}::int4`;
+    const partition = sql`t.region = ${p.region} AND t.user_id = ${p.userId}::uuid AND t.kind = ${p.kind}`;
+    const posting = postingAt('t', 's', engine);
+    const written =
+      engine === 'cockroach'
+        ? sql`UPDATE memory_terms AS t SET passages = ${mask}
+   WHERE ${partition} AND t.term = ANY(${p.terms}::text[]) AND t.memory_id = ${p.memoryId}::uuid AND ${unmasked}`
+        : sql`UPDATE memory_terms AS t SET passages = ${mask}
+    FROM (${memoryPostings(
+      sql`(SELECT m.user_id, m.kind, m.id, m.terms, m.term_tfs, m.term_count FROM memories AS m
+                                WHERE m.region = ${p.region} AND m.id = ${p.memoryId}::uuid)`,
+      engine,
+    )}) AS s
+   WHERE ${partition} AND ${posting} AND s.term = ANY(${p.terms}::text[]) AND ${unmasked}`;
+    return sql`
 WITH written AS (
-  UPDATE memory_terms AS t SET passages = CAST(CAST(${p.masks} AS JSONB) ->> t.term AS INT4)
-   WHERE t.region = ${p.region} AND t.user_id = ${p.userId}::uuid AND t.kind = ${p.kind}
-     AND t.term = ANY(${p.terms}::text[]) AND t.memory_id = ${p.memoryId}::uuid
-     AND t.passages IS NULL AND t.dl + 0 = ${p.length}::int4
+  ${written}
   RETURNING 1
 ), recorded AS (
   INSERT INTO sweeper_state (region, name, value)
@@ -51,5 +67,6 @@ WITH written AS (
   ON CONFLICT (region, name) DO UPDATE SET value = excluded.value
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM written)::int4 AS written`,
+SELECT (SELECT count(*) FROM written)::int4 AS written`;
+  },
 });

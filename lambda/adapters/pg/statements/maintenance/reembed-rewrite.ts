@@ -1,5 +1,6 @@
 import { statement } from '../../sql/statement.js';
 import { sql, verbatim } from '../../sql/template.js';
+import { memoryPostings, postingAt, postingsOf, termListsOf } from '../../sql/postings.js';
 
 export interface ReembedRewriteInputs {
   readonly region: string;
@@ -26,40 +27,54 @@ export interface ReembedRewriteInputs {
  * stop never loses a batch, and the statistics are right after every batch. New postings are
  * not flagged, and every term met is left for the sweeper to rank (decision 0101). Postings of
  * terms a row keeps are updated in place, so no row is deleted and inserted by the same statement
- * (which CockroachDB refuses to do safely).
+ * (which CockroachDB refuses to do safely); each old posting is found by what its memory's row held
+ * before (decision 0167), and only terms the row did not hold are inserted.
  */
 export const REEMBED_REWRITE = statement<ReembedRewriteInputs, { rewritten: number; moved: number }>({
   name: 'maintenance/reembed-rewrite',
   expects: { vectorMutation: true, postgresIndex: 'memories_pkey' },
-  render: (p, inputs) => sql`
+  render: (p, inputs, engine) => {
+    const kept = postingAt('p', 's', engine);
+    return sql`
 WITH old AS (
-  SELECT m.id, m.user_id, m.kind, m.terms, m.term_count FROM memories AS m
+  SELECT m.id, m.user_id, m.kind, m.terms, m.term_tfs, m.term_count FROM memories AS m
    WHERE m.region = ${p.region} AND m.id = ANY(${p.ids}::uuid[])
+), old_postings AS (
+  ${memoryPostings('old', engine)}
 ), fresh AS (
-  SELECT f.id, f.term, f.tf, f.passages, o.user_id, o.kind
-    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[]) AS f(id, term, tf, passages)
+  SELECT f.id, f.term, f.tf, f.passages, f.n, o.user_id, o.kind
+    FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[])
+         WITH ORDINALITY AS f(id, term, tf, passages, n)
     JOIN old AS o ON o.id = f.id
 ), given AS (
-  SELECT u.id, u.embedding, u.dl, t.terms
+  SELECT u.id, u.embedding, u.dl, t.terms, t.tfs
     FROM unnest(${p.ids}::uuid[], ${p.embeddings}::text[], ${p.lengths}::int4[]) AS u(id, embedding, dl)
-    LEFT JOIN (SELECT id, array_agg(term) AS terms FROM fresh GROUP BY id) AS t ON t.id = u.id
+    LEFT JOIN (${termListsOf('fresh')}) AS t ON t.id = u.id
 ), rewritten AS (
   UPDATE memories AS m
-     SET ${verbatim(inputs.column === 'embedding' ? 'embedding' : 'embedding_next')} = g.embedding::vector, terms = COALESCE(g.terms, ARRAY[]::text[]), term_count = g.dl
+     SET ${verbatim(inputs.column === 'embedding' ? 'embedding' : 'embedding_next')} = g.embedding::vector,
+         terms = COALESCE(g.terms, ARRAY[]::text[]), term_tfs = COALESCE(g.tfs, ARRAY[]::int4[]), term_count = g.dl
     FROM given AS g
    WHERE m.region = ${p.region} AND m.id = g.id
   RETURNING 1
 ), dropped AS (
-  SELECT o.user_id, o.kind, t.term, o.id FROM old AS o, unnest(o.terms) AS t(term)
-   WHERE NOT EXISTS (SELECT 1 FROM fresh AS f WHERE f.id = o.id AND f.term = t.term)
+  SELECT o.* FROM old_postings AS o WHERE NOT EXISTS (SELECT 1 FROM fresh AS f WHERE f.id = o.id AND f.term = o.term)
+), kept AS (
+  SELECT o.*, f.tf AS new_tf, g.dl AS new_dl, f.passages
+    FROM old_postings AS o JOIN fresh AS f ON f.id = o.id AND f.term = o.term JOIN given AS g ON g.id = o.id
 ), unposted AS (
   DELETE FROM memory_terms AS p
-   WHERE p.region = ${p.region} AND (p.user_id, p.kind, p.term, p.memory_id) IN (SELECT user_id, kind, term, id FROM dropped)
+   WHERE p.region = ${p.region} AND ${postingsOf('p', 'dropped', engine)}
   RETURNING p.user_id, p.kind, p.term, p.best
+), updated AS (
+  UPDATE memory_terms AS p SET tf = s.new_tf, dl = s.new_dl, passages = s.passages
+    FROM kept AS s
+   WHERE p.region = ${p.region} AND ${kept}
+  RETURNING 1
 ), posted AS (
-  INSERT INTO memory_terms AS p (region, user_id, kind, term, memory_id, tf, dl, passages)
+  INSERT INTO memory_terms (region, user_id, kind, term, memory_id, tf, dl, passages)
   SELECT ${p.region}, f.user_id, f.kind, f.term, f.id, f.tf, g.dl, f.passages FROM fresh AS f JOIN given AS g ON g.id = f.id
-  ON CONFLICT (region, user_id, kind, term, memory_id) DO UPDATE SET tf = excluded.tf, dl = excluded.dl, passages = excluded.passages
+   WHERE NOT EXISTS (SELECT 1 FROM old_postings AS o WHERE o.id = f.id AND o.term = f.term)
   RETURNING 1
 ), term_changes AS (
   SELECT c.user_id, c.kind, c.term, CAST(sum(c.df) AS INT4) AS df, CAST(sum(c.best) AS INT4) AS best FROM (
@@ -87,5 +102,6 @@ WITH old AS (
   ON CONFLICT (name) DO UPDATE SET value = excluded.value
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM rewritten)::int4 AS rewritten, (SELECT count(*) FROM moved)::int4 AS moved`,
+SELECT (SELECT count(*) FROM rewritten)::int4 AS rewritten, (SELECT count(*) FROM moved)::int4 AS moved`;
+  },
 });

@@ -29,7 +29,7 @@ export const SWEEP_EXPIRED = statement<SweepExpiredInputs, { expired: number }>(
     postgresIndex: 'memories_expiring',
     cockroachIndex: 'memories@memories_expiring',
   },
-  render: (p) => {
+  render: (p, _inputs, engine) => {
     const cutoff = { cutoff: { set: p.expiredBefore } };
     const expired = predicate(EXPIRED, undefined, cutoff);
     // The index holds no pinned memory: the rest of the rule, by the index's key alone.
@@ -43,12 +43,12 @@ WITH victims AS (
 ), gone AS (
   DELETE FROM memories
    WHERE region = ${p.region} AND kind = ${p.kind} AND (user_id, id) IN (SELECT user_id, id FROM victims) AND ${expired}
-  RETURNING id, user_id, kind, created_at, last_useful_at, recall_count, terms, term_count
+  RETURNING id, user_id, kind, created_at, last_useful_at, recall_count, terms, term_tfs, term_count
 ), journaled AS (
   INSERT INTO journal (id, region, user_id, at, kind, rule, age_s, recall_count)
   ${expiryLines('gone', p.region, sql`e.user_id`, sql`e.kind`, sql`(${p.now}::timestamptz - ${p.expiredBefore}::timestamptz)`)}
   RETURNING 1
-), ${forgottenTerms('gone', p.region)}
+), ${forgottenTerms('gone', engine, p.region)}
 SELECT (SELECT count(*) FROM gone)::int4 AS expired`;
   },
 });

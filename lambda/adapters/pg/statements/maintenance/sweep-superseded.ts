@@ -30,7 +30,7 @@ export const SWEEP_SUPERSEDED = statement<SweepSupersededInputs, { superseded: n
     postgresIndex: 'memories_superseded',
     cockroachIndex: 'memories@memories_superseded',
   },
-  render: (p) => {
+  render: (p, _inputs, engine) => {
     const due = sql`${predicate(SUPERSEDED, 's', { region: p.region })} AND ${predicate(not(pinned), 's', {})}`;
     return sql`
 WITH picked AS (
@@ -42,7 +42,7 @@ WITH picked AS (
   DELETE FROM memories AS s
    WHERE s.region = ${p.region} AND s.kind = ${p.kind} AND (s.user_id, s.id) IN (SELECT user_id, id FROM picked)
      AND s.superseded_at < ${p.supersededBefore}::timestamptz AND ${due}
-  RETURNING s.id, s.user_id, s.kind, s.created_at, s.recall_count, s.terms, s.term_count
+  RETURNING s.id, s.user_id, s.kind, s.created_at, s.recall_count, s.terms, s.term_tfs, s.term_count
 ), settled AS (
   UPDATE memories AS s
      SET superseded_at = NULL,
@@ -56,7 +56,7 @@ WITH picked AS (
          CAST(extract(epoch FROM ${p.now}::timestamptz - g.created_at) AS INT8), g.recall_count
     FROM gone AS g
   RETURNING 1
-), ${forgottenTerms('gone', p.region)}
+), ${forgottenTerms('gone', engine, p.region)}
 SELECT (SELECT count(*) FROM gone)::int4 AS superseded, (SELECT count(*) FROM settled)::int4 AS settled`;
   },
 });

@@ -146,10 +146,10 @@ WITH given AS (
   SELECT NOT EXISTS (SELECT 1 FROM room AS r WHERE NOT ${expression(fits)})
      AND (SELECT ${expression(pinsFit)} FROM pins AS p) AS ok
 ), written AS (
-  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, pinned, expires,
+  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_tfs, term_count, pinned, expires,
                         created_at, last_useful_at, recall_count, restatements, origin, origin_seq, agent, client, restated_by)
   SELECT f.id, ${region}, ${userId}::uuid, f.kind, f.content, f.fingerprint, f.embedding::vector,
-         COALESCE(t.terms, ARRAY[]::text[]), f.dl, f.pinned, f.expires,
+         COALESCE(t.terms, ARRAY[]::text[]), COALESCE(t.tfs, ARRAY[]::int4[]), f.dl, f.pinned, f.expires,
          f.created_at, f.last_useful_at, f.recall_count, f.restatements, f.origin,
          CASE WHEN f.origin IS NOT NULL THEN ${lastPlace(p.scope, sql`f.origin`, sql`f.kind`)} + f.place END,
          f.agent, f.client, f.restated_by::jsonb

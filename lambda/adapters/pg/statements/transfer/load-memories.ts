@@ -48,10 +48,10 @@ WITH given AS (
     FROM unnest(${p.postingIds}::uuid[], ${p.postingTerms}::text[], ${p.postingFrequencies}::int4[], ${p.postingPassages}::int4[])
          WITH ORDINALITY AS p(id, term, tf, passages, n)
 ), ${termLists('postings')}, written AS (
-  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_count, expires,
+  INSERT INTO memories (id, region, user_id, kind, content, fingerprint, embedding, terms, term_tfs, term_count, expires,
                         created_at, last_useful_at, agent, client)
   SELECT g.id, ${region}, ${userId}::uuid, ${p.kind}, g.content, g.fingerprint, g.embedding::vector,
-         COALESCE(t.terms, ARRAY[]::text[]), g.dl, ${p.expires}::bool,
+         COALESCE(t.terms, ARRAY[]::text[]), COALESCE(t.tfs, ARRAY[]::int4[]), g.dl, ${p.expires}::bool,
          ${p.at}::timestamptz, ${p.at}::timestamptz, ${p.agent}, ${p.client}
     FROM given AS g LEFT JOIN term_lists AS t ON t.id = g.id
   RETURNING id
