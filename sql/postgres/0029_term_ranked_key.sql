@@ -16,13 +16,16 @@
 -- (decision 0099) and are safe to run again.
 CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_untallied ON memories (region, id) WHERE term_tfs IS NULL;
 
+-- Statistics first, as in 0028.
+ANALYZE memories, memory_terms;
+
 -- naaba:backfill
 UPDATE memories AS m
-   SET term_tfs = COALESCE((SELECT array_agg(t.tf ORDER BY u.n)
-                              FROM unnest(m.terms) WITH ORDINALITY AS u(term, n)
-                              LEFT JOIN memory_terms AS t
-                                ON t.region = m.region AND t.user_id = m.user_id AND t.kind = m.kind
-                               AND t.term = u.term AND t.memory_id = m.id), ARRAY[]::int4[])
+   SET term_tfs = ARRAY(SELECT (SELECT t.tf FROM memory_terms AS t
+                                 WHERE t.region = m.region AND t.user_id = m.user_id AND t.kind = m.kind
+                                   AND t.term = u.term AND t.memory_id = m.id)
+                          FROM unnest(m.terms) WITH ORDINALITY AS u(term, n)
+                         ORDER BY u.n)
  WHERE (m.region, m.id) IN (SELECT u.region, u.id FROM memories AS u WHERE u.term_tfs IS NULL ORDER BY u.region, u.id LIMIT {{batch}});
 
 DROP INDEX CONCURRENTLY IF EXISTS memories_untallied;

@@ -53,7 +53,9 @@ SELECT $2, $3::uuid, 'fact', p.term, $1::uuid, p.tf, $7::int4, true
     ).map((r) => r.posting);
   const primaryKey = async (db: PgliteSqlClient) =>
     (
-      await db.query<{ name: string }>(sql`SELECT conname AS name FROM pg_constraint WHERE conrelid = 'memory_terms'::regclass AND contype = 'p'`)
+      await db.query<{ name: string }>(
+        sql`SELECT conname AS name FROM pg_constraint WHERE conrelid = 'memory_terms'::regclass AND contype = 'p'`,
+      )
     ).map((r) => r.name);
 
   test('frequencies filled, strays deleted, the key dropped; a forget then deletes exactly its postings', async () => {

@@ -112,7 +112,7 @@ export function contractRequires(script: string): string | undefined {
 /**
  * Statements an expansion may hold: each leaves every statement older code sends working. New
  * tables, indexes, columns that are nullable or have a default, seed rows and backfills, relaxed
- * NOT NULL; dropping an index too, since no statement names one; a read (a marker migration may
+ * NOT NULL; dropping an index too, since no statement names one; statistics (`ANALYZE`); a read (a marker migration may
  * hold nothing else, or only a comment). Anything else (dropping or
  * renaming a table or column, changing a type, a new constraint, deleting rows) is a contract.
  */
@@ -128,6 +128,8 @@ const EXPANSIONS: readonly RegExp[] = [
   /^CREATE (OR REPLACE )?FUNCTION\b/,
   /^COMMENT ON\b/,
   /^SELECT\b/,
+  // Statistics for the planner: they change no row and no statement's meaning.
+  /^ANALYZE\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ADD COLUMN\b/,
   /^ALTER TABLE (IF EXISTS )?\S+ ALTER COLUMN \S+ (DROP NOT NULL|SET DEFAULT)\b/,
   // A dropped check accepts every row older code writes, as a relaxed NOT NULL does.
