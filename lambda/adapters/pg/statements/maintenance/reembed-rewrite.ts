@@ -81,7 +81,7 @@ WITH old AS (
     SELECT u.user_id, u.kind, u.term, -1 AS df, CASE WHEN u.best THEN -1 ELSE 0 END AS best FROM unposted AS u
     UNION ALL
     SELECT f.user_id, f.kind, f.term,
-           CASE WHEN EXISTS (SELECT 1 FROM old AS o, unnest(o.terms) AS t(term) WHERE o.id = f.id AND t.term = f.term) THEN 0 ELSE 1 END, 0
+           CASE WHEN EXISTS (SELECT 1 FROM old_postings AS o WHERE o.id = f.id AND o.term = f.term) THEN 0 ELSE 1 END, 0
       FROM fresh AS f
   ) AS c GROUP BY c.user_id, c.kind, c.term
 ), rarity AS (
